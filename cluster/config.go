@@ -1,0 +1,146 @@
+package cluster
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Config is everything a cluster is started from. It is saved with every run.
+type Config struct {
+	Name          string `json:"name"`           // cluster name
+	Nodes         int    `json:"nodes"`          // default 3
+	ServerVersion string `json:"server_version"` // e.g. v2.15.3; "" means the pinned default
+
+	// Route liveness. The server defaults (2 min, capped at 30 s for routes)
+	// let a silent partition go unnoticed for over a minute; see
+	// shared/reference/facts.md "Route liveness".
+	RoutePingInterval time.Duration `json:"route_ping_interval"`
+	RoutePingMax      int           `json:"route_ping_max"`
+
+	SyncInterval          string `json:"sync_interval,omitempty"`           // "", "always" or a duration such as "2m"
+	MaxOutstandingCatchup int64  `json:"max_outstanding_catchup,omitempty"` // bytes; 0 = server default (64 MB)
+
+	// MemoryLimit is each node's hard limit in bytes (0 = none). GoMemLimit
+	// is the GOMEMLIMIT given to nats-server (0 = derived from MemoryLimit,
+	// see GoMemLimitFor; -1 = unset). MaxMemoryStore bounds JetStream's
+	// memory storage, which otherwise defaults to 75 % of the host's RAM.
+	MemoryLimit    int64 `json:"memory_limit,omitempty"`
+	GoMemLimit     int64 `json:"go_mem_limit,omitempty"`
+	MaxMemoryStore int64 `json:"max_memory_store,omitempty"`
+
+	StoreOnTmpfs bool `json:"store_on_tmpfs,omitempty"` // docker only; the default is a host directory
+
+	// Dir holds node configs, stores and logs for this cluster.
+	Dir string `json:"dir"`
+	// RunID labels everything the cluster creates, so leftovers can be swept.
+	RunID string `json:"run_id"`
+}
+
+// WithDefaults fills unset fields.
+func (c Config) WithDefaults() Config {
+	if c.Name == "" {
+		c.Name = "chaos"
+	}
+	if c.Nodes == 0 {
+		c.Nodes = 3
+	}
+	if c.RoutePingInterval == 0 {
+		c.RoutePingInterval = time.Second
+	}
+	if c.RoutePingMax == 0 {
+		c.RoutePingMax = 3
+	}
+	if c.MemoryLimit > 0 && c.MaxMemoryStore == 0 {
+		c.MaxMemoryStore = c.MemoryLimit / 4
+	}
+	return c
+}
+
+var versionRE = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.\-]+)?$`)
+
+// Validate reports the first bad field in one line.
+func (c Config) Validate() error {
+	switch {
+	case c.Nodes < 1 || c.Nodes > 9:
+		return fmt.Errorf("nodes must be 1..9, got %d", c.Nodes)
+	case c.ServerVersion != "" && !versionRE.MatchString(c.ServerVersion):
+		return fmt.Errorf("server version %q is not of the form vX.Y.Z", c.ServerVersion)
+	case c.RoutePingInterval < 100*time.Millisecond:
+		return fmt.Errorf("route ping interval %s is below 100ms", c.RoutePingInterval)
+	case c.MemoryLimit < 0:
+		return fmt.Errorf("memory limit must not be negative")
+	case c.MemoryLimit > 0 && c.MemoryLimit < 32<<20:
+		return fmt.Errorf("memory limit %d bytes is below 32 MiB; nats-server cannot start", c.MemoryLimit)
+	}
+	if s := c.SyncInterval; s != "" && s != "always" {
+		if _, err := time.ParseDuration(s); err != nil {
+			return fmt.Errorf("sync interval %q: want \"always\" or a duration", s)
+		}
+	}
+	return nil
+}
+
+// GoMemLimitFor is the documented GOMEMLIMIT policy: 80 % of the hard limit,
+// leaving headroom for memory the Go runtime does not account for, unless the
+// config sets it explicitly. 0 means leave GOMEMLIMIT unset.
+func (c Config) GoMemLimitFor() int64 {
+	switch {
+	case c.GoMemLimit > 0:
+		return c.GoMemLimit
+	case c.GoMemLimit < 0 || c.MemoryLimit == 0:
+		return 0
+	default:
+		return c.MemoryLimit / 10 * 8
+	}
+}
+
+// NodeName is the server_name of node i.
+func NodeName(i int) string { return fmt.Sprintf("n%d", i+1) }
+
+// ServerConf is one node's nats-server configuration.
+type ServerConf struct {
+	Name        string
+	ClientPort  int
+	MonitorPort int
+	ClusterPort int
+	Host        string   // listen address
+	Routes      []string // host:port of every node's cluster listener, itself included
+	StoreDir    string
+}
+
+// Render writes a nats-server config file for one node.
+func (c Config) Render(s ServerConf) string {
+	var b strings.Builder
+	host := s.Host
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	fmt.Fprintf(&b, "server_name: %q\n", s.Name)
+	fmt.Fprintf(&b, "listen: \"%s:%d\"\n", host, s.ClientPort)
+	fmt.Fprintf(&b, "http: \"%s:%d\"\n", host, s.MonitorPort)
+	b.WriteString("jetstream {\n")
+	fmt.Fprintf(&b, "  store_dir: %q\n", s.StoreDir)
+	if c.MaxMemoryStore > 0 {
+		fmt.Fprintf(&b, "  max_memory_store: %d\n", c.MaxMemoryStore)
+	}
+	if c.SyncInterval != "" {
+		fmt.Fprintf(&b, "  sync_interval: %s\n", c.SyncInterval)
+	}
+	if c.MaxOutstandingCatchup > 0 {
+		fmt.Fprintf(&b, "  max_outstanding_catchup: %d\n", c.MaxOutstandingCatchup)
+	}
+	b.WriteString("}\n")
+	b.WriteString("cluster {\n")
+	fmt.Fprintf(&b, "  name: %q\n", c.Name)
+	fmt.Fprintf(&b, "  listen: \"%s:%d\"\n", host, s.ClusterPort)
+	fmt.Fprintf(&b, "  ping_interval: %q\n", c.RoutePingInterval.String())
+	fmt.Fprintf(&b, "  ping_max: %d\n", c.RoutePingMax)
+	b.WriteString("  routes: [\n")
+	for _, r := range s.Routes {
+		fmt.Fprintf(&b, "    \"nats-route://%s\"\n", r)
+	}
+	b.WriteString("  ]\n}\n")
+	return b.String()
+}

@@ -1,0 +1,162 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// The monitoring endpoints are the ground truth that faults verify against:
+// a partition is real when /routez says the routes are gone, a node is up
+// when /healthz answers.
+
+var monitorClient = &http.Client{Timeout: 2 * time.Second}
+
+func getJSON(ctx context.Context, url string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := monitorClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	if v == nil {
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: %s: %s", url, resp.Status, body)
+		}
+		return nil
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%s: %s: %w", url, resp.Status, err)
+	}
+	return nil
+}
+
+// Routez is the part of /routez that faults need.
+type Routez struct {
+	ServerName string `json:"server_name"`
+	NumRoutes  int    `json:"num_routes"`
+	Routes     []struct {
+		RemoteName string `json:"remote_name"`
+		IP         string `json:"ip"`
+	} `json:"routes"`
+}
+
+// Peers lists the distinct servers this node has a route to (route pooling
+// opens several routes per peer).
+func (r Routez) Peers() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, rt := range r.Routes {
+		if rt.RemoteName != "" && !seen[rt.RemoteName] {
+			seen[rt.RemoteName] = true
+			out = append(out, rt.RemoteName)
+		}
+	}
+	return out
+}
+
+// GetRoutez reads a node's /routez.
+func GetRoutez(ctx context.Context, n Node) (Routez, error) {
+	var r Routez
+	err := getJSON(ctx, n.MonitorURL+"/routez", &r)
+	return r, err
+}
+
+// Varz is the part of /varz we use.
+type Varz struct {
+	ServerName string `json:"server_name"`
+	Version    string `json:"version"`
+	Mem        int64  `json:"mem"` // resident set size
+}
+
+// GetVarz reads a node's /varz.
+func GetVarz(ctx context.Context, n Node) (Varz, error) {
+	var v Varz
+	err := getJSON(ctx, n.MonitorURL+"/varz", &v)
+	return v, err
+}
+
+// Jsz is the part of /jsz we use.
+type Jsz struct {
+	ServerName string `json:"server_name"`
+	Meta       *struct {
+		Leader  string `json:"leader"`
+		Size    int    `json:"cluster_size"`
+		Replica []struct {
+			Name    string `json:"name"`
+			Current bool   `json:"current"`
+			Offline bool   `json:"offline"`
+		} `json:"replicas"`
+	} `json:"meta_cluster"`
+}
+
+// GetJsz reads a node's /jsz.
+func GetJsz(ctx context.Context, n Node) (Jsz, error) {
+	var j Jsz
+	err := getJSON(ctx, n.MonitorURL+"/jsz", &j)
+	return j, err
+}
+
+// Healthy asks a node's full /healthz (JetStream current with the meta
+// leader, every assigned stream and consumer healthy).
+func Healthy(ctx context.Context, n Node) error {
+	return getJSON(ctx, n.MonitorURL+"/healthz", nil)
+}
+
+// WaitReady waits until every node is healthy, has a route to every other
+// node, and agrees on one meta leader. /healthz?js-enabled-only answers
+// before a meta leader exists (facts.md "Readiness"), so it is not enough.
+func WaitReady(ctx context.Context, c Cluster, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for {
+		if last = readyOnce(ctx, c); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cluster not ready after %s: %v", timeout, last)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func readyOnce(ctx context.Context, c Cluster) error {
+	nodes := c.Nodes()
+	leader := ""
+	for _, n := range nodes {
+		if err := Healthy(ctx, n); err != nil {
+			return fmt.Errorf("%s: %v", n.Name, err)
+		}
+		r, err := GetRoutez(ctx, n)
+		if err != nil {
+			return fmt.Errorf("%s: %v", n.Name, err)
+		}
+		if p := len(r.Peers()); p != len(nodes)-1 {
+			return fmt.Errorf("%s: routes to %d of %d peers", n.Name, p, len(nodes)-1)
+		}
+		j, err := GetJsz(ctx, n)
+		if err != nil {
+			return fmt.Errorf("%s: %v", n.Name, err)
+		}
+		if j.Meta == nil || j.Meta.Leader == "" {
+			return fmt.Errorf("%s: no meta leader yet", n.Name)
+		}
+		if leader != "" && j.Meta.Leader != leader {
+			return fmt.Errorf("nodes disagree on the meta leader (%s, %s)", leader, j.Meta.Leader)
+		}
+		leader = j.Meta.Leader
+	}
+	return nil
+}

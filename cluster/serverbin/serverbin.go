@@ -1,0 +1,109 @@
+// Package serverbin builds static nats-server binaries of any released
+// version from the Go module proxy and caches them on disk per version.
+// No registry or prebuilt download is needed: only `go install`.
+package serverbin
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"sync"
+)
+
+const module = "github.com/nats-io/nats-server/v2"
+
+// fallbackVersion is used when build info is missing (a stripped binary).
+// Keep it equal to the version in go.mod.
+const fallbackVersion = "v2.15.3"
+
+// DefaultVersion is the nats-server version pinned in go.mod.
+func DefaultVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == module {
+				if d.Replace != nil {
+					return d.Replace.Version
+				}
+				return d.Version
+			}
+		}
+	}
+	return fallbackVersion
+}
+
+var versionRE = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.\-]+)?$`)
+
+// CacheDir is where binaries live: $JSCHAOS_CACHE, else the user cache dir.
+func CacheDir() string {
+	if d := os.Getenv("JSCHAOS_CACHE"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "jetstream-chaos")
+	}
+	return filepath.Join(os.TempDir(), "jetstream-chaos")
+}
+
+var mu sync.Mutex // one build at a time; two runs may share the cache
+
+// Path returns the cached binary for version, building it if needed.
+func Path(ctx context.Context, version string) (string, error) {
+	if version == "" {
+		version = DefaultVersion()
+	}
+	if !versionRE.MatchString(version) {
+		return "", fmt.Errorf("nats-server version %q is not of the form vX.Y.Z", version)
+	}
+	dir := filepath.Join(CacheDir(), "nats-server", version)
+	bin := filepath.Join(dir, "nats-server")
+	mu.Lock()
+	defer mu.Unlock()
+	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		return bin, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(dir, "build-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.CommandContext(ctx, "go", "install", module+"@"+version)
+	cmd.Dir = tmp // outside any module, so go.mod and vendoring do not interfere
+	cmd.Env = append(os.Environ(), "GOBIN="+tmp, "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", buildError(version, out.String(), err)
+	}
+	// Rename is atomic, so a half-written binary is never cached.
+	if err := os.Rename(filepath.Join(tmp, "nats-server"), bin); err != nil {
+		return "", err
+	}
+	return bin, nil
+}
+
+// buildError turns go's multi-line output into one line that names the version.
+func buildError(version, out string, err error) error {
+	if _, lookErr := exec.LookPath("go"); lookErr != nil {
+		return fmt.Errorf("building nats-server %s needs the go tool on PATH", version)
+	}
+	low := strings.ToLower(out)
+	for _, s := range []string{"unknown revision", "invalid version", "no matching versions", "not found", "403 forbidden", "410 gone"} {
+		if strings.Contains(low, s) {
+			return fmt.Errorf("nats-server %s is not served by the Go module proxy", version)
+		}
+	}
+	first := strings.TrimSpace(out)
+	if i := strings.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	}
+	return fmt.Errorf("building nats-server %s failed: %v: %s", version, err, first)
+}

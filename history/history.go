@@ -1,0 +1,98 @@
+// Package history holds the record of a run: every client operation, every
+// fault window, and what the KV stream really contained afterwards.
+//
+// The shape follows Jepsen and etcd's tests/robustness: an operation has an
+// invoke and a complete time from one monotonic clock, and a write whose
+// outcome is unknown (a timeout) is kept as indeterminate, never as failed.
+package history
+
+import "time"
+
+// OpType names what an operation did.
+type OpType string
+
+const (
+	Get    OpType = "get"    // kv.Get
+	Update OpType = "update" // kv.Update(key, value, expectedRev)
+	Put    OpType = "put"    // kv.Put (blind write)
+	Create OpType = "create" // kv.Create (expects no current value)
+	Fault  OpType = "fault"  // a nemesis window; see Op.Fault
+)
+
+// Outcome says whether an operation took effect.
+type Outcome string
+
+const (
+	OK   Outcome = "ok"   // acknowledged
+	Fail Outcome = "fail" // definitely did not take effect
+	Info Outcome = "info" // indeterminate: a write may or may not have been applied
+)
+
+// ErrKind classifies errors by JetStream API error code, never by text.
+type ErrKind string
+
+const (
+	ErrNone            ErrKind = ""
+	ErrWrongLastSeq    ErrKind = "wrong_last_seq"          // 10071, carries the subject's current last sequence
+	ErrWrongLastSeqAny ErrKind = "wrong_last_seq_inflight" // 10164, no sequence: leader busy with the subject
+	ErrNotFound        ErrKind = "not_found"               // key has no value (a normal get result, not a failure)
+	ErrTimeout         ErrKind = "timeout"                 // indeterminate
+	ErrNoResponders    ErrKind = "no_responders"           // nothing took the request
+	ErrKeyExists       ErrKind = "key_exists"              // create on a key that has a value
+	ErrOther           ErrKind = "other"
+)
+
+// NemesisClient is the Client id of fault records.
+const NemesisClient = -1
+
+// Op is one line of history.jsonl.
+type Op struct {
+	Client int    `json:"client"`
+	Node   string `json:"node,omitempty"` // server the client was connected to when it invoked
+	Type   OpType `json:"type"`
+	Key    string `json:"key,omitempty"`
+
+	Value       string `json:"value,omitempty"`        // value written (writes) or returned (gets)
+	ExpectedRev uint64 `json:"expected_rev,omitempty"` // update: the revision it expected
+	Rev         uint64 `json:"rev,omitempty"`          // returned revision (write ack or get result)
+
+	Outcome Outcome `json:"outcome"`
+	Err     ErrKind `json:"err,omitempty"`
+	ErrCode int     `json:"err_code,omitempty"` // JetStream API error code when there was one
+	ErrSeq  uint64  `json:"err_seq,omitempty"`  // 10071: the subject's last sequence at the leader
+	ErrMsg  string  `json:"err_msg,omitempty"`
+
+	// Nanoseconds since the run's start, from a monotonic clock.
+	Invoke   int64 `json:"invoke"`
+	Complete int64 `json:"complete"`
+
+	// Fault records only.
+	Fault    string   `json:"fault,omitempty"`
+	Targets  []string `json:"targets,omitempty"`
+	Verified *bool    `json:"verified,omitempty"` // nil: not checked
+	Detail   string   `json:"detail,omitempty"`
+}
+
+// IsWrite reports whether the op tried to change the key.
+func (o Op) IsWrite() bool { return o.Type == Update || o.Type == Put || o.Type == Create }
+
+// Latency is how long the op took.
+func (o Op) Latency() time.Duration { return time.Duration(o.Complete - o.Invoke) }
+
+// Entry is one message of the KV stream as observed after the run.
+type Entry struct {
+	Seq       uint64 `json:"seq"`
+	Key       string `json:"key"`
+	Value     string `json:"value"`
+	Operation string `json:"op,omitempty"` // "", "del" or "purge"
+}
+
+// History is everything a checker may look at.
+type History struct {
+	Ops []Op `json:"ops"`
+	// Stream is the bucket's stream read back after the final heal, in
+	// sequence order. StreamComplete is false when it could not be read in
+	// full, so checkers that depend on it must answer "unknown".
+	Stream         []Entry `json:"stream,omitempty"`
+	StreamComplete bool    `json:"stream_complete"`
+}

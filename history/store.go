@@ -1,0 +1,183 @@
+package history
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// Recorder appends ops to a JSONL file as they complete, so that a run that
+// dies half-way still leaves a checkable history on disk.
+type Recorder struct {
+	start time.Time
+
+	mu  sync.Mutex
+	f   *os.File
+	w   *bufio.Writer
+	ops []Op
+	err error
+}
+
+// NewRecorder creates path and starts the clock.
+func NewRecorder(path string) (*Recorder, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Recorder{start: time.Now(), f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+}
+
+// Now is the time since the start in nanoseconds, from the monotonic clock.
+func (r *Recorder) Now() int64 { return int64(time.Since(r.start)) }
+
+// Start is the wall-clock time of the run's start.
+func (r *Recorder) Start() time.Time { return r.start }
+
+// Add records a completed op.
+func (r *Recorder) Add(op Op) {
+	b, err := json.Marshal(op)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ops = append(r.ops, op)
+	if err == nil {
+		_, err = r.w.Write(append(b, '\n'))
+	}
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+// Flush writes buffered ops to disk.
+func (r *Recorder) Flush() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.w.Flush(); err != nil && r.err == nil {
+		r.err = err
+	}
+	return r.err
+}
+
+// Ops returns a copy of everything recorded so far.
+func (r *Recorder) Ops() []Op {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Op(nil), r.ops...)
+}
+
+// Close flushes and closes the file.
+func (r *Recorder) Close() error {
+	err := r.Flush()
+	if cerr := r.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ReadOps loads a history.jsonl file. A torn last line (a run killed while
+// writing) is ignored; any other bad line is an error.
+func ReadOps(path string) ([]Op, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var ops []Op
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	line := 0
+	var pending error
+	for sc.Scan() {
+		line++
+		if pending != nil {
+			return nil, pending
+		}
+		var op Op
+		if err := json.Unmarshal(sc.Bytes(), &op); err != nil {
+			pending = fmt.Errorf("%s:%d: %w", path, line, err)
+			continue
+		}
+		ops = append(ops, op)
+	}
+	return ops, sc.Err()
+}
+
+// WriteStream saves the observed stream as JSONL.
+func WriteStream(path string, entries []Entry, complete bool) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	// The first line says whether the read was complete.
+	if err := enc.Encode(struct {
+		Complete bool `json:"complete"`
+		Count    int  `json:"count"`
+	}{complete, len(entries)}); err != nil {
+		f.Close()
+		return err
+	}
+	for _, e := range entries {
+		if err := enc.Encode(e); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ReadStream loads a file written by WriteStream.
+func ReadStream(path string) ([]Entry, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	var head struct {
+		Complete bool `json:"complete"`
+		Count    int  `json:"count"`
+	}
+	if !sc.Scan() {
+		return nil, false, fmt.Errorf("%s: empty", path)
+	}
+	if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
+		return nil, false, fmt.Errorf("%s:1: %w", path, err)
+	}
+	var out []Entry
+	for sc.Scan() {
+		var e Entry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, false, err
+	}
+	return out, head.Complete && len(out) == head.Count, nil
+}
+
+// Load reads a cell directory's history.jsonl and stream.jsonl.
+func Load(dir string) (History, error) {
+	ops, err := ReadOps(dir + "/history.jsonl")
+	if err != nil {
+		return History{}, err
+	}
+	h := History{Ops: ops}
+	entries, complete, err := ReadStream(dir + "/stream.jsonl")
+	if err == nil {
+		h.Stream, h.StreamComplete = entries, complete
+	} else if !os.IsNotExist(err) {
+		return History{}, err
+	}
+	return h, nil
+}
