@@ -32,6 +32,11 @@ type Config struct {
 
 	StoreOnTmpfs bool `json:"store_on_tmpfs,omitempty"` // docker only; the default is a host directory
 
+	// AutoRestart restarts a node that died without being asked to (an OOM
+	// kill, a crash), as Kubernetes would; NodeState.Restarts counts those,
+	// which is how a crash loop shows.
+	AutoRestart bool `json:"auto_restart,omitempty"`
+
 	// Dir holds node configs, stores and logs for this cluster.
 	Dir string `json:"dir"`
 	// RunID labels everything the cluster creates, so leftovers can be swept.
