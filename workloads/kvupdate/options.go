@@ -1,0 +1,84 @@
+// Package kvupdate is the seed's workload: clients that read a key and then
+// update it with the revision they read, on an R3 KV bucket.
+package kvupdate
+
+import (
+	"fmt"
+	"time"
+)
+
+// Pattern is how clients choose keys and writes.
+type Pattern string
+
+const (
+	// SingleWriter gives each key one writer that loops get, then
+	// Update(value, revision from the get): the seed's pattern.
+	SingleWriter Pattern = "single-writer"
+	// Contended lets every client get-then-update any key.
+	Contended Pattern = "contended"
+	// BlindPut writes with Put and no expected revision, then reads back.
+	BlindPut Pattern = "blind-put"
+)
+
+// Patterns lists the valid patterns for help and errors.
+var Patterns = []Pattern{SingleWriter, Contended, BlindPut}
+
+// Options sets up one kv-update cell.
+type Options struct {
+	Bucket    string        `json:"bucket"`
+	Keys      int           `json:"keys"`
+	Clients   int           `json:"clients"`
+	Pattern   Pattern       `json:"pattern"`
+	Replicas  int           `json:"replicas"`
+	DirectGet bool          `json:"direct_get"`
+	Rate      float64       `json:"rate,omitempty"` // ops/s over all clients; 0 = as fast as they go
+	OpTimeout time.Duration `json:"op_timeout"`
+	Seed      uint64        `json:"seed"`
+}
+
+// WithDefaults fills unset fields.
+func (o Options) WithDefaults() Options {
+	if o.Bucket == "" {
+		o.Bucket = "chaos"
+	}
+	if o.Keys == 0 {
+		o.Keys = 10
+	}
+	if o.Clients == 0 {
+		o.Clients = 10
+	}
+	if o.Pattern == "" {
+		o.Pattern = SingleWriter
+	}
+	if o.Replicas == 0 {
+		o.Replicas = 3
+	}
+	if o.OpTimeout == 0 {
+		o.OpTimeout = 2 * time.Second
+	}
+	return o
+}
+
+// Validate returns a one-line error for the first bad field.
+func (o Options) Validate(nodes int) error {
+	switch {
+	case o.Keys < 1:
+		return fmt.Errorf("--keys must be at least 1, got %d", o.Keys)
+	case o.Clients < 1:
+		return fmt.Errorf("--clients must be at least 1, got %d", o.Clients)
+	case o.Pattern == SingleWriter && o.Clients > o.Keys:
+		return fmt.Errorf("--pattern single-writer needs --keys >= --clients (%d < %d): each key has one writer", o.Keys, o.Clients)
+	case o.Replicas < 1 || o.Replicas > nodes:
+		return fmt.Errorf("--replicas must be 1..%d (the cluster size), got %d", nodes, o.Replicas)
+	case o.Rate < 0:
+		return fmt.Errorf("--rate must not be negative")
+	case o.OpTimeout < 10*time.Millisecond:
+		return fmt.Errorf("--op-timeout %s is too short", o.OpTimeout)
+	}
+	for _, p := range Patterns {
+		if o.Pattern == p {
+			return nil
+		}
+	}
+	return fmt.Errorf("--pattern %q is not one of %v", o.Pattern, Patterns)
+}

@@ -1,0 +1,222 @@
+package kvupdate
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/time/rate"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// Workload is one cell's bucket, its observer and its clients.
+type Workload struct {
+	opts  Options
+	nodes []cluster.Node
+	admin *nats.Conn
+	js    jetstream.JetStream
+	obs   *observer
+	Stats Stats
+}
+
+// Stats are live counters for the progress line.
+type Stats struct {
+	Ops, OK, Errors atomic.Int64
+	mu              sync.Mutex
+	byKind          map[history.ErrKind]int64
+}
+
+func (s *Stats) add(op history.Op) {
+	s.Ops.Add(1)
+	if op.Outcome == history.OK {
+		s.OK.Add(1)
+		return
+	}
+	s.Errors.Add(1)
+	s.mu.Lock()
+	if s.byKind == nil {
+		s.byKind = map[history.ErrKind]int64{}
+	}
+	s.byKind[op.Err]++
+	s.mu.Unlock()
+}
+
+// ErrorsByKind is a snapshot of error counts.
+func (s *Stats) ErrorsByKind() map[history.ErrKind]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[history.ErrKind]int64, len(s.byKind))
+	for k, v := range s.byKind {
+		out[k] = v
+	}
+	return out
+}
+
+// connect dials node first and the others as fallbacks. Discovered servers
+// are ignored: they are container addresses the host must not dial.
+func connect(nodes []cluster.Node, first int, name string) (*nats.Conn, error) {
+	urls := make([]string, 0, len(nodes))
+	for i := range nodes {
+		urls = append(urls, nodes[(first+i)%len(nodes)].ClientURL)
+	}
+	return nats.Connect(joinURLs(urls),
+		nats.Name(name),
+		nats.DontRandomize(),
+		nats.IgnoreDiscoveredServers(),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(250*time.Millisecond),
+		nats.Timeout(2*time.Second),
+	)
+}
+
+func joinURLs(urls []string) string {
+	s := ""
+	for i, u := range urls {
+		if i > 0 {
+			s += ","
+		}
+		s += u
+	}
+	return s
+}
+
+// Setup creates the bucket, sets Direct Get as asked and verifies it took,
+// and starts observing the bucket's stream.
+func Setup(ctx context.Context, nodes []cluster.Node, opts Options) (*Workload, error) {
+	nc, err := connect(nodes, 0, "chaos-admin")
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	w := &Workload{opts: opts, nodes: nodes, admin: nc}
+	if w.js, err = jetstream.New(nc); err != nil {
+		w.Close()
+		return nil, err
+	}
+	// History 64 (the maximum) keeps the most revisions for the read-back;
+	// the observer still sees every one.
+	if _, err := w.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Bucket, Replicas: opts.Replicas, History: 64}); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("create bucket: %w", err)
+	}
+	if err := w.setDirectGet(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if w.obs, err = startObserver(ctx, w.js, opts.Bucket); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("observe stream: %w", err)
+	}
+	return w, nil
+}
+
+// setDirectGet turns Direct Get off with UpdateStream when asked (nats.go's
+// KV turns it on); clients bind their handles afterwards, so they see the
+// change. CreateKeyValue must not be called again: it would reset it.
+func (w *Workload) setDirectGet(ctx context.Context) error {
+	s, err := w.js.Stream(ctx, w.StreamName())
+	if err != nil {
+		return err
+	}
+	cfg := s.CachedInfo().Config
+	if cfg.AllowDirect != w.opts.DirectGet {
+		cfg.AllowDirect = w.opts.DirectGet
+		if s, err = w.js.UpdateStream(ctx, cfg); err != nil {
+			return fmt.Errorf("set allow_direct=%v: %w", w.opts.DirectGet, err)
+		}
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return err
+	}
+	if info.Config.AllowDirect != w.opts.DirectGet {
+		return fmt.Errorf("stream %s has allow_direct=%v after asking for %v", w.StreamName(), info.Config.AllowDirect, w.opts.DirectGet)
+	}
+	return nil
+}
+
+// StreamName is the bucket's stream.
+func (w *Workload) StreamName() string { return "KV_" + w.opts.Bucket }
+
+// JetStream is the admin connection's JetStream context (faults use it).
+func (w *Workload) JetStream() jetstream.JetStream { return w.js }
+
+// Key names key i.
+func Key(i int) string { return fmt.Sprintf("k%d", i) }
+
+// Run drives the clients until ctx is done, recording every op.
+func (w *Workload) Run(ctx context.Context, rec *history.Recorder) error {
+	var lim *rate.Limiter
+	if w.opts.Rate > 0 {
+		lim = rate.NewLimiter(rate.Limit(w.opts.Rate), w.opts.Clients)
+	}
+	clients := make([]*client, w.opts.Clients)
+	for i := range clients {
+		c, err := w.newClient(ctx, i)
+		if err != nil {
+			for _, c := range clients[:i] {
+				c.close()
+			}
+			return err
+		}
+		clients[i] = c
+	}
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer c.close()
+			c.loop(ctx, rec, lim)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// FinalReads reads every key once through every node, after the heal, so
+// that a node that never converged shows up as a stale read.
+func (w *Workload) FinalReads(ctx context.Context, rec *history.Recorder) error {
+	for n := range w.nodes {
+		c, err := w.newClient(ctx, w.opts.Clients+n)
+		if err != nil {
+			return err
+		}
+		c.node = n
+		for k := 0; k < w.opts.Keys; k++ {
+			c.get(rec, Key(k))
+		}
+		c.close()
+	}
+	return nil
+}
+
+// ReadStream returns every message of the bucket's stream, in order, and
+// whether none is missing.
+func (w *Workload) ReadStream(ctx context.Context, bound time.Duration) ([]history.Entry, bool, error) {
+	s, err := w.js.Stream(ctx, w.StreamName())
+	if err != nil {
+		return nil, false, err
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	entries, complete := w.obs.drain(ctx, info.State.LastSeq, bound)
+	return entries, complete, nil
+}
+
+// Close drops the admin connection.
+func (w *Workload) Close() {
+	if w.obs != nil {
+		w.obs.cc.Stop()
+	}
+	if w.admin != nil {
+		w.admin.Close()
+	}
+}
