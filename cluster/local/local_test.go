@@ -1,0 +1,144 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+)
+
+func TestPickRange(t *testing.T) {
+	cases := []struct {
+		in     string
+		lo, hi int
+		ok     bool
+	}{
+		{"32768\t60999\n", 10000, 32767, true},
+		{"1024 65535", 0, 0, false}, // no room below the ephemeral range
+		{"", 0, 0, false},
+		{"x y", 0, 0, false},
+	}
+	for _, c := range cases {
+		lo, hi, ok := pickRange(c.in)
+		if lo != c.lo || hi != c.hi || ok != c.ok {
+			t.Errorf("pickRange(%q) = %d, %d, %v; want %d, %d, %v", c.in, lo, hi, ok, c.lo, c.hi, c.ok)
+		}
+	}
+}
+
+func TestPickPortsDistinctFreeAndBelowEphemeral(t *testing.T) {
+	for _, r := range []string{"32768 60999", ""} { // ranged, and kernel-picked
+		ports, err := pickPorts(27, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int]bool{}
+		for _, p := range ports {
+			if seen[p] {
+				t.Fatalf("range %q: port %d picked twice in %v", r, p, ports)
+			}
+			seen[p] = true
+			if r != "" && (p < 10000 || p > 32767) {
+				t.Errorf("port %d outside 10000..32767", p)
+			}
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if err != nil {
+				t.Errorf("picked port %d is not free: %v", p, err)
+				continue
+			}
+			l.Close()
+		}
+	}
+	nps, err := pickNodePorts(3)
+	if err != nil || len(nps) != 3 || nps[2].Cluster == 0 {
+		t.Fatalf("pickNodePorts(3) = %v, %v", nps, err)
+	}
+}
+
+func TestPaths(t *testing.T) {
+	if got := ConfigPath("/r", "n2"); got != "/r/config/n2.conf" {
+		t.Error(got)
+	}
+	if got := LogPath("/r", "n2"); got != "/r/logs/n2.log" {
+		t.Error(got)
+	}
+	if got := StoreDir("/r", "n2"); got != "/r/data/n2" {
+		t.Error(got)
+	}
+}
+
+func TestParseStatm(t *testing.T) {
+	got, err := parseStatm("310000 2500 900 1000 0 20000 0\n")
+	if err != nil || got != 2500*pageSize {
+		t.Fatalf("parseStatm = %d, %v", got, err)
+	}
+	if _, err := parseStatm("7"); err == nil {
+		t.Fatal("want an error for a short statm")
+	}
+	self, err := residentBytes(os.Getpid())
+	if err != nil || self < 1<<20 {
+		t.Fatalf("residentBytes(self) = %d, %v", self, err)
+	}
+}
+
+func TestSupports(t *testing.T) {
+	rt := New()
+	if rt.Name() != "local" {
+		t.Fatal(rt.Name())
+	}
+	for _, c := range []cluster.Capability{cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe} {
+		if err := rt.Supports(c); err != nil {
+			t.Errorf("Supports(%s) = %v", c, err)
+		}
+	}
+	for _, c := range []cluster.Capability{cluster.CapPartition, cluster.CapLatency, cluster.CapLoss, cluster.CapMemoryLimit, "teleport"} {
+		err := rt.Supports(c)
+		if !errors.Is(err, cluster.ErrUnsupported) || !strings.Contains(err.Error(), string(c)) {
+			t.Errorf("Supports(%s) = %v, want an ErrUnsupported naming it", c, err)
+		}
+	}
+	if err := rt.Supports(cluster.CapPartition); !strings.Contains(err.Error(), "network namespace") {
+		t.Errorf("partition refusal does not say why: %v", err)
+	}
+}
+
+func TestStartRefusesMemoryLimit(t *testing.T) {
+	rt := &Runtime{Binary: "/nonexistent/nats-server"} // refused before any process
+	_, err := rt.Start(context.Background(), cluster.Config{Dir: t.TempDir(), MemoryLimit: 256 << 20})
+	if !errors.Is(err, cluster.ErrUnsupported) || !strings.Contains(err.Error(), "GOMEMLIMIT") {
+		t.Fatalf("Start with a memory limit = %v, want an ErrUnsupported refusal", err)
+	}
+}
+
+// A "server" that fails at once: Start must give up without waiting for
+// its timeout, leave nothing running and quote the node's log.
+func TestStartFailureQuotesLogAndCleansUp(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fake-nats-server")
+	script := "#!/bin/sh\necho \"fake server: cannot start with $*\" >&2\nexit 3\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rt := &Runtime{Binary: bin}
+	_, err := rt.Start(context.Background(), cluster.Config{Dir: dir, Nodes: 2})
+	if err == nil {
+		t.Fatal("Start with a failing binary succeeded")
+	}
+	for _, want := range []string{"exited (exit 3)", "fake server: cannot start with -c " + filepath.Join(dir, "config"), "last lines of " + filepath.Join(dir, "logs")} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	for _, name := range []string{"n1", "n2"} {
+		conf, err := os.ReadFile(ConfigPath(dir, name))
+		if err != nil || !strings.Contains(string(conf), "127.0.0.1:") || !strings.Contains(string(conf), StoreDir(dir, name)) {
+			t.Errorf("config of %s: %v\n%s", name, err, conf)
+		}
+	}
+}
