@@ -1,0 +1,45 @@
+# jetstream-chaos. `make help` lists the targets.
+GO      ?= go
+ARGS    ?=
+# testcontainers-go: Ryuk needs a pulled image (none can be pulled here) and,
+# without the override, it may dial the machine's default gateway.
+export TESTCONTAINERS_RYUK_DISABLED := true
+export TESTCONTAINERS_HOST_OVERRIDE := localhost
+COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
+
+.PHONY: help run build test unit integration bench vet fmt compose-up compose-down clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+run: ## the main job: kv-update, Direct Get on and off side by side (ARGS="..." adds flags)
+	$(GO) run ./cmd/chaos run --workload kv-update $(ARGS)
+
+build: ## a static chaos binary in bin/
+	CGO_ENABLED=0 $(GO) build -o bin/chaos ./cmd/chaos
+
+test: vet ## every test: the unit suite and the integration suite on real clusters
+	$(GO) test -count=1 -timeout 60m ./...
+
+unit: ## the fast unit suite: no Docker, no cluster
+	$(GO) test -short -count=1 ./...
+
+integration: ## only the tests that start real clusters
+	$(GO) test -count=1 -timeout 60m -run 'Integration|Docker|Local' ./...
+
+bench: ## benchmarks (compare runs with benchstat)
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+vet: ## gofmt and go vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+
+compose-up: ## the same 3-node cluster with docker compose (ports 4222-4224, 8222-8224 on 127.0.0.1)
+	CGO_ENABLED=0 GOBIN=$(CURDIR)/compose $(GO) install github.com/nats-io/nats-server/v2@$$($(GO) list -m -f '{{.Version}}' github.com/nats-io/nats-server/v2)
+	cd compose && $(COMPOSE) up -d --build
+
+compose-down: ## stop the compose cluster and drop its volumes
+	cd compose && $(COMPOSE) down -v
+
+clean: ## remove built binaries (runs in store/ are kept)
+	rm -rf bin compose/nats-server
