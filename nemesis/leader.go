@@ -1,0 +1,126 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+)
+
+// jszStreams is the part of /jsz?streams=true that faults read: one
+// server's local view of each stream.
+type jszStreams struct {
+	ServerName string `json:"server_name"`
+	Disabled   bool   `json:"disabled"`
+	Meta       *struct {
+		Leader string `json:"leader"`
+	} `json:"meta_cluster"`
+	Accounts []struct {
+		Streams []streamDetail `json:"stream_detail"`
+	} `json:"account_details"`
+}
+
+type streamDetail struct {
+	Name    string `json:"name"`
+	Cluster *struct {
+		Leader   string `json:"leader"`
+		Replicas []struct {
+			Name    string `json:"name"`
+			Current bool   `json:"current"`
+			Offline bool   `json:"offline"`
+			Lag     uint64 `json:"lag"`
+		} `json:"replicas"`
+	} `json:"cluster"`
+	Config *struct {
+		Replicas int `json:"num_replicas"`
+	} `json:"config"`
+	State struct {
+		Msgs    uint64 `json:"messages"`
+		LastSeq uint64 `json:"last_seq"`
+	} `json:"state"`
+}
+
+// localStream reads node n's own copy of the stream; ok is false when the
+// node does not have it (yet).
+func (e *Env) localStream(ctx context.Context, n cluster.Node) (streamDetail, bool, error) {
+	var j jszStreams
+	if err := e.getJSON(ctx, n, "/jsz?streams=true&config=true&raft=true", &j); err != nil {
+		return streamDetail{}, false, err
+	}
+	for _, a := range j.Accounts {
+		for _, s := range a.Streams {
+			if s.Name == e.Stream {
+				return s, true, nil
+			}
+		}
+	}
+	return streamDetail{}, false, nil
+}
+
+// streamLeader names the stream's leader: from stream info when there is a
+// JetStream client, else from a node whose /jsz says it leads the stream.
+func (e *Env) streamLeader(ctx context.Context) (string, error) {
+	if e.Stream == "" {
+		return "", errors.New("no workload stream set")
+	}
+	var jsErr error
+	if e.JS != nil {
+		ctx, cancel := context.WithTimeout(ctx, e.probeTimeout())
+		defer cancel()
+		s, err := e.JS.Stream(ctx, e.Stream)
+		if err == nil {
+			if ci := s.CachedInfo().Cluster; ci != nil && ci.Leader != "" {
+				return ci.Leader, nil
+			}
+			jsErr = errors.New("stream info names no leader")
+		} else {
+			jsErr = fmt.Errorf("stream info: %w", err)
+		}
+	}
+	for _, n := range e.nodes() {
+		s, ok, err := e.localStream(ctx, n)
+		if err == nil && ok && s.Cluster != nil && s.Cluster.Leader == n.Name {
+			return n.Name, nil
+		}
+	}
+	if jsErr != nil {
+		return "", fmt.Errorf("no leader for stream %s (%v; no node's /jsz claims it)", e.Stream, jsErr)
+	}
+	return "", fmt.Errorf("no leader for stream %s (no node's /jsz claims it)", e.Stream)
+}
+
+// metaLeader names the JetStream meta leader as the first answering node
+// sees it.
+func (e *Env) metaLeader(ctx context.Context) (string, error) {
+	var errs []string
+	for _, n := range e.nodes() {
+		var j cluster.Jsz
+		err := e.getJSON(ctx, n, "/jsz", &j)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		if j.Meta != nil && j.Meta.Leader != "" {
+			return j.Meta.Leader, nil
+		}
+		errs = append(errs, n.Name+": no meta leader")
+	}
+	return "", fmt.Errorf("no meta leader: %s", strings.Join(errs, "; "))
+}
+
+// leaderMoved waits until the stream has a leader other than old.
+func (e *Env) leaderMoved(ctx context.Context, old string) (bool, time.Duration, string) {
+	return within(ctx, e.verifyWithin(), 100*time.Millisecond, func(ctx context.Context) (bool, string) {
+		l, err := e.streamLeader(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		if l == old {
+			return false, "leader still " + old
+		}
+		return true, "leader moved " + old + " -> " + l
+	})
+}

@@ -1,0 +1,147 @@
+// Package nemesis injects faults into a JetStream cluster, checks that each
+// fault really took effect, and undoes it.
+//
+// A Fault is one kind of fault (kill, partition-one, ...). Injecting it gives
+// an Active fault: which nodes it hit, what the check of its effect saw, and
+// how to heal it (healing checks its own effect too). A Schedule picks faults
+// with a seeded generator, holds each for an interval, heals it, and records
+// one history op per window. WaitRecovered waits, with a bound, until the
+// cluster is whole again after the final heal.
+//
+// Every check reads the ground truth the server exposes (monitoring
+// endpoints, stream info) or the runtime's own State; a check that could not
+// confirm an effect says so (Check.OK false with what it saw), never silently.
+package nemesis
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+)
+
+// Fault is one kind of fault.
+type Fault interface {
+	// Name is the name --nemesis accepts (with its parameter, if any).
+	Name() string
+	// Needs lists the runtime controls the fault uses; see Refuse.
+	Needs() []cluster.Capability
+	// Inject applies the fault and checks its effect. A nil error means the
+	// fault was applied (the Active's Check says whether its effect was
+	// seen). An error with a non-nil Active means it was partly applied and
+	// must still be healed; an error with a nil Active means nothing changed.
+	Inject(ctx context.Context, env *Env) (Active, error)
+}
+
+// Active is a fault in effect.
+type Active interface {
+	// Targets are the names of the nodes the fault hit.
+	Targets() []string
+	// Check is what verifying the injected effect saw.
+	Check() Check
+	// Heal undoes the fault and checks that it is undone (a node back with
+	// its routes, a partition's routes restored).
+	Heal(ctx context.Context) Check
+}
+
+// Check is the outcome of verifying an effect.
+type Check struct {
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"` // what was seen, in one line
+}
+
+// Env is what faults act on.
+type Env struct {
+	Cluster cluster.Cluster
+	// JS is used for stream info and leader step-down. It may be nil: leaders
+	// are then read from /jsz, and stepdown cannot run.
+	JS jetstream.JetStream
+	// Stream is the workload's stream: partition-leader isolates its leader,
+	// stepdown moves it, wipe watches its catch-up, WaitRecovered waits for
+	// its replicas. Empty means none (partition-leader then targets the meta
+	// leader).
+	Stream string
+	// Rand makes every random choice. Schedule.Run sets it per window from
+	// the seed; a nil Rand is a fixed seed of 0.
+	Rand *rand.Rand
+	// Logf, if set, gets one line per step.
+	Logf func(format string, args ...any)
+
+	// VerifyWithin bounds each check that waits for an effect (routes cut,
+	// node down, leader moved, node back). Default 20s.
+	VerifyWithin time.Duration
+	// ProbeTimeout bounds one monitoring request; a paused node is one whose
+	// monitor does not answer within it. Default 2s.
+	ProbeTimeout time.Duration
+}
+
+const (
+	defaultVerifyWithin = 20 * time.Second
+	defaultProbeTimeout = 2 * time.Second
+)
+
+func (e *Env) verifyWithin() time.Duration {
+	if e.VerifyWithin > 0 {
+		return e.VerifyWithin
+	}
+	return defaultVerifyWithin
+}
+
+func (e *Env) probeTimeout() time.Duration {
+	if e.ProbeTimeout > 0 {
+		return e.ProbeTimeout
+	}
+	return defaultProbeTimeout
+}
+
+func (e *Env) rng() *rand.Rand {
+	if e.Rand == nil {
+		e.Rand = rand.New(rand.NewPCG(0, 0))
+	}
+	return e.Rand
+}
+
+func (e *Env) logf(format string, args ...any) {
+	if e.Logf != nil {
+		e.Logf(format, args...)
+	}
+}
+
+// nodes re-reads the node list: URLs can change after a restart.
+func (e *Env) nodes() []cluster.Node { return e.Cluster.Nodes() }
+
+func (e *Env) name(i int) string {
+	ns := e.nodes()
+	if i >= 0 && i < len(ns) {
+		return ns[i].Name
+	}
+	return cluster.NodeName(i)
+}
+
+func (e *Env) index(name string) int {
+	for i, n := range e.nodes() {
+		if n.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// active is the Active every fault returns.
+type active struct {
+	targets []string
+	check   Check
+	heal    func(ctx context.Context) Check
+}
+
+func (a *active) Targets() []string { return a.targets }
+func (a *active) Check() Check      { return a.check }
+func (a *active) Heal(ctx context.Context) Check {
+	if a.heal == nil {
+		return Check{OK: true, Detail: "nothing to heal"}
+	}
+	return a.heal(ctx)
+}

@@ -1,0 +1,106 @@
+package nemesis
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Default parameters of the network faults.
+const (
+	DefaultLatency = 100 * time.Millisecond
+	DefaultLoss    = 10.0 // percent
+)
+
+// names in the order help shows them; each maps to a constructor that takes
+// the optional "=value" part.
+var names = []string{
+	"none",
+	"partition-one", "partition-leader", "partition-halves",
+	"kill", "restart", "pause", "wipe",
+	"stepdown",
+	"latency", "loss",
+}
+
+func build(name, arg string) (Fault, error) {
+	if arg != "" && name != "latency" && name != "loss" {
+		return nil, fmt.Errorf("nemesis %q takes no parameter (only latency=DURATION and loss=PERCENT do)", name+"="+arg)
+	}
+	switch name {
+	case "partition-one":
+		return partition{kind: partOne}, nil
+	case "partition-leader":
+		return partition{kind: partLeader}, nil
+	case "partition-halves":
+		return partition{kind: partHalves}, nil
+	case "kill":
+		return process{kind: procKill}, nil
+	case "restart":
+		return process{kind: procRestart}, nil
+	case "pause":
+		return process{kind: procPause}, nil
+	case "wipe":
+		return wipe{}, nil
+	case "stepdown":
+		return stepdown{}, nil
+	case "latency":
+		d := DefaultLatency
+		if arg != "" {
+			v, err := time.ParseDuration(arg)
+			if err != nil || v <= 0 {
+				return nil, fmt.Errorf("nemesis latency=%s: want a positive duration such as 200ms", arg)
+			}
+			d = v
+		}
+		return netem{delay: d}, nil
+	case "loss":
+		p := DefaultLoss
+		if arg != "" {
+			v, err := strconv.ParseFloat(strings.TrimSuffix(arg, "%"), 64)
+			if err != nil || v <= 0 || v > 100 {
+				return nil, fmt.Errorf("nemesis loss=%s: want a percentage in (0,100] such as 10%%", arg)
+			}
+			p = v
+		}
+		return netem{loss: p}, nil
+	}
+	return nil, fmt.Errorf("unknown nemesis %q (valid: %s)", name, strings.Join(names, ", "))
+}
+
+// Names lists the fault names --nemesis accepts.
+func Names() []string { return append([]string(nil), names...) }
+
+// Parse reads a --nemesis value: a comma-separated list of fault names.
+// "none" (or an empty list) means no faults and cannot be combined with
+// others. latency and loss take an optional parameter: latency=200ms,
+// loss=5%. A name listed twice is an error.
+func Parse(list string) ([]Fault, error) {
+	list = strings.TrimSpace(list)
+	if list == "" || list == "none" {
+		return nil, nil
+	}
+	var out []Fault
+	seen := map[string]bool{}
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return nil, fmt.Errorf("empty nemesis name in %q", list)
+		}
+		name, arg, _ := strings.Cut(item, "=")
+		name = strings.ToLower(name)
+		if name == "none" {
+			return nil, fmt.Errorf("nemesis \"none\" cannot be combined with other faults in %q", list)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("nemesis %q listed twice in %q", name, list)
+		}
+		seen[name] = true
+		f, err := build(name, arg)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}

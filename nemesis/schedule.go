@@ -1,0 +1,215 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// Schedule alternates quiet gaps and faults: wait Interval, inject a fault
+// chosen by the seeded generator, hold it for Interval, heal it, again.
+// Faults run one at a time; a list of several is a mix to choose from.
+type Schedule struct {
+	Faults   []Fault
+	Interval time.Duration // a fault's duration and the quiet gap between faults
+	Seed     uint64
+	// HealWithin bounds a heal, and the final restore, once the run's
+	// context is done. Default 2 min.
+	HealWithin time.Duration
+}
+
+// Window is one fault as it happened, for the summary and results.json.
+// Times are nanoseconds since the recorder's start, like history ops.
+type Window struct {
+	Fault    string        `json:"fault"`
+	Targets  []string      `json:"targets,omitempty"`
+	Start    time.Duration `json:"start_ns"`
+	End      time.Duration `json:"end_ns"`
+	Inject   time.Duration `json:"inject_ns"` // applying the fault until its effect was seen (or the check gave up)
+	Heal     time.Duration `json:"heal_ns"`   // undoing it until the heal was seen (or the check gave up)
+	Injected bool          `json:"injected"`  // the fault was applied (false: refused or failed, nothing to hold)
+	Verified bool          `json:"verified"`  // both the effect and the heal were seen
+	Detail   string        `json:"detail,omitempty"`
+}
+
+// Streams of the seeded generator: one picks faults, window i's targets
+// come from stream i+1, so a fault that draws more or fewer numbers never
+// shifts the choices of later windows.
+const pickStream = 0
+
+// rngFor is window i's generator.
+func (s Schedule) rngFor(i int) *rand.Rand { return rand.New(rand.NewPCG(s.Seed, uint64(i)+1)) }
+
+func (s Schedule) healWithin() time.Duration {
+	if s.HealWithin > 0 {
+		return s.HealWithin
+	}
+	return 2 * time.Minute
+}
+
+// Run injects faults until ctx is done, then heals the fault in effect and
+// restores everything (Restore). It records one history op per window in rec
+// (which may be nil) and returns the windows. With no faults it returns at
+// once. Call WaitRecovered afterwards.
+func (s Schedule) Run(ctx context.Context, env *Env, rec *history.Recorder) []Window {
+	if len(s.Faults) == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	now := func() time.Duration {
+		if rec != nil {
+			return time.Duration(rec.Now())
+		}
+		return time.Since(t0)
+	}
+	pick := rand.New(rand.NewPCG(s.Seed, pickStream))
+	var out []Window
+	for i := 0; sleep(ctx, s.Interval); i++ {
+		f := s.Faults[pick.IntN(len(s.Faults))]
+		wenv := *env
+		wenv.Rand = s.rngFor(i)
+		w := s.window(ctx, &wenv, f, now)
+		out = append(out, w)
+		if rec != nil {
+			rec.Add(w.Op())
+		}
+		env.logf("nemesis: %s %s: verified=%v inject %s heal %s: %s", w.Fault, strings.Join(w.Targets, ","), w.Verified, secs(w.Inject), secs(w.Heal), w.Detail)
+	}
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.healWithin())
+	defer cancel()
+	if err := Restore(hctx, env); err != nil {
+		env.logf("nemesis: final restore: %v", err)
+	}
+	return out
+}
+
+// window injects f, holds it until Interval passes or ctx is done, and
+// heals it. Injecting and healing ignore ctx's cancellation (bounded by
+// HealWithin), so a fault is never left half applied.
+func (s Schedule) window(ctx context.Context, env *Env, f Fault, now func() time.Duration) Window {
+	w := Window{Fault: f.Name(), Start: now()}
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.healWithin())
+	t := time.Now()
+	act, err := f.Inject(bctx, env)
+	cancel()
+	w.Inject = time.Since(t)
+	var inj Check
+	switch {
+	case act == nil && err == nil:
+		err = errors.New("fault returned nothing")
+		fallthrough
+	case act == nil:
+		w.Detail = "not injected: " + err.Error()
+		w.End = now()
+		return w
+	case err != nil:
+		inj = Check{Detail: "injection failed: " + err.Error()}
+	default:
+		inj = act.Check()
+		w.Injected = true
+	}
+	w.Targets = act.Targets()
+	sleep(ctx, s.Interval)
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.healWithin())
+	defer cancel()
+	t = time.Now()
+	healed := act.Heal(hctx)
+	w.Heal = time.Since(t)
+	w.End = now()
+	w.Verified = inj.OK && healed.OK
+	w.Detail = fmt.Sprintf("inject: %s; heal: %s", verdict(inj), verdict(healed))
+	return w
+}
+
+func verdict(c Check) string {
+	if c.OK {
+		return c.Detail
+	}
+	return "NOT VERIFIED: " + c.Detail
+}
+
+// Op is the window's history record: Invoke at injection, Complete after
+// the heal. Outcome is ok when verified, info when applied but not fully
+// verified, fail when nothing was applied.
+func (w Window) Op() history.Op {
+	v := w.Verified
+	op := history.Op{
+		Client:   history.NemesisClient,
+		Type:     history.Fault,
+		Fault:    w.Fault,
+		Targets:  w.Targets,
+		Verified: &v,
+		Detail:   w.Detail,
+		Invoke:   int64(w.Start),
+		Complete: int64(w.End),
+		Outcome:  history.Info,
+	}
+	switch {
+	case !w.Injected:
+		op.Outcome = history.Fail
+	case w.Verified:
+		op.Outcome = history.OK
+	}
+	return op
+}
+
+// Restore undoes every fault a runtime can leave behind, whatever caused
+// it: resumes paused nodes, starts nodes that are not running, removes
+// partitions and network shaping. It returns what it could not do, in one
+// line; it does not wait for recovery (see WaitRecovered).
+func Restore(ctx context.Context, env *Env) error {
+	c := env.Cluster
+	var errs []string
+	for i := range c.Nodes() {
+		st, err := c.State(ctx, i)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("state %s: %v", env.name(i), err))
+			continue
+		}
+		if st.Paused {
+			if err := c.Resume(ctx, i); err != nil {
+				errs = append(errs, fmt.Sprintf("resume %s: %v", env.name(i), err))
+			}
+		}
+		if !st.Running {
+			if err := c.Start(ctx, i); err != nil {
+				errs = append(errs, fmt.Sprintf("start %s: %v", env.name(i), err))
+			}
+		}
+		if sh, ok := c.(Shaper); ok && (c.Supports(cluster.CapLatency) == nil || c.Supports(cluster.CapLoss) == nil) {
+			if err := sh.Unshape(ctx, i); err != nil {
+				errs = append(errs, fmt.Sprintf("unshape %s: %v", env.name(i), err))
+			}
+		}
+	}
+	if c.Supports(cluster.CapPartition) == nil {
+		if err := c.Heal(ctx); err != nil {
+			errs = append(errs, "heal partitions: "+err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// sleep waits d or until ctx is done; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,111 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+)
+
+// wipe kills a random node and deletes its store; healing starts it empty
+// so that it must catch up from its peers.
+//
+// Injecting checks that the node is down (as kill does) and that the
+// runtime deleted the store. Healing checks that the store really was empty:
+// the first time the restarted node's /jsz shows the workload stream, it
+// holds fewer messages than the node itself reported just before the kill.
+// (A node that kept its store reloads it whole before the stream appears in
+// /jsz.) Then it waits until the node is healthy (/healthz, which includes
+// the catch-up) with routes to every peer.
+type wipe struct{}
+
+func (wipe) Name() string { return "wipe" }
+
+func (wipe) Needs() []cluster.Capability {
+	return []cluster.Capability{cluster.CapKill, cluster.CapWipe}
+}
+
+func (wipe) Inject(ctx context.Context, env *Env) (Active, error) {
+	n := len(env.nodes())
+	if n == 0 {
+		return nil, fmt.Errorf("wipe: the cluster has no nodes")
+	}
+	i := env.rng().IntN(n)
+	node := env.nodes()[i]
+	a := &active{targets: []string{node.Name}}
+
+	// What the node holds before: the baseline the restart is compared to.
+	before, had := uint64(0), false
+	if env.Stream != "" {
+		if s, ok, err := env.localStream(ctx, node); err == nil && ok {
+			before, had = s.State.Msgs, true
+		}
+	}
+	env.logf("nemesis: wipe %s (holds %d messages of %s)", node.Name, before, env.Stream)
+	a.heal = func(ctx context.Context) Check { return startAgain(ctx, env, i) }
+	if err := env.Cluster.Kill(ctx, i); err != nil {
+		return a, fmt.Errorf("wipe: kill %s: %w", node.Name, err)
+	}
+	ok, took, seen := within(ctx, env.verifyWithin(), 100*time.Millisecond, func(ctx context.Context) (bool, string) {
+		return env.down(ctx, i)
+	})
+	if !ok {
+		// Wiping a running node is not allowed: leave it, report it.
+		a.check = Check{Detail: fmt.Sprintf("wipe: %s not down within %s, store left alone: %s", node.Name, secs(took), seen)}
+		return a, nil
+	}
+	if err := env.Cluster.Wipe(ctx, i); err != nil {
+		return a, fmt.Errorf("wipe %s: %w", node.Name, err)
+	}
+	a.check = Check{OK: true, Detail: fmt.Sprintf("%s killed after %s and its store deleted", node.Name, secs(took))}
+	a.heal = func(ctx context.Context) Check { return restartWiped(ctx, env, i, before, had) }
+	return a, nil
+}
+
+func restartWiped(ctx context.Context, env *Env, i int, before uint64, had bool) Check {
+	name := env.name(i)
+	start := time.Now()
+	if err := env.Cluster.Start(ctx, i); err != nil {
+		return Check{Detail: fmt.Sprintf("start %s: %v", name, err)}
+	}
+	// Poll fast: a small stream catches up in well under a second.
+	var first uint64
+	seen, _, _ := within(ctx, env.verifyWithin(), 20*time.Millisecond, func(ctx context.Context) (bool, string) {
+		if env.Stream == "" {
+			return true, ""
+		}
+		s, ok, err := env.localStream(ctx, env.nodes()[i])
+		if err != nil || !ok {
+			return false, ""
+		}
+		first = s.State.Msgs
+		return true, ""
+	})
+	var empty Check
+	switch {
+	case env.Stream == "":
+		empty.Detail = "store emptiness not observed: no workload stream"
+	case !had:
+		empty.Detail = fmt.Sprintf("store emptiness not observed: %s did not report stream %s before the wipe", name, env.Stream)
+	case !seen:
+		empty.Detail = fmt.Sprintf("store emptiness not observed: %s did not show stream %s within %s", name, env.Stream, secs(env.verifyWithin()))
+	case before == 0:
+		empty.Detail = fmt.Sprintf("store emptiness not observable: stream %s was empty on %s before the wipe", env.Stream, name)
+	case first >= before:
+		empty.Detail = fmt.Sprintf("store not seen empty: %s came back with %d messages, had %d", name, first, before)
+	default:
+		empty = Check{OK: true, Detail: fmt.Sprintf("store empty: %s came back with %d of its %d messages", name, first, before)}
+	}
+	ok, _, last := within(ctx, env.verifyWithin(), 100*time.Millisecond, func(ctx context.Context) (bool, string) {
+		if ok, s := env.up(ctx, i); !ok {
+			return false, s
+		}
+		return env.healthy(ctx, env.nodes()[i])
+	})
+	took := time.Since(start)
+	if !ok {
+		return Check{Detail: fmt.Sprintf("%s; %s not healthy within %s: %s", empty.Detail, name, secs(took), last)}
+	}
+	return Check{OK: empty.OK, Detail: fmt.Sprintf("%s; healthy and caught up after %s", empty.Detail, secs(took))}
+}
