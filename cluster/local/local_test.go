@@ -159,3 +159,22 @@ func TestStandaloneDropsOnlyTheClusterBlock(t *testing.T) {
 		t.Errorf("unbalanced braces:\n%s", got)
 	}
 }
+
+// A port another program took between picking and binding: Start picks
+// again, at most three times, then reports it.
+func TestStartRepicksTakenPorts(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fake-nats-server")
+	script := "#!/bin/sh\necho 'Error listening on port: 127.0.0.1:1, \"listen tcp: bind: address already in use\"' >&2\nexit 1\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := (&Runtime{Binary: bin}).Start(context.Background(), cluster.Config{Dir: dir, Nodes: 1})
+	if !errors.Is(err, errPortTaken) {
+		t.Fatalf("Start = %v, want errPortTaken", err)
+	}
+	log, _ := os.ReadFile(LogPath(dir, "n1"))
+	if n := strings.Count(string(log), ": n1: start: running "); n != 3 {
+		t.Errorf("%d attempts, want 3:\n%s", n, log)
+	}
+}

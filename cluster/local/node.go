@@ -81,7 +81,7 @@ func (n *node) launchLocked(reason string) error {
 	cmd.Env = n.c.env
 	cmd.Stdout, cmd.Stderr = f, f // an *os.File: the child writes it directly, no copier
 	cmd.SysProcAttr = sysProcAttr()
-	fmt.Fprintf(f, "--- jetstream-chaos %s: %s: %s: %s -c %s%s\n", time.Now().UTC().Format(time.RFC3339Nano),
+	fmt.Fprintf(f, "--- jetstream-chaos %s: %s: %s: running %s -c %s%s\n", time.Now().UTC().Format(time.RFC3339Nano),
 		n.name, reason, n.c.bin, n.conf, n.c.envNote)
 	if err := spawn(cmd); err != nil {
 		fmt.Fprintf(f, "--- jetstream-chaos: %s: could not start: %v\n", n.name, err)
@@ -93,6 +93,7 @@ func (n *node) launchLocked(reason string) error {
 	n.paused = false
 	n.exitCode = 0
 	n.startedAt = time.Now()
+	n.note("%s: pid %d", reason, cmd.Process.Pid)
 	go n.reap(cmd, n.gen, n.done)
 	return nil
 }
@@ -143,7 +144,7 @@ func (n *node) autoRestart(gen int) {
 // killed by signal s exits 128+s (137 for SIGKILL).
 func exitStatus(ps *os.ProcessState) (int, string) {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), "killed by " + ws.Signal().String()
+		return 128 + int(ws.Signal()), fmt.Sprintf("killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
 	}
 	return ps.ExitCode(), "exited"
 }
