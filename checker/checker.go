@@ -1,0 +1,275 @@
+// Package checker judges a recorded history.History. Each Checker looks for
+// one named anomaly and answers valid, invalid or unknown, with counts, a
+// capped list of examples and a one-line summary; Run collects the Results
+// that go into results.json.
+//
+// Every checker is linear or n log n in the number of ops, so a history of
+// a million ops is checked in seconds. The linearizability checker is the
+// exception in theory (porcupine's search is exponential in the worst case)
+// and is bounded by Options.Timeout.
+package checker
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// Verdict is a checker's answer.
+type Verdict string
+
+const (
+	Valid   Verdict = "valid"   // the anomaly was looked for and not found
+	Invalid Verdict = "invalid" // the anomaly was found
+	Unknown Verdict = "unknown" // the checker could not decide; never read it as valid
+)
+
+// Checker looks at a history for one kind of anomaly.
+type Checker interface {
+	Name() string
+	Check(h history.History) Result
+}
+
+// Result is what a checker found. It is JSON-serializable as is.
+type Result struct {
+	Name    string  `json:"name"`
+	Verdict Verdict `json:"verdict"`
+	// Summary is one line a person understands.
+	Summary string `json:"summary"`
+	// Reason says why the verdict is unknown.
+	Reason string `json:"reason,omitempty"`
+	// Counts holds the checker's tallies; each checker documents its keys.
+	Counts map[string]int `json:"counts"`
+	// Stats holds fractions and percentiles.
+	Stats map[string]float64 `json:"stats,omitempty"`
+	// Histograms holds distributions, by name.
+	Histograms map[string][]Bucket `json:"histograms,omitempty"`
+	// Anomalies are examples, at most Options.MaxExamples of each kind.
+	Anomalies []Anomaly `json:"anomalies,omitempty"`
+	// Files are the paths the checker wrote.
+	Files     []string `json:"files,omitempty"`
+	ElapsedMs float64  `json:"elapsed_ms"`
+}
+
+// Bucket is one bar of a histogram: Count values v with previous bucket's
+// Upper < v <= Upper. The last bucket is open-ended and has Open set.
+type Bucket struct {
+	Label string  `json:"label"`
+	Upper float64 `json:"upper,omitempty"`
+	Open  bool    `json:"open,omitempty"`
+	Count int     `json:"count"`
+}
+
+// Anomaly is one example of what a checker found.
+type Anomaly struct {
+	Kind        string          `json:"kind"`
+	Key         string          `json:"key,omitempty"`
+	Description string          `json:"description"`
+	Ops         []OpRef         `json:"ops,omitempty"`
+	Entries     []history.Entry `json:"entries,omitempty"` // stream entries involved
+	File        string          `json:"file,omitempty"`
+}
+
+// OpRef is an op with its position in History.Ops (0-based; the line of
+// history.jsonl is Index+1).
+type OpRef struct {
+	Index int `json:"index"`
+	history.Op
+}
+
+// Options configures the checkers. The zero value is usable.
+type Options struct {
+	// OutDir is where checkers write files (porcupine visualizations). It
+	// is created when needed. Empty: no files are written.
+	OutDir string
+	// Timeout bounds the linearizability check as a whole (0: 60s;
+	// negative: no bound). When it runs out, keys not yet decided make the
+	// verdict unknown.
+	Timeout time.Duration
+	// MaxExamples caps the examples kept per anomaly kind (0: 10).
+	MaxExamples int
+	// MaxVisualizations caps the porcupine HTML files written (0: 5).
+	MaxVisualizations int
+	// ChunkOps is the smallest sub-history the linearizability checker
+	// hands to porcupine when it can cut a key's history (0: 200). Smaller
+	// chunks make smaller visualizations; the verdict does not depend on it.
+	ChunkOps int
+	// Workers bounds parallel porcupine searches (0: GOMAXPROCS).
+	Workers int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout == 0 {
+		o.Timeout = 60 * time.Second
+	}
+	if o.MaxExamples <= 0 {
+		o.MaxExamples = 10
+	}
+	if o.MaxVisualizations == 0 {
+		o.MaxVisualizations = 5
+	}
+	if o.ChunkOps <= 0 {
+		o.ChunkOps = 200
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
+// All returns every checker, in the order they are reported.
+func All(opts Options) []Checker {
+	return []Checker{
+		NewSession(opts),
+		NewStaleRead(opts),
+		NewAttribution(opts),
+		NewIntegrity(opts),
+		NewLinearizability(opts),
+	}
+}
+
+// Run runs the checkers one after the other on h. A checker that panics
+// yields an unknown result naming the panic instead of killing the run.
+func Run(h history.History, checkers []Checker) []Result {
+	out := make([]Result, 0, len(checkers))
+	for _, c := range checkers {
+		out = append(out, runOne(h, c))
+	}
+	return out
+}
+
+func runOne(h history.History, c Checker) (r Result) {
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(os.Stderr, "checker %s panicked: %v\n%s", c.Name(), p, debug.Stack())
+			r = Result{Name: c.Name(), Verdict: Unknown, Counts: map[string]int{},
+				Reason:  fmt.Sprintf("checker panicked: %v", p),
+				Summary: fmt.Sprintf("checker failed: %v", p)}
+		}
+		if r.Name == "" {
+			r.Name = c.Name()
+		}
+		if r.Verdict == "" {
+			r.Verdict = Unknown
+		}
+		r.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
+	}()
+	return c.Check(h)
+}
+
+// Worst is the verdict of a set of results: invalid if any is invalid, else
+// unknown if any is unknown or there are none, else valid.
+func Worst(results []Result) Verdict {
+	if len(results) == 0 {
+		return Unknown
+	}
+	w := Valid
+	for _, r := range results {
+		switch r.Verdict {
+		case Invalid:
+			return Invalid
+		case Valid:
+		default:
+			w = Unknown
+		}
+	}
+	return w
+}
+
+// examples keeps at most max anomalies of each kind.
+type examples struct {
+	max    int
+	byKind map[string]int
+	list   []Anomaly
+}
+
+func newExamples(max int) *examples { return &examples{max: max, byKind: map[string]int{}} }
+
+// want reports whether one more example of kind would be kept, so callers
+// can skip building descriptions they would throw away.
+func (e *examples) want(kind string) bool { return e.byKind[kind] < e.max }
+
+func (e *examples) add(a Anomaly) {
+	if !e.want(a.Kind) {
+		return
+	}
+	e.byKind[a.Kind]++
+	e.list = append(e.list, a)
+}
+
+// refs builds OpRefs for op indices; negative indices are skipped.
+func refs(ops []history.Op, idx ...int) []OpRef {
+	out := make([]OpRef, 0, len(idx))
+	for _, i := range idx {
+		if i >= 0 && i < len(ops) {
+			out = append(out, OpRef{Index: i, Op: ops[i]})
+		}
+	}
+	return out
+}
+
+// isClientOp reports whether the op is a client operation a checker should
+// look at (fault records are not).
+func isClientOp(o *history.Op) bool {
+	return o.Type != history.Fault && o.Client != history.NemesisClient
+}
+
+// errCode is the JetStream code of a wrong-last-sequence rejection, taken
+// from ErrCode or, when that is missing, from the kind.
+func errCode(o *history.Op) int {
+	if o.ErrCode != 0 {
+		return o.ErrCode
+	}
+	switch o.Err {
+	case history.ErrWrongLastSeq:
+		return 10071
+	case history.ErrWrongLastSeqAny:
+		return 10164
+	}
+	return 0
+}
+
+func ms(ns int64) float64 { return float64(ns) / 1e6 }
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(p/100*float64(len(sorted))+0.999999) - 1
+	if i < 0 {
+		i = 0
+	}
+	if i >= len(sorted) {
+		i = len(sorted) - 1
+	}
+	return sorted[i]
+}
+
+// histogram counts sorted-or-not values into buckets with the given upper
+// bounds plus one open bucket; unit labels the bounds.
+func histogram(values []float64, bounds []float64, unit string) []Bucket {
+	out := make([]Bucket, len(bounds)+1)
+	for i, b := range bounds {
+		out[i] = Bucket{Label: fmt.Sprintf("<=%g%s", b, unit), Upper: b}
+	}
+	out[len(bounds)] = Bucket{Label: fmt.Sprintf(">%g%s", bounds[len(bounds)-1], unit), Open: true}
+	for _, v := range values {
+		i := sort.SearchFloat64s(bounds, v) // first bound >= v
+		out[i].Count++
+	}
+	return out
+}
+
+func pct(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return 100 * float64(n) / float64(of)
+}

@@ -1,0 +1,203 @@
+package checker
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// Integrity compares the ops with the stream read back after the run
+// (History.Stream), relying on every written value being unique:
+//
+//   - lost_write: an acknowledged write (ok update/put/create with rev R) is
+//     not in the stream; rev_mismatch: its value is there, but not at seq R
+//     under its key.
+//   - unexpected_value: a stream entry whose value nobody wrote to that key;
+//     failed_write_applied: one written only by definitely failed ops;
+//     duplicate_value: a value stored at two sequences;
+//     unexpected_tombstone: a delete or purge marker (the workload never
+//     deletes).
+//   - bad_read: an ok get whose (revision, value) is not the stream's entry
+//     at that sequence.
+//
+// Indeterminate writes are tallied as info_applied, info_not_applied and
+// info_unresolved. If the stream is incomplete the verdict is unknown unless
+// an anomaly is found in the part that was read (an entry present in a
+// partial stream is still proof).
+//
+// Counts: acked_writes, stream_entries, gets_checked, plus one count per
+// anomaly kind above (always present) and the info_* tallies; with an
+// incomplete stream, unverifiable_writes and unverifiable_reads.
+type Integrity struct{ opts Options }
+
+// NewIntegrity returns the lost-write / unexpected-value checker.
+func NewIntegrity(opts Options) *Integrity { return &Integrity{opts: opts.withDefaults()} }
+
+// Name implements Checker.
+func (*Integrity) Name() string { return "stream-integrity" }
+
+var integrityKinds = []string{"lost_write", "rev_mismatch", "unexpected_value", "failed_write_applied",
+	"duplicate_value", "unexpected_tombstone", "bad_read"}
+
+// Check implements Checker.
+func (c *Integrity) Check(h history.History) Result {
+	ops := h.Ops
+	si := newStreamIndex(&h)
+	counts := map[string]int{"stream_entries": len(si.entries)}
+	for _, k := range integrityKinds {
+		counts[k] = 0
+	}
+	ex := newExamples(c.opts.MaxExamples)
+	add := func(kind, key, desc string, entries []history.Entry, idx ...int) {
+		counts[kind]++
+		if ex.want(kind) {
+			ex.add(Anomaly{Kind: kind, Key: key, Description: desc, Ops: refs(ops, idx...), Entries: entries})
+		}
+	}
+	complete := h.StreamComplete
+	// best[value] is the write of that value with the most definite outcome.
+	best := make(map[string]int32, len(ops)/2)
+	rank := func(o history.Outcome) int {
+		switch o {
+		case history.OK:
+			return 2
+		case history.Info:
+			return 1
+		}
+		return 0
+	}
+	for i := range ops {
+		o := &ops[i]
+		if !isClientOp(o) || !o.IsWrite() {
+			continue
+		}
+		if b, ok := best[o.Value]; !ok || rank(o.Outcome) > rank(ops[b].Outcome) {
+			best[o.Value] = int32(i)
+		}
+		if o.Outcome != history.OK {
+			continue
+		}
+		counts["acked_writes"]++
+		if e, ok := si.at(o.Rev); ok && e.Key == o.Key && e.Value == o.Value && e.Operation == "" {
+			continue
+		}
+		if e, ok := si.value(o.Value); ok {
+			add("rev_mismatch", o.Key, fmt.Sprintf("client %d's %s of %s was acknowledged with revision %d but the stream holds its value at seq %d under key %s",
+				o.Client, o.Type, o.Key, o.Rev, e.Seq, e.Key), []history.Entry{*e}, i)
+			continue
+		}
+		if _, ok := si.at(o.Rev); !ok && !complete {
+			counts["unverifiable_writes"]++
+			continue
+		}
+		var at []history.Entry
+		if e, ok := si.at(o.Rev); ok {
+			at = append(at, *e)
+		}
+		add("lost_write", o.Key, fmt.Sprintf("client %d's %s of %s was acknowledged with revision %d (at %.3fms) but its value %q is not in the stream",
+			o.Client, o.Type, o.Key, o.Rev, ms(o.Complete), o.Value), at, i)
+	}
+	for ei := range si.entries {
+		e := &si.entries[ei]
+		if e.Operation != "" {
+			add("unexpected_tombstone", e.Key, fmt.Sprintf("seq %d is a %s marker for %s, but the workload never deletes", e.Seq, e.Operation, e.Key),
+				[]history.Entry{*e})
+			continue
+		}
+		b, ok := best[e.Value]
+		switch {
+		case !ok || ops[b].Key != e.Key:
+			d := fmt.Sprintf("seq %d holds value %q under %s, which no op wrote to that key", e.Seq, e.Value, e.Key)
+			if ok {
+				d += fmt.Sprintf(" (client %d wrote it to %s)", ops[b].Client, ops[b].Key)
+				add("unexpected_value", e.Key, d, []history.Entry{*e}, int(b))
+			} else {
+				add("unexpected_value", e.Key, d, []history.Entry{*e})
+			}
+		case ops[b].Outcome == history.Fail:
+			add("failed_write_applied", e.Key, fmt.Sprintf("seq %d holds value %q, written only by client %d's %s that failed definitely (%s)",
+				e.Seq, e.Value, ops[b].Client, ops[b].Type, failText(&ops[b])), []history.Entry{*e}, int(b))
+		}
+	}
+	for _, d := range si.dups {
+		e := &si.entries[d]
+		first := si.entries[si.byValue[e.Value]]
+		idx := -1
+		if b, ok := best[e.Value]; ok {
+			idx = int(b)
+		}
+		add("duplicate_value", e.Key, fmt.Sprintf("value %q is stored twice, at seq %d and seq %d: one write applied twice", e.Value, first.Seq, e.Seq),
+			[]history.Entry{first, *e}, idx)
+	}
+	for i := range ops {
+		o := &ops[i]
+		if !isClientOp(o) || o.Type != history.Get || o.Outcome != history.OK || o.Rev == 0 {
+			continue
+		}
+		counts["gets_checked"]++
+		e, ok := si.at(o.Rev)
+		if ok && e.Key == o.Key && e.Value == o.Value && e.Operation == "" {
+			continue
+		}
+		if !ok && !complete {
+			counts["unverifiable_reads"]++
+			continue
+		}
+		d := fmt.Sprintf("client %d get %s returned revision %d value %q, but ", o.Client, o.Key, o.Rev, o.Value)
+		var at []history.Entry
+		if ok {
+			at = append(at, *e)
+			d += fmt.Sprintf("the stream holds %q under %s at seq %d", e.Value, e.Key, e.Seq)
+		} else {
+			d += fmt.Sprintf("the stream has no seq %d", o.Rev)
+		}
+		add("bad_read", o.Key, d, at, i)
+	}
+	for _, r := range resolveInfo(ops, si, complete) {
+		switch r.how {
+		case resStream, resObserved:
+			counts["info_applied"]++
+		case resNotApplied:
+			counts["info_not_applied"]++
+		default:
+			counts["info_unresolved"]++
+		}
+	}
+
+	r := Result{Name: c.Name(), Counts: counts, Anomalies: ex.list}
+	var found []string
+	for _, k := range integrityKinds {
+		if n := counts[k]; n > 0 {
+			found = append(found, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	switch {
+	case len(found) > 0:
+		r.Verdict = Invalid
+		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" (%d acknowledged writes, %d stream entries)", counts["acked_writes"], len(si.entries))
+		if !complete {
+			r.Summary += "; stream incomplete"
+		}
+	case !complete:
+		r.Verdict = Unknown
+		r.Reason = fmt.Sprintf("the stream could not be read in full (%d entries read): lost writes and unexpected values cannot be ruled out", len(si.entries))
+		r.Summary = fmt.Sprintf("stream incomplete: %d of %d acknowledged writes and %d of %d reads could not be verified",
+			counts["unverifiable_writes"], counts["acked_writes"], counts["unverifiable_reads"], counts["gets_checked"])
+	default:
+		r.Verdict = Valid
+		r.Summary = fmt.Sprintf("all %d acknowledged writes are in the stream, all %d entries were written by live ops, all %d reads match",
+			counts["acked_writes"], len(si.entries), counts["gets_checked"])
+	}
+	return r
+}
+
+func failText(o *history.Op) string {
+	if o.ErrCode != 0 {
+		return fmt.Sprintf("%s %d", o.Err, o.ErrCode)
+	}
+	if o.Err != "" {
+		return string(o.Err)
+	}
+	return "fail"
+}

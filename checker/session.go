@@ -1,0 +1,117 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// Session checks read-your-writes and monotonic reads per client and key.
+//
+// A get violates read-your-writes when it returns a revision older than the
+// client's own last acknowledged write to that key, and monotonic reads when
+// it returns a revision older than one the client already read for that
+// key. A not-found get counts as revision 0. Only ok gets are judged; a get
+// can violate both (it is counted under each).
+//
+// Counts: gets (ok gets judged), ryw_violations, monotonic_violations,
+// violating_gets (distinct gets with either), clients, keys.
+type Session struct{ opts Options }
+
+// NewSession returns the read-your-writes / monotonic-reads checker.
+func NewSession(opts Options) *Session { return &Session{opts: opts.withDefaults()} }
+
+// Name implements Checker.
+func (*Session) Name() string { return "session" }
+
+type clientKey struct {
+	client int
+	key    string
+}
+
+type sessionState struct {
+	wrote, read       uint64 // highest acknowledged write, highest read
+	wroteIdx, readIdx int32
+}
+
+// Check implements Checker.
+func (c *Session) Check(h history.History) Result {
+	ops := h.Ops
+	perClient, clients := byClient(ops)
+	st := map[clientKey]*sessionState{}
+	keys := map[string]bool{}
+	ex := newExamples(c.opts.MaxExamples)
+	var gets, ryw, mono, bad int
+	for _, cl := range clients {
+		for _, i := range perClient[cl] {
+			o := &ops[i]
+			if o.Outcome != history.OK || o.Key == "" {
+				continue
+			}
+			isGet := o.Type == history.Get
+			if !isGet && !o.IsWrite() {
+				continue
+			}
+			ck := clientKey{o.Client, o.Key}
+			s := st[ck]
+			if s == nil {
+				s = &sessionState{wroteIdx: -1, readIdx: -1}
+				st[ck] = s
+				keys[o.Key] = true
+			}
+			if !isGet {
+				if o.Rev > s.wrote {
+					s.wrote, s.wroteIdx = o.Rev, i
+				}
+				continue
+			}
+			gets++
+			got := o.Rev // 0 when not found
+			violated := false
+			if got < s.wrote {
+				ryw++
+				violated = true
+				if ex.want("read_your_writes") {
+					ex.add(Anomaly{Kind: "read_your_writes", Key: o.Key,
+						Description: fmt.Sprintf("client %d read %s at revision %d after its own write of revision %d was acknowledged (%.3fms earlier)",
+							o.Client, o.Key, got, s.wrote, ms(o.Invoke-ops[s.wroteIdx].Complete)),
+						Ops: refs(ops, int(s.wroteIdx), int(i))})
+				}
+			}
+			if got < s.read {
+				mono++
+				violated = true
+				if ex.want("monotonic_reads") {
+					ex.add(Anomaly{Kind: "monotonic_reads", Key: o.Key,
+						Description: fmt.Sprintf("client %d read %s at revision %d after it had already read revision %d",
+							o.Client, o.Key, got, s.read),
+						Ops: refs(ops, int(s.readIdx), int(i))})
+				}
+			}
+			if violated {
+				bad++
+			}
+			if got > s.read {
+				s.read, s.readIdx = got, i
+			}
+		}
+	}
+	r := Result{Name: c.Name(), Counts: map[string]int{
+		"gets": gets, "ryw_violations": ryw, "monotonic_violations": mono,
+		"violating_gets": bad, "clients": len(clients), "keys": len(keys),
+	}, Anomalies: ex.list}
+	switch {
+	case bad > 0:
+		r.Verdict = Invalid
+		r.Summary = fmt.Sprintf("%d read-your-writes and %d monotonic-read violations in %d gets (%.3f%%)",
+			ryw, mono, gets, pct(bad, gets))
+	case gets == 0:
+		r.Verdict = Unknown
+		r.Reason = "no successful gets to judge"
+		r.Summary = "no successful gets to judge"
+	default:
+		r.Verdict = Valid
+		r.Summary = fmt.Sprintf("no read-your-writes or monotonic-read violations in %d gets", gets)
+	}
+	return r
+}
