@@ -137,6 +137,10 @@ func (c Config) Render(s ServerConf) string {
 		fmt.Fprintf(&b, "  max_outstanding_catchup: %d\n", c.MaxOutstandingCatchup)
 	}
 	b.WriteString("}\n")
+	if c.Nodes == 1 {
+		// A lone server with a cluster block waits for routes forever.
+		return b.String()
+	}
 	b.WriteString("cluster {\n")
 	fmt.Fprintf(&b, "  name: %q\n", c.Name)
 	fmt.Fprintf(&b, "  listen: \"%s:%d\"\n", host, s.ClusterPort)

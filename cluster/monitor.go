@@ -146,6 +146,9 @@ func readyOnce(ctx context.Context, c Cluster) error {
 		if p := len(r.Peers()); p != len(nodes)-1 {
 			return fmt.Errorf("%s: routes to %d of %d peers", n.Name, p, len(nodes)-1)
 		}
+		if len(nodes) == 1 {
+			return nil // a standalone server has no meta group
+		}
 		j, err := GetJsz(ctx, n)
 		if err != nil {
 			return fmt.Errorf("%s: %v", n.Name, err)
