@@ -1,0 +1,66 @@
+package cluster
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestValidate(t *testing.T) {
+	ok := Config{}.WithDefaults()
+	cases := []struct {
+		name string
+		mod  func(*Config)
+		want string // substring of the error; "" = valid
+	}{
+		{"defaults", func(*Config) {}, ""},
+		{"pinned version", func(c *Config) { c.ServerVersion = "v2.10.7" }, ""},
+		{"version without v", func(c *Config) { c.ServerVersion = "2.10.7" }, "vX.Y.Z"},
+		{"zero nodes", func(c *Config) { c.Nodes = 0 }, "nodes"},
+		{"tiny ping", func(c *Config) { c.RoutePingInterval = time.Millisecond }, "ping"},
+		{"tiny memory", func(c *Config) { c.MemoryLimit = 1 << 20 }, "32 MiB"},
+		{"sync always", func(c *Config) { c.SyncInterval = "always" }, ""},
+		{"sync junk", func(c *Config) { c.SyncInterval = "often" }, "sync interval"},
+	}
+	for _, c := range cases {
+		cfg := ok
+		c.mod(&cfg)
+		err := cfg.Validate()
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: Validate() = %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestGoMemLimitPolicy(t *testing.T) {
+	cases := []struct {
+		limit, explicit, want int64
+	}{
+		{0, 0, 0},                  // no limit: leave GOMEMLIMIT unset
+		{1000 << 20, 0, 800 << 20}, // 80 % of the hard limit
+		{1000 << 20, 500 << 20, 500 << 20},
+		{1000 << 20, -1, 0}, // explicitly unset
+	}
+	for _, c := range cases {
+		got := Config{MemoryLimit: c.limit, GoMemLimit: c.explicit}.GoMemLimitFor()
+		if got != c.want {
+			t.Errorf("limit %d explicit %d: got %d, want %d", c.limit, c.explicit, got, c.want)
+		}
+	}
+}
+
+func TestRender(t *testing.T) {
+	cfg := Config{SyncInterval: "always", MaxOutstandingCatchup: 1 << 20}.WithDefaults()
+	out := cfg.Render(ServerConf{Name: "n2", ClientPort: 4222, MonitorPort: 8222, ClusterPort: 6222,
+		Routes: []string{"n1:6222", "n2:6222", "n3:6222"}, StoreDir: "/data"})
+	for _, want := range []string{`server_name: "n2"`, `store_dir: "/data"`, `ping_interval: "1s"`, "ping_max: 3",
+		"sync_interval: always", "max_outstanding_catchup: 1048576", `"nats-route://n3:6222"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("rendered config lacks %q:\n%s", want, out)
+		}
+	}
+	solo := Config{Nodes: 1}.WithDefaults().Render(ServerConf{Name: "n1", StoreDir: "/data"})
+	if strings.Contains(solo, "cluster {") {
+		t.Errorf("a one-node config must have no cluster block:\n%s", solo)
+	}
+}
