@@ -236,7 +236,7 @@ func (f *fake) Wipe(_ context.Context, i int) error {
 }
 
 func (f *fake) SetMemoryLimit(context.Context, int, int64) error { return cluster.ErrUnsupported }
-func (f *fake) Memory(context.Context, int) (int64, error)      { return 0, cluster.ErrUnsupported }
+func (f *fake) Memory(context.Context, int) (int64, error)       { return 0, cluster.ErrUnsupported }
 
 func (f *fake) State(_ context.Context, i int) (cluster.NodeState, error) {
 	f.mu.Lock()

@@ -1,0 +1,164 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// Integration tests run every fault against a real 3-node cluster with an
+// R3 stream that a background writer keeps appending to, and log what each
+// fault took to inject, to heal, and for the cluster to recover.
+
+const (
+	itStream   = "CHAOS"
+	itPreload  = 5000 // messages of itMsgSize before the first fault, so a wiped node has something to catch up
+	itMsgSize  = 1024
+	itHold     = 2 * time.Second
+	itRecovery = 60 * time.Second
+)
+
+type realCluster struct {
+	c   cluster.Cluster
+	js  jetstream.JetStream
+	env *Env
+}
+
+// startReal starts a cluster on rt with the stream and a writer, and tears
+// all of it down at the end of the test.
+func startReal(t *testing.T, rt cluster.Runtime, cfg cluster.Config) *realCluster {
+	t.Helper()
+	ctx := context.Background()
+	cfg.Dir = t.TempDir()
+	t0 := time.Now()
+	c, err := rt.Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(context.Background()); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	t.Logf("%s cluster of %d ready in %s", rt.Name(), len(c.Nodes()), secs(time.Since(t0)))
+	var urls []string
+	for _, n := range c.Nodes() {
+		urls = append(urls, n.ClientURL)
+	}
+	nc, err := nats.Connect(strings.Join(urls, ","), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(sctx, jetstream.StreamConfig{Name: itStream, Subjects: []string{"chaos.>"}, Replicas: 3}); err != nil {
+		t.Fatal(err)
+	}
+	payload := make([]byte, itMsgSize)
+	for i := 0; i < itPreload; i++ {
+		if _, err := js.PublishAsync("chaos.pre", payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-js.PublishAsyncComplete():
+	case <-time.After(30 * time.Second):
+		t.Fatal("preload not acknowledged in 30s")
+	}
+
+	// A writer through every fault: one message every 20 ms, errors ignored
+	// (a fault may make some fail; nemesis tests check faults, not writes).
+	wctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; wctx.Err() == nil; i++ {
+			pctx, cancel := context.WithTimeout(wctx, time.Second)
+			js.Publish(pctx, "chaos.w", payload)
+			cancel()
+			sleep(wctx, 20*time.Millisecond)
+		}
+	})
+	t.Cleanup(func() { stop(); wg.Wait() })
+
+	env := &Env{Cluster: c, JS: js, Stream: itStream, Logf: t.Logf}
+	if r := WaitRecovered(ctx, env, itRecovery); !r.Recovered {
+		t.Fatalf("fresh cluster: %s", r.Detail)
+	}
+	return &realCluster{c: c, js: js, env: env}
+}
+
+// timing is one fault's figures, logged as a table at the end.
+type timing struct {
+	fault, targets     string
+	inject, heal, took time.Duration
+	verified           bool
+}
+
+func (tm timing) String() string {
+	return fmt.Sprintf("%-17s %-6s inject %6s  heal %6s  recovery %6s  verified=%v",
+		tm.fault, tm.targets, tm.inject.Round(time.Millisecond), tm.heal.Round(time.Millisecond), tm.took.Round(time.Millisecond), tm.verified)
+}
+
+// runOne runs a schedule of one window of fault (held itHold), the final
+// restore, and WaitRecovered, and checks that all of it was verified.
+func (rc *realCluster) runOne(t *testing.T, name string, seed uint64) timing {
+	t.Helper()
+	faults, err := Parse(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := history.NewRecorder(filepath.Join(t.TempDir(), "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Cancel once the hold is over, so exactly one window runs.
+	held := hook{Fault: faults[0], after: func() { time.AfterFunc(itHold, cancel) }}
+	ws := Schedule{Faults: []Fault{held}, Interval: itHold, Seed: seed}.Run(ctx, rc.env, rec)
+	r := WaitRecovered(context.Background(), rc.env, itRecovery)
+	if len(ws) != 1 {
+		t.Fatalf("%d windows: %+v", len(ws), ws)
+	}
+	w := ws[0]
+	t.Logf("window: %s", w.Detail)
+	t.Logf("recovery: %s", r.Detail)
+	if !w.Verified {
+		t.Errorf("%s not verified: %s", name, w.Detail)
+	}
+	if !r.Recovered {
+		t.Fatalf("%s: %s", name, r.Detail)
+	}
+	ops := rec.Ops()
+	if len(ops) != 1 || ops[0].Fault != name || *ops[0].Verified != w.Verified || len(ops[0].Targets) == 0 {
+		t.Errorf("history %+v does not record the window", ops)
+	}
+	return timing{fault: name, targets: strings.Join(w.Targets, ","), inject: w.Inject, heal: w.Heal, took: r.Took, verified: w.Verified}
+}
+
+// runAll runs each fault in turn on one cluster and logs the figures.
+func (rc *realCluster) runAll(t *testing.T, names []string) {
+	var table []string
+	for i, name := range names {
+		t.Run(name, func(t *testing.T) {
+			table = append(table, rc.runOne(t, name, uint64(i)).String())
+		})
+	}
+	t.Logf("%s runtime, hold %s:\n%s", rc.c.Runtime(), itHold, strings.Join(table, "\n"))
+}

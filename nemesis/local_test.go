@@ -1,0 +1,33 @@
+package nemesis
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
+)
+
+// The local runtime does kill, restart, pause and wipe for real, and the
+// JetStream API does stepdown; the network faults are refused up front.
+func TestLocalFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 3-node nats-server cluster")
+	}
+	rt := local.New()
+	for _, list := range []string{"partition-one", "partition-leader", "partition-halves", "latency", "loss"} {
+		fs, err := Parse(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = Refuse(fs, rt)
+		if err == nil || !errors.Is(err, cluster.ErrUnsupported) || !strings.HasPrefix(err.Error(), "nemesis "+fs[0].Name()+" refused: ") {
+			t.Errorf("Refuse(%s) on local = %v, want a refusal naming it", list, err)
+		} else {
+			t.Logf("refused up front: %v", err)
+		}
+	}
+	rc := startReal(t, rt, cluster.Config{Nodes: 3})
+	rc.runAll(t, []string{"kill", "restart", "pause", "wipe", "stepdown"})
+}
