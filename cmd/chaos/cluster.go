@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+)
+
+// A manual cluster lives as long as its `chaos cluster up` process, so that
+// nothing is left behind when that process dies; `down` signals it.
+func clusterCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "cluster", Short: "Start or stop a cluster by hand"}
+	var runtime, version, store string
+	up := &cobra.Command{
+		Use:   "up",
+		Short: "Start a 3-node cluster, print its URLs, and keep it until `chaos cluster down` or Ctrl-C",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, _ := filepath.Abs(filepath.Join(store, "cluster"))
+			if pid, err := readPid(dir); err == nil && syscall.Kill(pid, 0) == nil {
+				return usageErr("a cluster is already up (pid %d); run `chaos cluster down` first", pid)
+			}
+			cfg := cluster.Config{ServerVersion: version, Dir: dir, RunID: "manual"}.WithDefaults()
+			if err := cfg.Validate(); err != nil {
+				return usageErr("%v", err)
+			}
+			ctx, stop := interruptible()
+			defer stop()
+			rt, err := openRuntime(ctx, runtime, os.Stdout)
+			if err != nil {
+				return err
+			}
+			defer rt.cleanup()
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return harnessErr(err)
+			}
+			c, err := rt.Start(ctx, cfg)
+			if err != nil {
+				return harnessErr(fmt.Errorf("start cluster: %w", err))
+			}
+			defer func() {
+				cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				_ = c.Close(cctx)
+				_ = os.Remove(filepath.Join(dir, "pid"))
+				fmt.Println("cluster down; logs in", filepath.Join(dir, "logs"))
+			}()
+			b, _ := json.MarshalIndent(c.Nodes(), "", "  ")
+			_ = os.WriteFile(filepath.Join(dir, "nodes.json"), b, 0o644)
+			_ = os.WriteFile(filepath.Join(dir, "pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+			v := cfg.ServerVersion
+			if v == "" {
+				v = serverbin.DefaultVersion()
+			}
+			fmt.Printf("cluster up (%s runtime, nats-server %s):\n", rt.Name(), v)
+			var urls []string
+			for _, n := range c.Nodes() {
+				fmt.Printf("  %s  client %s  monitor %s\n", n.Name, n.ClientURL, n.MonitorURL)
+				urls = append(urls, n.ClientURL)
+			}
+			fmt.Printf("  nats --server %s stream ls\nstop it with `chaos cluster down` or Ctrl-C\n", strings.Join(urls, ","))
+			<-ctx.Done()
+			return nil
+		},
+	}
+	down := &cobra.Command{
+		Use:   "down",
+		Short: "Stop the cluster started by `chaos cluster up`",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir := filepath.Join(store, "cluster")
+			pid, err := readPid(dir)
+			if err != nil {
+				return usageErr("no cluster is up (no %s)", filepath.Join(dir, "pid"))
+			}
+			if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+				_ = os.Remove(filepath.Join(dir, "pid"))
+				return usageErr("no cluster is up (pid %d is gone)", pid)
+			}
+			for i := 0; i < 600 && syscall.Kill(pid, 0) == nil; i++ {
+				time.Sleep(100 * time.Millisecond)
+			}
+			if syscall.Kill(pid, 0) == nil {
+				return harnessErr(errors.New("the cluster did not stop within 60s"))
+			}
+			fmt.Println("cluster down")
+			return nil
+		},
+	}
+	for _, c := range []*cobra.Command{up, down} {
+		c.Flags().StringVar(&store, "store", "store", "folder that holds the cluster's configs, logs and pid")
+	}
+	up.Flags().StringVar(&runtime, "runtime", "auto", "auto, docker or local")
+	up.Flags().StringVar(&version, "server-version", "", "nats-server version (vX.Y.Z); empty: the pinned default")
+	cmd.AddCommand(up, down)
+	return cmd
+}
+
+func readPid(dir string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "pid"))
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b)))
+}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
+)
+
+type runFlags struct {
+	workload, runtime, store string
+	directGet, pattern       string
+	versions, nemeses        []string
+	timeLimit, interval      time.Duration
+	recovery, checkTimeout   time.Duration
+	opTimeout, pingInterval  time.Duration
+	syncInterval             string
+	seed                     uint64
+	keys, clients, replicas  int
+	rate                     float64
+	keepData                 bool
+}
+
+func runCmd() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run a workload against a fresh cluster under faults, then check and store the history",
+		Long: `Run starts a real 3-node JetStream cluster for every cell of the matrix
+(--direct-get x --server-version x --nemesis), drives the workload for
+--time-limit while the nemesis injects faults, heals, reads the stream back,
+checks the history and stores everything under <store>/<run-id>/ with
+<store>/latest pointing at it.
+
+Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
+3 usage error, 4 harness error (e.g. the cluster did not start), 130 interrupted.`,
+		Example: "  chaos run --workload kv-update\n  chaos run --workload kv-update --direct-get off --nemesis partition-leader,kill --time-limit 60s",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.execute(cmd)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.workload, "workload", "kv-update", "workload to run: kv-update")
+	fl.StringVar(&f.runtime, "runtime", "auto", "cluster runtime: auto (docker when a daemon answers, else local), docker or local")
+	fl.StringVar(&f.store, "store", "store", "folder that holds every run's files")
+	fl.DurationVar(&f.timeLimit, "time-limit", 30*time.Second, "how long the workload runs in each cell")
+	fl.StringVar(&f.directGet, "direct-get", "both", "Direct Get on the bucket: on, off or both (both runs two cells side by side)")
+	fl.StringSliceVar(&f.versions, "server-version", []string{serverbin.DefaultVersion()}, "nats-server versions (vX.Y.Z), comma-separated; each is a cell, built from the Go module proxy and cached")
+	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults as a comma-separated list (combined in one cell); repeat the flag for more cells")
+	fl.DurationVar(&f.interval, "nemesis-interval", 10*time.Second, "how long each fault lasts, and the quiet gap between faults")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one; it is printed and stored)")
+	fl.IntVar(&f.keys, "keys", 10, "number of keys")
+	fl.IntVar(&f.clients, "clients", 10, "number of clients, spread over the nodes")
+	fl.StringVar(&f.pattern, "pattern", string(kvupdate.SingleWriter), "single-writer (one writer per key: get, then update), contended (any client, any key) or blind-put")
+	fl.IntVar(&f.replicas, "replicas", 3, "bucket replicas")
+	fl.Float64Var(&f.rate, "rate", 0, "total ops/s over all clients (0: as fast as they go)")
+	fl.DurationVar(&f.opTimeout, "op-timeout", 2*time.Second, "timeout of one KV operation; a write that times out is indeterminate")
+	fl.DurationVar(&f.pingInterval, "route-ping-interval", time.Second, "cluster route ping interval; short, so a partition is noticed in seconds")
+	fl.StringVar(&f.syncInterval, "sync-interval", "", "JetStream sync_interval: a duration or \"always\" (empty: the server default)")
+	fl.DurationVar(&f.recovery, "recovery-timeout", 60*time.Second, "how long to wait for the cluster to recover after the final heal")
+	fl.DurationVar(&f.checkTimeout, "check-timeout", 60*time.Second, "time bound of the linearizability check per cell")
+	fl.BoolVar(&f.keepData, "keep-data", false, "keep the nodes' JetStream stores after the run")
+	return cmd
+}
+
+func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
+	dg, err := run.ParseDirectGet(f.directGet)
+	if err != nil {
+		return run.Spec{}, err
+	}
+	if f.seed == 0 {
+		f.seed = rand.Uint64N(1<<31) + 1
+	}
+	s := run.Spec{
+		Workload: f.workload, Runtime: f.runtime, Store: f.store, TimeLimit: f.timeLimit,
+		DirectGet: dg, ServerVersions: f.versions, Nemeses: f.nemeses, NemesisInterval: f.interval,
+		Seed: f.seed, RecoveryTimeout: f.recovery, CheckTimeout: f.checkTimeout, KeepData: f.keepData,
+		KV: kvupdate.Options{Keys: f.keys, Clients: f.clients, Pattern: kvupdate.Pattern(f.pattern),
+			Replicas: f.replicas, Rate: f.rate, OpTimeout: f.opTimeout}.WithDefaults(),
+		Command: rerunCommand(cmd, f.seed),
+	}
+	s.Cluster.RoutePingInterval = f.pingInterval
+	s.Cluster.SyncInterval = f.syncInterval
+	return s, s.Validate()
+}
+
+// rerunCommand is the exact command, with the seed, that reruns this run.
+func rerunCommand(cmd *cobra.Command, seed uint64) string {
+	parts := []string{"chaos", "run"}
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if fl.Name == "seed" {
+			return
+		}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				parts = append(parts, fmt.Sprintf("--%s=%s", fl.Name, shellQuote(v)))
+			}
+			return
+		}
+		parts = append(parts, fmt.Sprintf("--%s=%s", fl.Name, shellQuote(fl.Value.String())))
+	})
+	return strings.Join(append(parts, fmt.Sprintf("--seed=%d", seed)), " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == ',' || r == '/' || r == ':' || r == '+' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func (f *runFlags) execute(cmd *cobra.Command) error {
+	spec, err := f.spec(cmd)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	rt, err := openRuntime(ctx, f.runtime, os.Stdout)
+	if err != nil {
+		return err
+	}
+	defer rt.cleanup()
+	if err := spec.Refuse(rt); err != nil {
+		return usageErr("%v", err)
+	}
+	res, err := run.Execute(ctx, spec, rt, os.Stdout)
+	if err != nil {
+		return harnessErr(err)
+	}
+	if res.Interrupted {
+		return &exitError{code: run.ExitInterrupted}
+	}
+	return &exitError{code: res.Verdict.ExitCode()}
+}
+
+// interruptible cancels on the first SIGINT/SIGTERM so the run heals, saves
+// and tears down; a second signal exits at once (cleanup by label still runs
+// on the next start).
+func interruptible() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-ch
+		fmt.Fprintln(os.Stderr, "\nchaos: interrupted; healing, saving the history and tearing down (Ctrl-C again to quit now)")
+		cancel()
+		<-ch
+		fmt.Fprintln(os.Stderr, "chaos: quitting without cleanup")
+		os.Exit(run.ExitInterrupted)
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}

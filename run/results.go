@@ -1,0 +1,211 @@
+package run
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
+)
+
+// Verdict of a cell or a run. Harness errors are their own verdict: a cell
+// that could not run proved nothing either way.
+type Verdict string
+
+const (
+	Valid   Verdict = "valid"
+	Invalid Verdict = "invalid"
+	Unknown Verdict = "unknown"
+	Error   Verdict = "error"
+)
+
+// Exit codes, documented in the README.
+const (
+	ExitValid       = 0
+	ExitInvalid     = 1
+	ExitUnknown     = 2
+	ExitUsage       = 3
+	ExitHarness     = 4
+	ExitInterrupted = 130
+)
+
+// ExitCode maps a verdict to the process exit code.
+func (v Verdict) ExitCode() int {
+	switch v {
+	case Valid:
+		return ExitValid
+	case Invalid:
+		return ExitInvalid
+	case Unknown:
+		return ExitUnknown
+	}
+	return ExitHarness
+}
+
+// worse orders verdicts: an anomaly found is the strongest signal, then a
+// harness error, then unknown.
+func worse(a, b Verdict) Verdict {
+	rank := map[Verdict]int{Valid: 0, Unknown: 1, Error: 2, Invalid: 3}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// OpCounts summarises a history.
+type OpCounts struct {
+	Total         int            `json:"total"`
+	OK            int            `json:"ok"`
+	Failed        int            `json:"failed"`
+	Indeterminate int            `json:"indeterminate"`
+	ByType        map[string]int `json:"by_type"`
+	ErrorsByKind  map[string]int `json:"errors_by_kind"`
+	OpsPerSec     float64        `json:"ops_per_sec"`
+}
+
+func countOps(ops []history.Op, d time.Duration) OpCounts {
+	c := OpCounts{ByType: map[string]int{}, ErrorsByKind: map[string]int{}}
+	for _, op := range ops {
+		if op.Type == history.Fault {
+			continue
+		}
+		c.Total++
+		c.ByType[string(op.Type)]++
+		switch op.Outcome {
+		case history.OK:
+			c.OK++
+		case history.Fail:
+			c.Failed++
+		case history.Info:
+			c.Indeterminate++
+		}
+		if op.Outcome != history.OK && op.Err != "" {
+			c.ErrorsByKind[string(op.Err)]++
+		}
+	}
+	if d > 0 {
+		c.OpsPerSec = float64(c.Total) / d.Seconds()
+	}
+	return c
+}
+
+// CellResult is one cell's results.json.
+type CellResult struct {
+	Cell
+	Label     string             `json:"label"`
+	Dir       string             `json:"dir"`
+	Runtime   string             `json:"runtime"`
+	Cluster   cluster.Config     `json:"cluster"`
+	Nodes     []cluster.Node     `json:"nodes,omitempty"`
+	KV        kvupdate.Options   `json:"kv"`
+	StartedAt time.Time          `json:"started_at"`
+	Phases    map[string]float64 `json:"phase_seconds"`
+	Ops       OpCounts           `json:"ops"`
+	Faults    []nemesis.Window   `json:"faults"`
+	Recovery  *nemesis.Recovery  `json:"recovery,omitempty"`
+	Stream    struct {
+		Entries  int  `json:"entries"`
+		Complete bool `json:"complete"`
+	} `json:"stream"`
+	Checks  []checker.Result `json:"checks"`
+	Verdict Verdict          `json:"verdict"`
+	Error   string           `json:"error,omitempty"`
+}
+
+func (r *CellResult) phase(name string, start time.Time) {
+	if r.Phases == nil {
+		r.Phases = map[string]float64{}
+	}
+	r.Phases[name] = time.Since(start).Seconds()
+}
+
+// Result is the run's results.json.
+type Result struct {
+	ID          string       `json:"id"`
+	Dir         string       `json:"dir"`
+	Command     string       `json:"command"`
+	Seed        uint64       `json:"seed"`
+	Runtime     string       `json:"runtime"`
+	StartedAt   time.Time    `json:"started_at"`
+	Spec        Spec         `json:"spec"`
+	Cells       []CellResult `json:"cells"`
+	Verdict     Verdict      `json:"verdict"`
+	Interrupted bool         `json:"interrupted,omitempty"`
+}
+
+func VerdictOf(checks []checker.Result) Verdict {
+	switch checker.Worst(checks) {
+	case checker.Valid:
+		return Valid
+	case checker.Invalid:
+		return Invalid
+	}
+	return Unknown
+}
+
+// PrintCell writes the terminal summary of one cell.
+func PrintCell(w io.Writer, r CellResult) {
+	fmt.Fprintf(w, "\n== %s: %s ==\n", r.Label, strings.ToUpper(string(r.Verdict)))
+	if r.Error != "" {
+		fmt.Fprintf(w, "  harness error: %s\n", r.Error)
+	}
+	o := r.Ops
+	fmt.Fprintf(w, "  ops %d (%.0f/s): ok %d, failed %d, indeterminate %d\n", o.Total, o.OpsPerSec, o.OK, o.Failed, o.Indeterminate)
+	if len(o.ErrorsByKind) > 0 {
+		fmt.Fprintf(w, "  errors: %s\n", joinCounts(o.ErrorsByKind))
+	}
+	for _, f := range r.Faults {
+		fmt.Fprintf(w, "  fault %-16s %-10s %6.1fs-%6.1fs  inject %.1fs heal %.1fs  %s  %s\n",
+			f.Fault, strings.Join(f.Targets, ","), f.Start.Seconds(), f.End.Seconds(),
+			f.Inject.Seconds(), f.Heal.Seconds(), verifiedWord(f), f.Detail)
+	}
+	if r.Recovery != nil {
+		fmt.Fprintf(w, "  recovery: %s\n", r.Recovery.Detail)
+	}
+	for _, c := range r.Checks {
+		fmt.Fprintf(w, "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
+	}
+	fmt.Fprintf(w, "  files: %s\n", r.Dir)
+}
+
+func verifiedWord(f nemesis.Window) string {
+	switch {
+	case !f.Injected:
+		return "NOT INJECTED"
+	case !f.Verified:
+		return "UNVERIFIED"
+	}
+	return "verified"
+}
+
+// recoveryCheck turns the wait after the final heal into a result: a
+// cluster that does not come back is a finding, not a crash.
+func recoveryCheck(r nemesis.Recovery) checker.Result {
+	res := checker.Result{Name: "recovery", Verdict: checker.Valid, Summary: r.Detail,
+		Counts: map[string]int{"recovered": 0}}
+	if r.Recovered {
+		res.Counts["recovered"] = 1
+	} else {
+		res.Verdict = checker.Invalid
+	}
+	return res
+}
+
+func joinCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,111 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+)
+
+type runner struct {
+	spec Spec
+	rt   cluster.Runtime
+	id   string
+	dir  string
+	out  *os.File
+	logf func(string, ...any)
+}
+
+// Validate checks a spec before anything starts; errors are one line and
+// mean a usage error.
+func (s Spec) Validate() error {
+	if s.Workload != "kv-update" {
+		return fmt.Errorf("--workload %q: want kv-update", s.Workload)
+	}
+	if s.TimeLimit < time.Second {
+		return fmt.Errorf("--time-limit %s is below 1s", s.TimeLimit)
+	}
+	if len(s.DirectGet) == 0 || len(s.ServerVersions) == 0 || len(s.Nemeses) == 0 {
+		return fmt.Errorf("empty matrix: --direct-get, --server-version and --nemesis each need a value")
+	}
+	for _, n := range s.Nemeses {
+		if _, err := nemesis.Parse(n); err != nil {
+			return err
+		}
+	}
+	if s.NemesisInterval < time.Second {
+		return fmt.Errorf("--nemesis-interval %s is below 1s", s.NemesisInterval)
+	}
+	if s.RecoveryTimeout <= 0 || s.CheckTimeout <= 0 {
+		return fmt.Errorf("--recovery-timeout and --check-timeout must be positive")
+	}
+	cfg := s.Cluster.WithDefaults()
+	for _, v := range s.ServerVersions {
+		cfg.ServerVersion = v
+		if err := cfg.Validate(); err != nil {
+			return err
+		}
+	}
+	return s.KV.Validate(cfg.Nodes)
+}
+
+// Refuse says, before anything starts, whether the runtime can do every
+// fault of every cell.
+func (s Spec) Refuse(rt cluster.Runtime) error {
+	for _, n := range s.Nemeses {
+		faults, err := nemesis.Parse(n)
+		if err != nil {
+			return err
+		}
+		if err := nemesis.Refuse(faults, rt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Execute runs every cell of spec on rt and stores the results. It returns
+// an error only when nothing could be stored; cell failures are results.
+func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (Result, error) {
+	spec.Cluster = spec.Cluster.WithDefaults()
+	id, dir, err := newRunDir(spec.Store, spec.Seed, time.Now())
+	if err != nil {
+		return Result{}, fmt.Errorf("store: %w", err)
+	}
+	r := &runner{spec: spec, rt: rt, id: id, dir: dir, out: out}
+	r.logf = func(format string, args ...any) { fmt.Fprintf(out, "  "+format+"\n", args...) }
+	res := Result{ID: id, Dir: dir, Command: spec.Command, Seed: spec.Seed, Runtime: rt.Name(), StartedAt: time.Now(), Spec: spec, Verdict: Valid}
+	if err := writeJSON(filepath.Join(dir, "run.json"), spec); err != nil {
+		return res, err
+	}
+	fmt.Fprintf(out, "run %s: runtime %s, seed %d, store %s\n", id, rt.Name(), spec.Seed, dir)
+	for _, cell := range spec.Cells() {
+		if ctx.Err() != nil {
+			res.Interrupted = true
+			break
+		}
+		cdir := filepath.Join(dir, cell.Name)
+		if err := os.MkdirAll(cdir, 0o755); err != nil {
+			return res, err
+		}
+		cr := r.runKVCell(ctx, cell, cdir)
+		if err := writeJSON(filepath.Join(cdir, "results.json"), cr); err != nil {
+			r.logf("write results: %v", err)
+		}
+		PrintCell(out, cr)
+		res.Cells = append(res.Cells, cr)
+		res.Verdict = worse(res.Verdict, cr.Verdict)
+	}
+	if ctx.Err() != nil {
+		res.Interrupted = true
+	}
+	if err := writeJSON(filepath.Join(dir, "results.json"), res); err != nil {
+		return res, err
+	}
+	fmt.Fprintf(out, "\nverdict: %s (results in %s)\nrerun: %s\n", res.Verdict, dir, spec.Command)
+	return res, nil
+}
