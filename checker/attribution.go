@@ -95,7 +95,8 @@ func (c *Attribution) Check(h history.History) Result {
 			}
 		}
 	}
-	counts := map[string]int{"rejections": len(rejs), clsStale: 0, clsConcurrent: 0, clsSpurious: 0, clsUnknown: 0}
+	counts := map[string]int{"rejections": len(rejs), clsStale: 0, clsConcurrent: 0, clsSpurious: 0, clsUnknown: 0,
+		"errseq_equals_expected": 0}
 	ex := newExamples(c.opts.MaxExamples)
 	if len(rejs) > 0 {
 		kv := buildVersions(&h, rejs)

@@ -44,7 +44,11 @@ var integrityKinds = []string{"lost_write", "rev_mismatch", "unexpected_value", 
 func (c *Integrity) Check(h history.History) Result {
 	ops := h.Ops
 	si := newStreamIndex(&h)
-	counts := map[string]int{"stream_entries": len(si.entries)}
+	counts := map[string]int{"stream_entries": len(si.entries), "acked_writes": 0, "gets_checked": 0,
+		"info_applied": 0, "info_not_applied": 0, "info_unresolved": 0}
+	if !h.StreamComplete {
+		counts["unverifiable_writes"], counts["unverifiable_reads"] = 0, 0
+	}
 	for _, k := range integrityKinds {
 		counts[k] = 0
 	}
