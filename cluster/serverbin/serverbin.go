@@ -6,6 +6,7 @@ package serverbin
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -36,6 +37,9 @@ func DefaultVersion() string {
 	}
 	return fallbackVersion
 }
+
+// ErrNotServed means the Go module proxy has no such nats-server version.
+var ErrNotServed = errors.New("not served by the Go module proxy")
 
 var versionRE = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.\-]+)?$`)
 
@@ -98,7 +102,7 @@ func buildError(version, out string, err error) error {
 	low := strings.ToLower(out)
 	for _, s := range []string{"unknown revision", "invalid version", "no matching versions", "not found", "403 forbidden", "410 gone"} {
 		if strings.Contains(low, s) {
-			return fmt.Errorf("nats-server %s is not served by the Go module proxy", version)
+			return fmt.Errorf("nats-server %s is %w", version, ErrNotServed)
 		}
 	}
 	first := strings.TrimSpace(out)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -131,6 +132,15 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	}
 	ctx, stop := interruptible()
 	defer stop()
+	// Build every server version first, so an unknown one fails before
+	// anything starts.
+	for _, v := range spec.ServerVersions {
+		if _, err := serverbin.Path(ctx, v); errors.Is(err, serverbin.ErrNotServed) {
+			return usageErr("%v", err)
+		} else if err != nil {
+			return harnessErr(err)
+		}
+	}
 	rt, err := openRuntime(ctx, f.runtime, os.Stdout)
 	if err != nil {
 		return err

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+)
+
+var chaosBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "chaos-bin-")
+	if err != nil {
+		panic(err)
+	}
+	chaosBin = filepath.Join(dir, "chaos")
+	if out, err := exec.Command("go", "build", "-o", chaosBin, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// chaos runs the binary in a temp dir and returns its exit code and stderr.
+func chaos(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(chaosBin, args...)
+	cmd.Dir = dir
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), stdout.String(), stderr.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, stdout.String(), stderr.String()
+}
+
+func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--bogus"}, "unknown flag"},
+		{[]string{"run", "--workload", "nope"}, `--workload "nope"`},
+		{[]string{"run", "--direct-get", "maybe"}, "--direct-get"},
+		{[]string{"run", "--nemesis", "earthquake"}, `unknown nemesis "earthquake"`},
+		{[]string{"run", "--runtime", "vm"}, `--runtime "vm"`},
+		{[]string{"run", "--server-version", "2.10.7"}, "vX.Y.Z"},
+		{[]string{"run", "--keys", "2", "--clients", "5"}, "--keys >= --clients"},
+		{[]string{"run", "--time-limit", "10ms"}, "--time-limit"},
+		{[]string{"run", "--runtime", "local", "--nemesis", "partition-one"}, "refused"},
+		{[]string{"check", "nowhere"}, "no history.jsonl"},
+		{[]string{"frobnicate"}, "unknown command"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			code, _, stderr := chaos(t, dir, c.args...)
+			if code != run.ExitUsage {
+				t.Errorf("exit %d, want %d (stderr %q)", code, run.ExitUsage, stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "chaos: ") || !strings.Contains(lines[0], c.want) {
+				t.Errorf("stderr %q: want one line naming %q", stderr, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "store")); err == nil {
+				t.Errorf("a store was created for bad input")
+			}
+		})
+	}
+}
+
+func TestUnknownServerVersionNamesIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("asks the Go module proxy")
+	}
+	dir := t.TempDir()
+	code, _, stderr := chaos(t, dir, "run", "--runtime", "local", "--server-version", "v2.99.99", "--time-limit", "1s", "--direct-get", "off")
+	if code != run.ExitUsage {
+		t.Fatalf("exit %d, want %d; stderr %q", code, run.ExitUsage, stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.Contains(stderr, "v2.99.99") {
+		t.Fatalf("want one line naming the version, got %q", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "store")); err == nil {
+		t.Fatalf("a store was created although nothing should start")
+	}
+}
+
+func TestDockerRuntimeWithoutDaemonSaysWhatToTry(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(chaosBin, "run", "--runtime", "docker", "--time-limit", "1s")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DOCKER_HOST=unix://"+filepath.Join(dir, "no-docker.sock"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != run.ExitHarness {
+		t.Fatalf("err %v, want exit %d; stderr %q", err, run.ExitHarness, stderr.String())
+	}
+	if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "--runtime local") {
+		t.Fatalf("want one line suggesting --runtime local, got %q", stderr.String())
+	}
+}
