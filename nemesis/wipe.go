@@ -66,22 +66,44 @@ func (wipe) Inject(ctx context.Context, env *Env) (Active, error) {
 func restartWiped(ctx context.Context, env *Env, i int, before uint64, had bool) Check {
 	name := env.name(i)
 	start := time.Now()
+	// Watch from before Start: a small stream can catch up within
+	// milliseconds of the node's monitor answering, and Start may return
+	// later than that.
+	type sighting struct {
+		msgs uint64
+		ok   bool
+	}
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	sighted := make(chan sighting, 1)
+	go func() {
+		var s sighting
+		if env.Stream != "" {
+			for pctx.Err() == nil && !s.ok {
+				if d, ok, err := env.localStream(pctx, env.nodes()[i]); err == nil && ok {
+					s = sighting{d.State.Msgs, true}
+					break
+				}
+				sleep(pctx, 10*time.Millisecond)
+			}
+		}
+		sighted <- s
+	}()
 	if err := env.Cluster.Start(ctx, i); err != nil {
+		stop()
+		<-sighted
 		return Check{Detail: fmt.Sprintf("start %s: %v", name, err)}
 	}
-	// Poll fast: a small stream catches up in well under a second.
-	var first uint64
-	seen, _, _ := within(ctx, env.verifyWithin(), 20*time.Millisecond, func(ctx context.Context) (bool, string) {
-		if env.Stream == "" {
-			return true, ""
+	var s sighting
+	if env.Stream != "" {
+		select {
+		case s = <-sighted:
+		case <-time.After(env.verifyWithin()):
+			stop()
+			s = <-sighted
 		}
-		s, ok, err := env.localStream(ctx, env.nodes()[i])
-		if err != nil || !ok {
-			return false, ""
-		}
-		first = s.State.Msgs
-		return true, ""
-	})
+	}
+	seen, first := s.ok, s.msgs
 	var empty Check
 	switch {
 	case env.Stream == "":
