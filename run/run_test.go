@@ -1,0 +1,118 @@
+package run
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
+)
+
+func TestCellsMatrix(t *testing.T) {
+	s := Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.10.7", "v2.15.3"}, Nemeses: []string{"none", "kill,pause"}}
+	cells := s.Cells()
+	if len(cells) != 8 {
+		t.Fatalf("%d cells, want 8", len(cells))
+	}
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if seen[c.Name] {
+			t.Fatalf("duplicate cell name %q", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	if cells[0].Name != "v2.10.7_none_direct-get-on" || cells[1].Name != "v2.10.7_none_direct-get-off" || cells[3].Name != "v2.10.7_kill+pause_direct-get-off" {
+		t.Fatalf("cell order or names changed: %v %v %v", cells[0].Name, cells[1].Name, cells[3].Name)
+	}
+	if got := (Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}}).Cells(); got[0].Name != "direct-get-on" {
+		t.Fatalf("single-setting names carry only what varies: %q", got[0].Name)
+	}
+}
+
+func TestParseDirectGet(t *testing.T) {
+	cases := map[string][]bool{"on": {true}, "off": {false}, "both": {true, false}, "off,on": {false, true}}
+	for in, want := range cases {
+		got, err := ParseDirectGet(in)
+		if err != nil || len(got) != len(want) || got[0] != want[0] {
+			t.Errorf("ParseDirectGet(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParseDirectGet("sometimes"); err == nil {
+		t.Error("bad value accepted")
+	}
+}
+
+func TestWorseAndExitCodes(t *testing.T) {
+	if worse(Valid, Unknown) != Unknown || worse(Unknown, Error) != Error || worse(Error, Invalid) != Invalid || worse(Invalid, Valid) != Invalid {
+		t.Fatal("verdict order: want valid < unknown < error < invalid")
+	}
+	for v, code := range map[Verdict]int{Valid: 0, Invalid: 1, Unknown: 2, Error: 4} {
+		if v.ExitCode() != code {
+			t.Errorf("%s exits %d, want %d", v, v.ExitCode(), code)
+		}
+	}
+}
+
+// TestExecuteLocal runs the whole pipeline on real local processes: both
+// cells, every file stored, and with Direct Get off a healthy cluster shows
+// no stale read and no read-your-writes violation.
+func TestExecuteLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real clusters")
+	}
+	store := t.TempDir()
+	spec := Spec{
+		Workload: "kv-update", Runtime: "local", Store: store, TimeLimit: 3 * time.Second,
+		DirectGet: []bool{true, false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},
+		NemesisInterval: 5 * time.Second, Seed: 7, RecoveryTimeout: 30 * time.Second, CheckTimeout: 30 * time.Second,
+		KV: kvupdate.Options{}.WithDefaults(), Command: "chaos run --seed=7",
+	}
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := os.Create(filepath.Join(t.TempDir(), "out.txt"))
+	defer out.Close()
+	res, err := Execute(context.Background(), spec, local.New(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cells) != 2 {
+		t.Fatalf("%d cells", len(res.Cells))
+	}
+	for _, f := range []string{"run.json", "results.json"} {
+		if _, err := os.Stat(filepath.Join(store, "latest", f)); err != nil {
+			t.Errorf("latest/%s: %v", f, err)
+		}
+	}
+	for _, c := range res.Cells {
+		if c.Error != "" {
+			t.Fatalf("%s: %s", c.Name, c.Error)
+		}
+		for _, f := range []string{"history.jsonl", "stream.jsonl", "results.json", "config/n1.conf", "logs/n1.log"} {
+			if _, err := os.Stat(filepath.Join(c.Dir, f)); err != nil {
+				t.Errorf("%s: %v", c.Name, err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(c.Dir, "data")); err == nil {
+			t.Errorf("%s: node stores kept without --keep-data", c.Name)
+		}
+		h, err := history.Load(c.Dir)
+		if err != nil || !h.StreamComplete || len(h.Ops) < 100 || c.Ops.Total != countOps(h.Ops, 0).Total {
+			t.Errorf("%s: stored history: %d ops (result says %d), stream complete %v, err %v", c.Name, len(h.Ops), c.Ops.Total, h.StreamComplete, err)
+		}
+		for _, ch := range c.Checks {
+			if ch.Verdict == checker.Unknown {
+				t.Errorf("%s: %s unknown: %s", c.Name, ch.Name, ch.Reason)
+			}
+			if !c.DirectGet && ch.Verdict != checker.Valid {
+				t.Errorf("Direct Get off on a healthy cluster: %s is %s: %s", ch.Name, ch.Verdict, ch.Summary)
+			}
+		}
+	}
+}
