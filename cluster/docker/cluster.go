@@ -1,0 +1,332 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+)
+
+var loopback = netip.MustParseAddr("127.0.0.1")
+
+// noLimit is cgroup v1's "unlimited" (the largest page multiple). Docker
+// reads a memory limit of 0 in an update as "unchanged" and rejects -1, so
+// removing a limit means setting this.
+const noLimit = (1<<63 - 1) &^ 4095
+
+type node struct {
+	name, container string // server name, container name
+	id              string // container ID
+	clientPort      int    // on 127.0.0.1
+	monitorPort     int
+	dataDir         string // host store dir; "" on tmpfs
+
+	// Guarded by dockerCluster.mu.
+	ip          string // last known address on the private network
+	restartBase int    // policy restarts before our last Start (Docker resets the count)
+	memFile     string // cgroup memory file, once found
+}
+
+type dockerCluster struct {
+	cli         *client.Client
+	cfg         cluster.Config
+	image       string
+	id          string // unique; labels and names
+	netName     string
+	networkID   string
+	nodes       []*node
+	ports       []int
+	stopTimeout time.Duration
+
+	mu       sync.Mutex
+	oomKills map[int]int // by node index, from the events stream
+	groups   [][]int     // the partition in force; nil when healed
+
+	applyMu sync.Mutex // one partition rewrite at a time
+
+	stopWatch func()
+	watchDone chan struct{}
+
+	closeMu   sync.Mutex
+	logsSaved bool
+	closed    bool
+}
+
+var _ cluster.Cluster = (*dockerCluster)(nil)
+
+func (c *dockerCluster) Runtime() string        { return "docker" }
+func (c *dockerCluster) Config() cluster.Config { return c.cfg }
+
+func (c *dockerCluster) Nodes() []cluster.Node {
+	out := make([]cluster.Node, len(c.nodes))
+	for i, n := range c.nodes {
+		out[i] = cluster.Node{
+			Name:       n.name,
+			ClientURL:  fmt.Sprintf("nats://127.0.0.1:%d", n.clientPort),
+			MonitorURL: fmt.Sprintf("http://127.0.0.1:%d", n.monitorPort),
+		}
+	}
+	return out
+}
+
+func (c *dockerCluster) node(i int) (*node, error) {
+	if i < 0 || i >= len(c.nodes) {
+		return nil, fmt.Errorf("no node %d in a %d-node cluster", i, len(c.nodes))
+	}
+	return c.nodes[i], nil
+}
+
+func (c *dockerCluster) inspect(ctx context.Context, n *node) (container.InspectResponse, error) {
+	r, err := c.cli.ContainerInspect(ctx, n.id, client.ContainerInspectOptions{})
+	if err != nil {
+		return container.InspectResponse{}, fmt.Errorf("%s: %w", n.name, err)
+	}
+	if r.Container.State == nil {
+		return container.InspectResponse{}, fmt.Errorf("%s: inspect has no state", n.name)
+	}
+	return r.Container, nil
+}
+
+// Kill sends SIGKILL. Docker never restarts a killed container, even with
+// AutoRestart: only deaths nobody asked for are restarted.
+func (c *dockerCluster) Kill(ctx context.Context, i int) error {
+	n, err := c.node(i)
+	if err != nil {
+		return err
+	}
+	if _, err := c.cli.ContainerKill(ctx, n.id, client.ContainerKillOptions{Signal: "SIGKILL"}); err != nil {
+		return fmt.Errorf("kill %s: %w", n.name, err)
+	}
+	return nil
+}
+
+// Stop sends SIGTERM and waits up to the stop timeout before SIGKILL.
+func (c *dockerCluster) Stop(ctx context.Context, i int) error {
+	n, err := c.node(i)
+	if err != nil {
+		return err
+	}
+	secs := int(c.stopTimeout / time.Second)
+	if _, err := c.cli.ContainerStop(ctx, n.id, client.ContainerStopOptions{Timeout: &secs}); err != nil {
+		return fmt.Errorf("stop %s: %w", n.name, err)
+	}
+	return nil
+}
+
+// Start starts a stopped or killed node (a running one is left alone) and
+// puts back the partition in force: a new container start gets a fresh
+// network namespace, without the old rules, and maybe a new address.
+func (c *dockerCluster) Start(ctx context.Context, i int) error {
+	n, err := c.node(i)
+	if err != nil {
+		return err
+	}
+	st, err := c.inspect(ctx, n)
+	if err != nil {
+		return err
+	}
+	if st.State.Running {
+		return nil
+	}
+	c.mu.Lock()
+	n.restartBase += st.RestartCount
+	c.mu.Unlock()
+	if _, err := c.cli.ContainerStart(ctx, n.id, client.ContainerStartOptions{}); err != nil {
+		return fmt.Errorf("start %s: %w", n.name, err)
+	}
+	return c.applyPartition(ctx)
+}
+
+// Pause freezes every process of the node (cgroup freezer).
+func (c *dockerCluster) Pause(ctx context.Context, i int) error {
+	n, err := c.node(i)
+	if err != nil {
+		return err
+	}
+	if _, err := c.cli.ContainerPause(ctx, n.id, client.ContainerPauseOptions{}); err != nil {
+		return fmt.Errorf("pause %s: %w", n.name, err)
+	}
+	return nil
+}
+
+// Resume thaws a paused node and catches it up on partition changes made
+// while it was frozen (docker exec cannot enter a paused container).
+func (c *dockerCluster) Resume(ctx context.Context, i int) error {
+	n, err := c.node(i)
+	if err != nil {
+		return err
+	}
+	if _, err := c.cli.ContainerUnpause(ctx, n.id, client.ContainerUnpauseOptions{}); err != nil {
+		return fmt.Errorf("resume %s: %w", n.name, err)
+	}
+	return c.applyPartition(ctx)
+}
+
+// Wipe deletes a stopped node's store from the host. On tmpfs there is
+// nothing to delete: the store went with the container's last run.
+func (c *dockerCluster) Wipe(ctx context.Context, i int) error {
+	n, err := c.node(i)
+	if err != nil {
+		return err
+	}
+	st, err := c.inspect(ctx, n)
+	if err != nil {
+		return err
+	}
+	if st.State.Running || st.State.Restarting {
+		return fmt.Errorf("wipe %s: the node is running; stop or kill it first", n.name)
+	}
+	if n.dataDir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(n.dataDir); err != nil {
+		return fmt.Errorf("wipe %s: %w", n.name, err)
+	}
+	return os.MkdirAll(n.dataDir, 0o755)
+}
+
+// SetMemoryLimit changes the cgroup limit of a node, running or not (0
+// removes it). GOMEMLIMIT cannot follow: it is an environment variable read
+// once by the Go runtime at process start, fixed when the container was
+// created, so it keeps the value derived from Config.MemoryLimit.
+func (c *dockerCluster) SetMemoryLimit(ctx context.Context, i int, bytes int64) error {
+	n, err := c.node(i)
+	if err != nil {
+		return err
+	}
+	if bytes < 0 {
+		return fmt.Errorf("memory limit of %s must not be negative", n.name)
+	}
+	if bytes == 0 {
+		bytes = noLimit
+	}
+	// Memory and swap together, equal: no swap, and cgroup v1 refuses a
+	// memory limit above the current memory+swap limit.
+	r := &container.Resources{Memory: bytes, MemorySwap: bytes}
+	if _, err := c.cli.ContainerUpdate(ctx, n.id, client.ContainerUpdateOptions{Resources: r}); err != nil {
+		return fmt.Errorf("set memory limit of %s: %w", n.name, err)
+	}
+	return nil
+}
+
+// State reads the container's state. OOMKilled is about the last exit only
+// (Docker clears it on the next start); OOMKills counts every OOM kill seen
+// on the events stream since the cluster started.
+func (c *dockerCluster) State(ctx context.Context, i int) (cluster.NodeState, error) {
+	n, err := c.node(i)
+	if err != nil {
+		return cluster.NodeState{}, err
+	}
+	st, err := c.inspect(ctx, n)
+	if err != nil {
+		return cluster.NodeState{}, err
+	}
+	started, _ := time.Parse(time.RFC3339Nano, st.State.StartedAt)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return cluster.NodeState{
+		Running:   st.State.Running,
+		Paused:    st.State.Paused,
+		OOMKilled: st.State.OOMKilled,
+		OOMKills:  c.oomKills[i],
+		Restarts:  n.restartBase + st.RestartCount,
+		ExitCode:  st.State.ExitCode,
+		StartedAt: started,
+	}, nil
+}
+
+// Supports: everything but latency and loss, which need sch_netem.
+func (c *dockerCluster) Supports(cp cluster.Capability) error { return supports(cp) }
+
+func supports(c cluster.Capability) error {
+	switch c {
+	case cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe, cluster.CapMemoryLimit, cluster.CapPartition:
+		return nil
+	case cluster.CapLatency, cluster.CapLoss:
+		if !haveNetem() {
+			return cluster.Unsupported("docker", c, "the kernel has no sch_netem")
+		}
+		return cluster.Unsupported("docker", c, "netem faults are not implemented yet")
+	default:
+		return cluster.Unsupported("docker", c, "unknown capability")
+	}
+}
+
+// haveNetem probes the kernel shared with the containers (a local daemon).
+func haveNetem() bool {
+	if _, err := os.Stat("/sys/module/sch_netem"); err == nil {
+		return true
+	}
+	var uts syscall.Utsname
+	if syscall.Uname(&uts) == nil {
+		rel := make([]byte, 0, len(uts.Release))
+		for _, b := range uts.Release {
+			if b == 0 {
+				break
+			}
+			rel = append(rel, byte(b))
+		}
+		m, _ := filepath.Glob(filepath.Join("/lib/modules", string(rel), "kernel/net/sched/sch_netem.ko*"))
+		return len(m) > 0
+	}
+	return false
+}
+
+// Close saves every node's log to Dir/logs/<name>.log, then removes the
+// containers and the network, never the image. It does not depend on any
+// earlier context, so it works after Ctrl-C with a fresh one, and a second
+// call retries whatever the first could not remove.
+func (c *dockerCluster) Close(ctx context.Context) error {
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
+	if c.closed {
+		return nil
+	}
+	var errs []error
+	if !c.logsSaved {
+		for _, n := range c.nodes {
+			if n.id == "" {
+				continue
+			}
+			if err := c.saveLog(ctx, n); err != nil && !isNotFound(err) {
+				errs = append(errs, fmt.Errorf("save log of %s: %w", n.name, err))
+			}
+		}
+		c.logsSaved = len(errs) == 0 // else the next call tries again
+	}
+	if c.stopWatch != nil {
+		c.stopWatch()
+		<-c.watchDone
+		c.stopWatch = nil
+	}
+	removed := true
+	for _, n := range c.nodes {
+		if n.id == "" {
+			continue
+		}
+		_, err := c.cli.ContainerRemove(ctx, n.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		if err != nil && !isNotFound(err) {
+			errs, removed = append(errs, fmt.Errorf("remove %s: %w", n.name, err)), false
+		}
+	}
+	if c.networkID != "" && removed {
+		if _, err := c.cli.NetworkRemove(ctx, c.networkID, client.NetworkRemoveOptions{}); err != nil && !isNotFound(err) {
+			errs, removed = append(errs, fmt.Errorf("remove network %s: %w", c.netName, err)), false
+		}
+	}
+	if removed {
+		c.closed = true
+		releasePorts(c.ports)
+		c.cli.Close()
+	}
+	return errors.Join(errs...)
+}

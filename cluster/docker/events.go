@@ -1,0 +1,91 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/moby/moby/api/types/events"
+	"github.com/moby/moby/client"
+)
+
+// watchEvents follows the daemon's events for this cluster's containers
+// until Close: "oom" counts OOM kills (inspect only remembers the last
+// exit), "start" puts the partition back on a node Docker restarted by
+// itself. If the stream breaks it reconnects from the last event seen.
+func (c *dockerCluster) watchEvents() {
+	ctx, cancel := context.WithCancel(context.Background())
+	c.stopWatch, c.watchDone = cancel, make(chan struct{})
+	f := make(client.Filters).
+		Add("type", string(events.ContainerEventType)).
+		Add("label", labelCluster+"="+c.id).
+		Add("event", string(events.ActionOOM), string(events.ActionStart))
+	since := time.Now()
+	var last int64 // TimeNano of the last event handled, to skip replays
+	go func() {
+		defer close(c.watchDone)
+		for ctx.Err() == nil {
+			res := c.cli.Events(ctx, client.EventsListOptions{Filters: f, Since: unixNano(since)})
+		stream:
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-res.Err:
+					break stream
+				case m := <-res.Messages:
+					if m.TimeNano <= last {
+						continue
+					}
+					last = m.TimeNano
+					since = time.Unix(0, m.TimeNano)
+					c.handleEvent(ctx, m)
+				}
+			}
+			select { // daemon gone or restarting: retry gently
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+}
+
+func (c *dockerCluster) handleEvent(ctx context.Context, m events.Message) {
+	i := c.nodeIndex(m.Actor.Attributes[labelNode])
+	if i < 0 {
+		return
+	}
+	switch m.Action {
+	case events.ActionOOM:
+		c.mu.Lock()
+		c.oomKills[i]++
+		c.mu.Unlock()
+	case events.ActionStart:
+		c.mu.Lock()
+		partitioned := c.groups != nil
+		c.mu.Unlock()
+		if partitioned {
+			go func() {
+				actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				defer cancel()
+				c.applyPartition(actx) // best effort; State shows the restart
+			}()
+		}
+	}
+}
+
+func (c *dockerCluster) nodeIndex(name string) int {
+	for i, n := range c.nodes {
+		if n.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// unixNano formats t as the daemon's "seconds.nanoseconds" timestamps.
+func unixNano(t time.Time) string {
+	return strconv.FormatInt(t.Unix(), 10) + "." + fmt.Sprintf("%09d", t.Nanosecond())
+}

@@ -1,0 +1,480 @@
+package docker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/moby/moby/client"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Integration tests: real 3-node clusters. One cluster is shared by the
+// control subtests (2 cores are shared with others); each subtest leaves it
+// healthy for the next.
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 && !testing.Short() && Available(context.Background()) == nil {
+		if err := checkNoLeftovers(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL: leftovers after the tests:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// checkNoLeftovers: no container or network this process created remains,
+// and every image of ours is a tagged node image (no dangling ones).
+func checkNoLeftovers(ctx context.Context) error {
+	cli, err := newClient()
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	mine := make(client.Filters).Add("label", labelOwner+"="+selfOwner)
+	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: mine})
+	if err != nil {
+		return err
+	}
+	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: mine})
+	if err != nil {
+		return err
+	}
+	if len(cs.Items)+len(ns.Items) > 0 {
+		return fmt.Errorf("%d containers and %d networks", len(cs.Items), len(ns.Items))
+	}
+	if n, err := Sweep(ctx); n != 0 || err != nil {
+		return fmt.Errorf("Sweep removed %d objects: %v", n, err)
+	}
+	imgs, err := cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).Add("label", LabelKey+"="+imageValue)})
+	if err != nil {
+		return err
+	}
+	for _, im := range imgs.Items {
+		if len(im.RepoTags) == 0 || !strings.HasPrefix(im.RepoTags[0], ImageRepo+":") {
+			return fmt.Errorf("image %s has tags %v", im.ID, im.RepoTags)
+		}
+	}
+	return nil
+}
+
+func needDocker(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs Docker, skipped with -short")
+	}
+	if err := Available(context.Background()); err != nil {
+		t.Skip("integration test:", err)
+	}
+}
+
+func startCluster(t testing.TB, cfg cluster.Config) cluster.Cluster {
+	t.Helper()
+	if cfg.Dir == "" {
+		cfg.Dir = t.TempDir()
+	}
+	c, err := New().Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
+}
+
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not after %s: %v", what, timeout, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func connect(t testing.TB, nodes ...cluster.Node) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	var urls []string
+	for _, n := range nodes {
+		urls = append(urls, n.ClientURL)
+	}
+	// Never dial the container addresses the servers advertise.
+	nc, err := nats.Connect(strings.Join(urls, ","), nats.IgnoreDiscoveredServers(),
+		nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc, js
+}
+
+func publish(t testing.TB, js jetstream.JetStream, subject string, n int, payload []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for i := range n {
+		for try := 0; ; try++ { // an election after a fault can time a publish out
+			if _, err := js.Publish(ctx, subject, payload); err == nil {
+				break
+			} else if try == 20 {
+				t.Fatalf("publish %d: %v", i, err)
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+	}
+}
+
+// lastSeqs reads the stream's last sequence from each node's own /jsz.
+func lastSeqs(nodes []cluster.Node, stream string) ([]uint64, error) {
+	out := make([]uint64, len(nodes))
+	for i, n := range nodes {
+		var j struct {
+			Accounts []struct {
+				Streams []struct {
+					Name  string `json:"name"`
+					State struct {
+						LastSeq uint64 `json:"last_seq"`
+					} `json:"state"`
+				} `json:"stream_detail"`
+			} `json:"account_details"`
+		}
+		if err := getJSON(n.MonitorURL+"/jsz?accounts=true&streams=true", &j); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Name, err)
+		}
+		found := false
+		for _, a := range j.Accounts {
+			for _, s := range a.Streams {
+				if s.Name == stream {
+					out[i], found = s.State.LastSeq, true
+				}
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("%s has no replica of %s", n.Name, stream)
+		}
+	}
+	return out, nil
+}
+
+var quick = &http.Client{Timeout: time.Second}
+
+func getJSON(url string, v any) error {
+	resp, err := quick.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+func peers(t testing.TB, n cluster.Node) []string {
+	r, err := cluster.GetRoutez(context.Background(), n)
+	if err != nil {
+		t.Fatalf("%s /routez: %v", n.Name, err)
+	}
+	return r.Peers()
+}
+
+func TestStartFailureCleansUp(t *testing.T) {
+	needDocker(t)
+	dir := t.TempDir()
+	rt := &Runtime{ReadyTimeout: time.Millisecond} // cannot be ready that fast
+	_, err := rt.Start(context.Background(), cluster.Config{Dir: dir, RunID: "fail"})
+	if err == nil || !strings.Contains(err.Error(), "not ready") || !strings.Contains(err.Error(), "log:") {
+		t.Fatalf("Start = %v, want a readiness error with a log tail", err)
+	}
+	t.Logf("Start: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, "logs", "n1.log")); err != nil {
+		t.Errorf("logs not saved: %v", err)
+	}
+	if err := checkNoLeftovers(context.Background()); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestControls(t *testing.T) {
+	needDocker(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	c := startCluster(t, cluster.Config{
+		Dir: dir, RunID: "controls", AutoRestart: true,
+		MemoryLimit: 512 << 20, MaxMemoryStore: 256 << 20, // GOMEMLIMIT=80 % of 512 MiB
+	})
+	nodes := c.Nodes()
+	_, js := connect(t, nodes...)
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "FILE", Subjects: []string{"file.>"}, Replicas: 3}); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, js, "file.a", 50, []byte("hello"))
+
+	t.Run("Record", func(t *testing.T) {
+		conf, err := os.ReadFile(filepath.Join(dir, "config", "n2.conf"))
+		if err != nil || !strings.Contains(string(conf), `"nats-route://n3:6222"`) || !strings.Contains(string(conf), `store_dir: "/data"`) {
+			t.Errorf("n2.conf = %q, %v", conf, err)
+		}
+		for _, n := range nodes {
+			if !strings.HasPrefix(n.ClientURL, "nats://127.0.0.1:") || !strings.HasPrefix(n.MonitorURL, "http://127.0.0.1:") {
+				t.Errorf("%s URLs %s %s: want 127.0.0.1", n.Name, n.ClientURL, n.MonitorURL)
+			}
+		}
+		if err := c.Supports(cluster.CapLatency); err == nil {
+			t.Error("latency is not implemented but Supports says yes")
+		}
+	})
+
+	t.Run("Memory", func(t *testing.T) {
+		const samples = 200
+		start := time.Now()
+		var v int64
+		for range samples {
+			var err error
+			if v, err = c.Memory(ctx, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		per := time.Since(start) / samples
+		t.Logf("Memory(n1) = %d MiB, %s per sample", v>>20, per)
+		if v < 4<<20 || v > 512<<20 {
+			t.Errorf("Memory = %d bytes, want between 4 MiB and the 512 MiB limit", v)
+		}
+		if per > 50*time.Millisecond {
+			t.Errorf("Memory takes %s per sample: too slow to sample 4 times a second per node", per)
+		}
+	})
+
+	t.Run("KillRestart", func(t *testing.T) {
+		if err := c.Kill(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Second) // AutoRestart must not restart a kill we asked for
+		st, err := c.State(ctx, 2)
+		if err != nil || st.Running || st.ExitCode != 137 || st.OOMKilled || st.Restarts != 0 {
+			t.Fatalf("after Kill: %+v, %v; want down, exit 137, no restart", st, err)
+		}
+		if cluster.Healthy(ctx, nodes[2]) == nil {
+			t.Fatal("n3 answers /healthz while killed")
+		}
+		if err := c.Start(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 60*time.Second, "cluster ready after restart", func() error {
+			return cluster.WaitReady(ctx, c, 5*time.Second)
+		})
+		st2, _ := c.State(ctx, 2)
+		if !st2.Running || !st2.StartedAt.After(st.StartedAt) || st2.Restarts != 0 {
+			t.Errorf("after Start: %+v (before %+v)", st2, st)
+		}
+		if c.Nodes()[2] != nodes[2] {
+			t.Errorf("URLs changed across a restart: %+v -> %+v", nodes[2], c.Nodes()[2])
+		}
+	})
+
+	t.Run("PauseResume", func(t *testing.T) {
+		if err := c.Pause(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		st, _ := c.State(ctx, 1)
+		if !st.Paused {
+			t.Errorf("State after Pause: %+v", st)
+		}
+		var v cluster.Varz
+		if err := getJSON(nodes[1].MonitorURL+"/varz", &v); err == nil {
+			t.Error("n2's monitor answered while paused")
+		}
+		if err := c.Resume(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 10*time.Second, "n2 monitor after Resume", func() error { return getJSON(nodes[1].MonitorURL+"/varz", &v) })
+		if st, _ := c.State(ctx, 1); st.Paused || !st.Running {
+			t.Errorf("State after Resume: %+v", st)
+		}
+		waitFor(t, 30*time.Second, "cluster ready after resume", func() error { return cluster.WaitReady(ctx, c, 5*time.Second) })
+	})
+
+	t.Run("WipeCatchUp", func(t *testing.T) {
+		if err := c.Wipe(ctx, 1); err == nil {
+			t.Fatal("Wipe of a running node succeeded")
+		}
+		if err := c.Stop(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Wipe(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if ents, err := os.ReadDir(filepath.Join(dir, "data", "n2")); err != nil || len(ents) != 0 {
+			t.Fatalf("n2's store after Wipe: %v entries, %v", len(ents), err)
+		}
+		publish(t, js, "file.b", 200, []byte("while n2 was away"))
+		want, err := lastSeqs([]cluster.Node{nodes[0]}, "FILE")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		// Agreement on three reads in a row, not a single lucky answer.
+		agreed := 0
+		waitFor(t, 60*time.Second, "all replicas at the same last sequence", func() error {
+			seqs, err := lastSeqs(nodes, "FILE")
+			if err != nil || seqs[0] != want[0] || seqs[1] != want[0] || seqs[2] != want[0] {
+				agreed = 0
+				return fmt.Errorf("last seqs %v, want all %d: %v", seqs, want[0], err)
+			}
+			if agreed++; agreed < 3 {
+				return fmt.Errorf("agreed %d times", agreed)
+			}
+			return nil
+		})
+		if want[0] != 250 {
+			t.Errorf("last sequence %d, want 250 published", want[0])
+		}
+	})
+
+	t.Run("PartitionHeal", func(t *testing.T) {
+		if err := c.Partition(ctx, [][]int{{0, 1}, {2}}); err != nil {
+			t.Fatal(err)
+		}
+		cut := func() error { // routes gone on both sides
+			if p := peers(t, nodes[2]); len(p) != 0 {
+				return fmt.Errorf("n3 still routes to %v", p)
+			}
+			for _, n := range nodes[:2] {
+				if p := peers(t, n); len(p) != 1 {
+					return fmt.Errorf("%s routes to %v, want only its side", n.Name, p)
+				}
+			}
+			return nil
+		}
+		began := time.Now()
+		waitFor(t, 15*time.Second, "routes drop", cut)
+		t.Logf("routes dropped on both sides %s after Partition", time.Since(began).Round(100*time.Millisecond))
+		// Clients still reach the cut-off node through its published port.
+		nc3, err := nats.Connect(nodes[2].ClientURL, nats.IgnoreDiscoveredServers())
+		if err != nil {
+			t.Fatalf("client cannot reach n3 during the partition: %v", err)
+		}
+		if err := nc3.FlushTimeout(2 * time.Second); err != nil {
+			t.Errorf("flush to n3 during the partition: %v", err)
+		}
+		nc3.Close()
+		// A restarted node gets a new network namespace: the cut must return.
+		if err := c.Kill(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, "n3 up again", func() error { return getJSON(nodes[2].MonitorURL+"/varz", &cluster.Varz{}) })
+		time.Sleep(4 * time.Second) // routes would be up by now if nothing blocked them
+		if err := cut(); err != nil {
+			t.Fatalf("partition lost across a restart: %v", err)
+		}
+		if err := c.Heal(ctx); err != nil {
+			t.Fatal(err)
+		}
+		began = time.Now()
+		waitFor(t, 30*time.Second, "routes return", func() error {
+			for _, n := range nodes {
+				if p := peers(t, n); len(p) != 2 {
+					return fmt.Errorf("%s routes to %v", n.Name, p)
+				}
+			}
+			return nil
+		})
+		t.Logf("routes back %s after Heal", time.Since(began).Round(100*time.Millisecond))
+		waitFor(t, 60*time.Second, "cluster ready after heal", func() error { return cluster.WaitReady(ctx, c, 5*time.Second) })
+	})
+
+	t.Run("OOM", func(t *testing.T) {
+		// GOMEMLIMIT stays at 80 % of 512 MiB (it cannot follow a new limit),
+		// so the Go runtime does not hold back and the kernel kills.
+		if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "MEM", Subjects: []string{"mem.>"}, Replicas: 3, Storage: jetstream.MemoryStorage}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SetMemoryLimit(ctx, 0, 80<<20); err != nil {
+			t.Fatal(err)
+		}
+		payload := make([]byte, 64<<10)
+		deadline := time.Now().Add(90 * time.Second)
+		var st cluster.NodeState
+		for sent := 0; ; sent++ {
+			var err error
+			if st, err = c.State(ctx, 0); err != nil {
+				t.Fatal(err)
+			}
+			if st.OOMKills > 0 {
+				break
+			}
+			if time.Now().After(deadline) || sent > 4000 {
+				t.Fatalf("no OOM kill after %d MiB: %+v", sent*len(payload)>>20, st)
+			}
+			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			js.Publish(pctx, "mem.x", payload) // errors expected once n1 dies
+			cancel()
+		}
+		t.Logf("n1 after the OOM kill: %+v", st)
+		if st.Restarts < 1 && !st.OOMKilled {
+			waitFor(t, 10*time.Second, "OOMKilled or an automatic restart", func() error {
+				if st, _ = c.State(ctx, 0); st.OOMKilled || st.Restarts > 0 {
+					return nil
+				}
+				return fmt.Errorf("%+v", st)
+			})
+		}
+		// Stop the crash loop: lift the limit, drop the memory stream.
+		if err := c.SetMemoryLimit(ctx, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 60*time.Second, "drop MEM", func() error {
+			dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			return js.DeleteStream(dctx, "MEM")
+		})
+		if err := c.Start(ctx, 0); err != nil { // in case it is down between restarts
+			t.Fatal(err)
+		}
+		waitFor(t, 90*time.Second, "cluster ready after the OOM", func() error { return cluster.WaitReady(ctx, c, 5*time.Second) })
+	})
+
+	t.Run("Close", func(t *testing.T) {
+		if err := c.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Close(ctx); err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+		for _, n := range nodes {
+			b, err := os.ReadFile(filepath.Join(dir, "logs", n.Name+".log"))
+			if err != nil || !strings.Contains(string(b), "Server is ready") {
+				t.Errorf("%s.log: %d bytes, %v", n.Name, len(b), err)
+			}
+		}
+		if err := checkNoLeftovers(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+}

@@ -1,0 +1,168 @@
+package docker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/client"
+)
+
+// Partition cuts the private network between groups with netfault inside
+// every running node: each node drops packets to and from the addresses of
+// all nodes outside its group. Client traffic comes from the host through the
+// published ports (the bridge gateway address), which is never blocked.
+// Nodes that are down or paused get their rules when they come back.
+func (c *dockerCluster) Partition(ctx context.Context, groups [][]int) error {
+	if err := validGroups(groups, len(c.nodes)); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.groups = append([][]int{}, groups...)
+	if c.groups == nil {
+		c.groups = [][]int{} // non-nil: partitioned, with everyone alone
+	}
+	c.mu.Unlock()
+	return c.applyPartition(ctx)
+}
+
+// Heal removes every partition rule.
+func (c *dockerCluster) Heal(ctx context.Context) error {
+	c.mu.Lock()
+	c.groups = nil
+	c.mu.Unlock()
+	return c.applyPartition(ctx)
+}
+
+func validGroups(groups [][]int, n int) error {
+	seen := map[int]bool{}
+	for _, g := range groups {
+		for _, i := range g {
+			if i < 0 || i >= n {
+				return fmt.Errorf("partition: no node %d in a %d-node cluster", i, n)
+			}
+			if seen[i] {
+				return fmt.Errorf("partition: node %d is in two groups", i)
+			}
+			seen[i] = true
+		}
+	}
+	return nil
+}
+
+// blockedFor lists, for every node, the nodes it must not talk to: all in
+// other groups, or all others when it is in no group. nil groups: none.
+func blockedFor(groups [][]int, n int) [][]int {
+	out := make([][]int, n)
+	if groups == nil {
+		return out
+	}
+	group := make([]int, n)
+	for i := range group {
+		group[i] = -1
+	}
+	for g, members := range groups {
+		for _, i := range members {
+			group[i] = g
+		}
+	}
+	for i := range n {
+		for j := range n {
+			if i != j && (group[i] < 0 || group[i] != group[j]) {
+				out[i] = append(out[i], j)
+			}
+		}
+	}
+	return out
+}
+
+// applyPartition makes every running, unpaused node's rules match the
+// partition in force. Addresses are read afresh: a restarted container may
+// have a new one. A down node keeps its last known address, so its peers
+// still block it when it returns before the next apply.
+func (c *dockerCluster) applyPartition(ctx context.Context) error {
+	c.applyMu.Lock()
+	defer c.applyMu.Unlock()
+	up := make([]bool, len(c.nodes))
+	var errs []error
+	for i, n := range c.nodes {
+		st, err := c.inspect(ctx, n)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		up[i] = st.State.Running && !st.State.Paused && !st.State.Restarting
+		if ep := st.NetworkSettings; ep != nil && ep.Networks[c.netName] != nil && ep.Networks[c.netName].IPAddress.IsValid() {
+			c.mu.Lock()
+			n.ip = ep.Networks[c.netName].IPAddress.String()
+			c.mu.Unlock()
+		}
+	}
+	c.mu.Lock()
+	blocked := blockedFor(c.groups, len(c.nodes))
+	ips := make([]string, len(c.nodes))
+	for i, n := range c.nodes {
+		ips[i] = n.ip
+	}
+	c.mu.Unlock()
+	for i, n := range c.nodes {
+		if !up[i] {
+			continue
+		}
+		args := []string{"heal"}
+		if len(blocked[i]) > 0 {
+			args = []string{"isolate"}
+			for _, j := range blocked[i] {
+				if ips[j] != "" {
+					args = append(args, ips[j])
+				}
+			}
+			if len(args) == 1 {
+				args = []string{"heal"} // peers never had an address: nothing to block yet
+			}
+		}
+		if err := c.netfault(ctx, n, args...); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// netfault runs /netfault in the node as root (the container runs as the
+// caller's uid, and only root holds the NET_ADMIN capability added to it).
+func (c *dockerCluster) netfault(ctx context.Context, n *node, args ...string) error {
+	cmd := append([]string{"/netfault"}, args...)
+	ex, err := c.cli.ExecCreate(ctx, n.id, client.ExecCreateOptions{User: "0:0", AttachStdout: true, AttachStderr: true, Cmd: cmd})
+	if err != nil {
+		return fmt.Errorf("%s: netfault %s: %w", n.name, args[0], err)
+	}
+	att, err := c.cli.ExecAttach(ctx, ex.ID, client.ExecAttachOptions{})
+	if err != nil {
+		return fmt.Errorf("%s: netfault %s: %w", n.name, args[0], err)
+	}
+	defer att.Close()
+	var out bytes.Buffer
+	if _, err := stdcopy.StdCopy(&out, &out, att.Reader); err != nil {
+		return fmt.Errorf("%s: netfault %s: %w", n.name, args[0], err)
+	}
+	// The output ends when the process exits; its exit code may land a
+	// moment later.
+	var res client.ExecInspectResult
+	for try := 0; ; try++ {
+		if res, err = c.cli.ExecInspect(ctx, ex.ID, client.ExecInspectOptions{}); err != nil {
+			return fmt.Errorf("%s: netfault %s: %w", n.name, args[0], err)
+		}
+		if !res.Running || try == 20 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("%s: netfault %s exited %d: %s", n.name, args[0], res.ExitCode, strings.TrimSpace(out.String()))
+	}
+	return nil
+}

@@ -1,0 +1,291 @@
+package docker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+)
+
+// Ports inside every container; the host sees client and monitor ports on
+// 127.0.0.1, fixed per cluster. The cluster port stays on the private network.
+const (
+	clientPort  = 4222
+	monitorPort = 8222
+	routePort   = 6222
+	confPath    = "/etc/nats/nats.conf"
+	storeDir    = "/data"
+)
+
+// Runtime starts clusters of Docker containers. The zero value is ready.
+type Runtime struct {
+	// ReadyTimeout bounds Start's wait for every node to be healthy, routed
+	// and agreed on a meta leader. Default 90 s.
+	ReadyTimeout time.Duration
+	// StopTimeout is how long Stop lets a node shut down before Docker
+	// kills it. Default 30 s.
+	StopTimeout time.Duration
+}
+
+var _ cluster.Runtime = (*Runtime)(nil)
+
+// New returns a Runtime with default timeouts.
+func New() *Runtime { return &Runtime{} }
+
+// Name is "docker".
+func (r *Runtime) Name() string { return "docker" }
+
+// Supports says which controls are real; see supports.
+func (r *Runtime) Supports(c cluster.Capability) error { return supports(c) }
+
+// Start builds (or reuses) the node image, starts cfg.Nodes containers on a
+// private network and waits until the cluster is ready. On failure it removes
+// what it started and returns an error with the tail of the failing node's
+// log; the logs are also saved in cfg.Dir/logs.
+func (r *Runtime) Start(ctx context.Context, cfg cluster.Config) (cluster.Cluster, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Dir == "" {
+		return nil, errors.New("docker runtime: the config has no Dir for node configs, stores and logs")
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Dir = dir
+	if cfg.ServerVersion == "" {
+		cfg.ServerVersion = serverbin.DefaultVersion() // record what actually ran
+	}
+	cli, err := newClient()
+	if err != nil {
+		return nil, err
+	}
+	if err := ping(ctx, cli); err != nil {
+		cli.Close()
+		return nil, err
+	}
+	tag, err := image(ctx, cli, cfg.ServerVersion)
+	if err != nil {
+		cli.Close()
+		return nil, err
+	}
+	c := newCluster(cli, cfg, tag, r.StopTimeout)
+	// Cleanup must run even when ctx was cancelled (Ctrl-C during start).
+	cleanup := func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		c.Close(cctx)
+	}
+	if err := c.create(ctx); err != nil {
+		cleanup()
+		return nil, fmt.Errorf("docker cluster %s: %w", c.id, err)
+	}
+	ready := r.ReadyTimeout
+	if ready <= 0 {
+		ready = 90 * time.Second
+	}
+	if err := cluster.WaitReady(ctx, c, ready); err != nil {
+		tail := c.failingTail(context.WithoutCancel(ctx), err)
+		cleanup()
+		return nil, fmt.Errorf("docker cluster %s: %v\n%s", c.id, err, tail)
+	}
+	return c, nil
+}
+
+func newCluster(cli *client.Client, cfg cluster.Config, tag string, stop time.Duration) *dockerCluster {
+	if stop <= 0 {
+		stop = 30 * time.Second
+	}
+	id := clusterID(cfg.RunID, randomHex(3))
+	c := &dockerCluster{
+		cli: cli, cfg: cfg, image: tag, id: id, netName: "jschaos-" + id,
+		stopTimeout: stop, oomKills: map[int]int{},
+	}
+	for i := range cfg.Nodes {
+		name := cluster.NodeName(i)
+		n := &node{name: name, container: "jschaos-" + id + "-" + name}
+		if !cfg.StoreOnTmpfs {
+			n.dataDir = filepath.Join(cfg.Dir, "data", name)
+		}
+		c.nodes = append(c.nodes, n)
+	}
+	return c
+}
+
+var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
+
+// clusterID names a cluster's network and containers: the run ID made safe
+// for Docker names, plus a random suffix, so two clusters never collide.
+func clusterID(runID, suffix string) string {
+	s := strings.Trim(unsafeName.ReplaceAllString(runID, "-"), "-._")
+	if len(s) > 24 {
+		s = s[:24]
+	}
+	if s == "" {
+		return suffix
+	}
+	return s + "-" + suffix
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func (c *dockerCluster) labels(node string) map[string]string {
+	l := map[string]string{LabelKey: runValue, labelOwner: selfOwner, labelRun: c.cfg.RunID, labelCluster: c.id}
+	if node != "" {
+		l[labelNode] = node
+	}
+	return l
+}
+
+// create makes the network and containers and starts them.
+func (c *dockerCluster) create(ctx context.Context) error {
+	ports, err := freePorts(2 * len(c.nodes))
+	c.ports = ports
+	if err != nil {
+		return err
+	}
+	for _, d := range []string{"config", "data", "logs"} {
+		if err := os.MkdirAll(filepath.Join(c.cfg.Dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	c.watchEvents() // before any container starts, so no oom event is missed
+	nw, err := c.cli.NetworkCreate(ctx, c.netName, client.NetworkCreateOptions{Driver: "bridge", Labels: c.labels("")})
+	if err != nil {
+		return fmt.Errorf("create network: %w", err)
+	}
+	c.networkID = nw.ID
+	var routes []string
+	for _, n := range c.nodes {
+		routes = append(routes, fmt.Sprintf("%s:%d", n.name, routePort))
+	}
+	for i, n := range c.nodes {
+		n.clientPort, n.monitorPort = ports[2*i], ports[2*i+1]
+		if err := c.createNode(ctx, n, routes); err != nil {
+			return fmt.Errorf("%s: %w", n.name, err)
+		}
+	}
+	for _, n := range c.nodes {
+		if _, err := c.cli.ContainerStart(ctx, n.id, client.ContainerStartOptions{}); err != nil {
+			return fmt.Errorf("start %s: %w", n.name, err)
+		}
+	}
+	return nil
+}
+
+func (c *dockerCluster) createNode(ctx context.Context, n *node, routes []string) error {
+	conf := c.cfg.Render(cluster.ServerConf{
+		Name: n.name, ClientPort: clientPort, MonitorPort: monitorPort, ClusterPort: routePort,
+		Routes: routes, StoreDir: storeDir,
+	})
+	// Saved under Dir: the rendered configs are part of the run's record.
+	confFile := filepath.Join(c.cfg.Dir, "config", n.name+".conf")
+	if err := os.WriteFile(confFile, []byte(conf), 0o644); err != nil {
+		return err
+	}
+	hc := &container.HostConfig{
+		Binds:        []string{confFile + ":" + confPath + ":ro"},
+		NetworkMode:  container.NetworkMode(c.netName),
+		PortBindings: network.PortMap{},
+		CapAdd:       []string{"NET_ADMIN"}, // for netfault, run by docker exec as root
+	}
+	exposed := network.PortSet{} // Docker 20.10 publishes only exposed ports
+	for _, p := range [][2]int{{clientPort, n.clientPort}, {monitorPort, n.monitorPort}} {
+		cp, _ := network.PortFrom(uint16(p[0]), network.TCP)
+		exposed[cp] = struct{}{}
+		hc.PortBindings[cp] = []network.PortBinding{{HostIP: loopback, HostPort: fmt.Sprint(p[1])}}
+	}
+	if n.dataDir != "" {
+		if err := os.MkdirAll(n.dataDir, 0o755); err != nil {
+			return err
+		}
+		hc.Binds = append(hc.Binds, n.dataDir+":"+storeDir)
+	} else {
+		// A tmpfs lives as long as the container runs: stopping or killing
+		// the node loses its store, as Wipe would.
+		hc.Tmpfs = map[string]string{storeDir: "mode=1777"}
+	}
+	if m := c.cfg.MemoryLimit; m > 0 {
+		hc.Resources.Memory, hc.Resources.MemorySwap = m, m // equal: no swap
+	}
+	if c.cfg.AutoRestart {
+		// Docker does not restart after docker kill or stop, only after a
+		// death nobody asked for (OOM kill, crash); RestartCount counts those.
+		hc.RestartPolicy = container.RestartPolicy{Name: container.RestartPolicyOnFailure}
+	}
+	var env []string
+	if g := c.cfg.GoMemLimitFor(); g > 0 {
+		env = append(env, fmt.Sprintf("GOMEMLIMIT=%d", g))
+	}
+	cfg := &container.Config{
+		Image:    c.image,
+		Hostname: n.name,
+		// The caller's uid, so the store under Dir stays deletable by the
+		// caller; netfault runs as root through exec.
+		User:         fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()),
+		Env:          env,
+		Labels:       c.labels(n.name),
+		ExposedPorts: exposed,
+	}
+	res, err := c.cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+		Name: n.container, Config: cfg, HostConfig: hc,
+		NetworkingConfig: &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
+			c.netName: {Aliases: []string{n.name}},
+		}},
+	})
+	if err != nil {
+		return fmt.Errorf("create container: %w", err)
+	}
+	n.id = res.ID
+	return nil
+}
+
+// failingTail is the end of the log of the node most likely to blame for
+// err: one that is not running, else the one err names, else n1.
+func (c *dockerCluster) failingTail(ctx context.Context, err error) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	pick := -1
+	for i, n := range c.nodes {
+		if n.id == "" {
+			continue
+		}
+		if st, ierr := c.cli.ContainerInspect(ctx, n.id, client.ContainerInspectOptions{}); ierr == nil && !st.Container.State.Running {
+			pick = i
+			break
+		}
+	}
+	if pick < 0 {
+		pick = 0
+		if m := regexp.MustCompile(`\bn(\d+):`).FindStringSubmatch(err.Error()); m != nil {
+			fmt.Sscan(m[1], &pick)
+			pick--
+		}
+	}
+	if pick < 0 || pick >= len(c.nodes) || c.nodes[pick].id == "" {
+		return ""
+	}
+	tail, terr := c.logTail(ctx, c.nodes[pick].id, 20)
+	if terr != nil {
+		return fmt.Sprintf("(no log of %s: %v)", c.nodes[pick].name, terr)
+	}
+	return fmt.Sprintf("last lines of %s's log:\n%s", c.nodes[pick].name, tail)
+}
