@@ -3,6 +3,7 @@ package docker
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -248,5 +249,14 @@ func TestSupports(t *testing.T) {
 		if err := r.Supports(c); !errors.Is(err, cluster.ErrUnsupported) {
 			t.Errorf("Supports(%s) = %v, want a refusal", c, err)
 		}
+	}
+}
+
+func TestAvailableSaysWhatToTry(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+	err := Available(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "no Docker daemon answers at unix:///nonexistent/docker.sock") ||
+		!strings.Contains(err.Error(), "--runtime local") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Available = %v", err)
 	}
 }
