@@ -8,9 +8,29 @@
 // one history op per window. WaitRecovered waits, with a bound, until the
 // cluster is whole again after the final heal.
 //
-// Every check reads the ground truth the server exposes (monitoring
-// endpoints, stream info) or the runtime's own State; a check that could not
-// confirm an effect says so (Check.OK false with what it saw), never silently.
+// The faults, what they need from the runtime, and what is checked:
+//
+//	fault             needs            target               injected when                              healed when
+//	partition-one     partition        a random node        no /routez lists a peer across the cut      every node routes to all peers
+//	partition-leader  partition        stream leader (meta  same                                        same
+//	                                   leader if no stream)
+//	partition-halves  partition        random minority      same                                        same
+//	kill              kill             a random node        State not running and monitor port refuses  running, routes to all peers
+//	restart           stop (graceful)  a random node        same                                        same
+//	pause             pause            a random node        State paused and a monitor request times    same
+//	                                                        out
+//	wipe              kill, wipe       a random node        down (as kill) and Wipe returned            restarted node first shows the stream
+//	                                                                                                    with fewer messages than before the
+//	                                                                                                    kill, then /healthz OK, full routes
+//	stepdown          Env.JS, Stream   stream leader        stream info names another leader           the stream has a leader
+//	latency[=D]       latency          a random node        its route RTTs reach D                      RTTs below D/2
+//	loss[=P%]         loss             a random node        never (not observable): unverified          shaping removed
+//
+// A Schedule runs one fault at a time: a list of several is a mix the seed
+// picks from. Every check reads the ground truth the server exposes (monitoring
+// endpoints, stream info) or the runtime's own State, within
+// Env.VerifyWithin; a check that could not confirm an effect says so
+// (Check.OK false with what it saw), never silently.
 package nemesis
 
 import (
