@@ -124,7 +124,9 @@ func (c *dockerCluster) Stop(ctx context.Context, i int) error {
 
 // Start starts a stopped or killed node (a running one is left alone) and
 // puts back the partition in force: a new container start gets a fresh
-// network namespace, without the old rules, and maybe a new address.
+// network namespace, without the old rules, and maybe a new address. The
+// rules can only go in once the container runs, so for a few milliseconds a
+// restarted node of a partitioned cluster is unfiltered.
 func (c *dockerCluster) Start(ctx context.Context, i int) error {
 	n, err := c.node(i)
 	if err != nil {
@@ -218,9 +220,10 @@ func (c *dockerCluster) SetMemoryLimit(ctx context.Context, i int, bytes int64) 
 	return nil
 }
 
-// State reads the container's state. OOMKilled is about the last exit only
-// (Docker clears it on the next start); OOMKills counts every OOM kill seen
-// on the events stream since the cluster started.
+// State reads the container's state. OOMKilled is Docker's flag for the
+// last death (it stays set while the node runs again after an automatic
+// restart); OOMKills counts every OOM kill on the events stream since the
+// cluster started, and Restarts every restart Docker made by itself.
 func (c *dockerCluster) State(ctx context.Context, i int) (cluster.NodeState, error) {
 	n, err := c.node(i)
 	if err != nil {
@@ -293,30 +296,38 @@ func (c *dockerCluster) Close(ctx context.Context) error {
 	}
 	var errs []error
 	if !c.logsSaved {
-		for _, n := range c.nodes {
+		err := c.eachNode(func(n *node) error {
 			if n.id == "" {
-				continue
+				return nil
 			}
 			if err := c.saveLog(ctx, n); err != nil && !isNotFound(err) {
-				errs = append(errs, fmt.Errorf("save log of %s: %w", n.name, err))
+				return fmt.Errorf("save log of %s: %w", n.name, err)
 			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, err)
 		}
-		c.logsSaved = len(errs) == 0 // else the next call tries again
+		c.logsSaved = err == nil // else the next call tries again
 	}
 	if c.stopWatch != nil {
 		c.stopWatch()
 		<-c.watchDone
 		c.stopWatch = nil
 	}
-	removed := true
-	for _, n := range c.nodes {
+	err := c.eachNode(func(n *node) error {
 		if n.id == "" {
-			continue
+			return nil
 		}
 		_, err := c.cli.ContainerRemove(ctx, n.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 		if err != nil && !isNotFound(err) {
-			errs, removed = append(errs, fmt.Errorf("remove %s: %w", n.name, err)), false
+			return fmt.Errorf("remove %s: %w", n.name, err)
 		}
+		return nil
+	})
+	removed := err == nil
+	if err != nil {
+		errs = append(errs, err)
 	}
 	if c.networkID != "" && removed {
 		if _, err := c.cli.NetworkRemove(ctx, c.networkID, client.NetworkRemoveOptions{}); err != nil && !isNotFound(err) {

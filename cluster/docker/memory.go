@@ -12,8 +12,9 @@ import (
 
 // Memory is the node's memory cgroup usage: what the limit is compared
 // against, page cache included (the kernel reclaims that before an OOM
-// kill). It reads the cgroup file on the host, about 10 µs a read, because
-// the stats API takes about a second per call on this Docker, even one-shot.
+// kill). It reads the cgroup file on the host (about 20 µs a sample here),
+// because the stats API takes about a second per call on Docker 20.10, even
+// with one-shot (/varz would take about 1 ms).
 // Where the file cannot be read (a remote daemon, Docker Desktop) it falls
 // back to the server's resident set size from /varz, a different and smaller
 // figure that is still useful. A node that is down has no reading.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
@@ -179,16 +180,28 @@ func (c *dockerCluster) create(ctx context.Context) error {
 	}
 	for i, n := range c.nodes {
 		n.clientPort, n.monitorPort = ports[2*i], ports[2*i+1]
+	}
+	// In parallel: each create and start is a few hundred ms of daemon work.
+	return c.eachNode(func(n *node) error {
 		if err := c.createNode(ctx, n, routes); err != nil {
 			return fmt.Errorf("%s: %w", n.name, err)
 		}
-	}
-	for _, n := range c.nodes {
 		if _, err := c.cli.ContainerStart(ctx, n.id, client.ContainerStartOptions{}); err != nil {
 			return fmt.Errorf("start %s: %w", n.name, err)
 		}
+		return nil
+	})
+}
+
+// eachNode runs f on every node concurrently and joins the errors.
+func (c *dockerCluster) eachNode(f func(*node) error) error {
+	errs := make([]error, len(c.nodes))
+	var wg sync.WaitGroup
+	for i, n := range c.nodes {
+		wg.Go(func() { errs[i] = f(n) })
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func (c *dockerCluster) createNode(ctx context.Context, n *node, routes []string) error {
