@@ -239,6 +239,17 @@ func TestControls(t *testing.T) {
 				t.Errorf("%s URLs %s %s: want 127.0.0.1", n.Name, n.ClientURL, n.MonitorURL)
 			}
 		}
+		dc := c.(*dockerCluster)
+		st, err := dc.inspect(ctx, dc.nodes[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hc := st.HostConfig; hc == nil || hc.Memory != 512<<20 || hc.MemorySwap != 512<<20 || hc.RestartPolicy.Name != "on-failure" {
+			t.Errorf("host config %+v: want a 512 MiB limit, no swap, restart on failure", hc)
+		}
+		if env := strings.Join(st.Config.Env, " "); !strings.Contains(env, fmt.Sprintf("GOMEMLIMIT=%d", (512<<20)/10*8)) {
+			t.Errorf("env %q lacks GOMEMLIMIT at 80 %% of the limit", env)
+		}
 		if err := c.Supports(cluster.CapLatency); err == nil {
 			t.Error("latency is not implemented but Supports says yes")
 		}
