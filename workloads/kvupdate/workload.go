@@ -21,7 +21,6 @@ type Workload struct {
 	nodes []cluster.Node
 	admin *nats.Conn
 	js    jetstream.JetStream
-	obs   *observer
 	Stats Stats
 }
 
@@ -98,44 +97,46 @@ func Setup(ctx context.Context, nodes []cluster.Node, opts Options) (*Workload, 
 		w.Close()
 		return nil, err
 	}
-	// History 64 (the maximum) keeps the most revisions for the read-back;
-	// the observer still sees every one.
-	if _, err := w.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Bucket, Replicas: opts.Replicas, History: 64}); err != nil {
+	if _, err := w.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Bucket, Replicas: opts.Replicas}); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("create bucket: %w", err)
 	}
-	if err := w.setDirectGet(ctx); err != nil {
+	if err := w.configure(ctx); err != nil {
 		w.Close()
 		return nil, err
-	}
-	if w.obs, err = startObserver(ctx, w.js, opts.Bucket); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("observe stream: %w", err)
 	}
 	return w, nil
 }
 
-// setDirectGet turns Direct Get off with UpdateStream when asked (nats.go's
-// KV turns it on); clients bind their handles afterwards, so they see the
-// change. CreateKeyValue must not be called again: it would reset it.
-func (w *Workload) setDirectGet(ctx context.Context) error {
+// keepAll is the per-key history the bucket is given so that the stream
+// keeps every revision of the run and can be read back in full afterwards
+// (KV's own maximum is 64; nats.go refuses to bind a bucket with no limit).
+// Reads and expected-revision checks only look at a key's last message, so
+// this does not change what is being tested.
+const keepAll = 1_000_000_000
+
+// configure sets Direct Get as asked (nats.go's KV turns it on) and the
+// retention, with UpdateStream, and verifies both took. Clients bind their
+// handles afterwards, so they see the change; CreateKeyValue must not be
+// called again: it would reset it (facts.md "Direct Get").
+func (w *Workload) configure(ctx context.Context) error {
 	s, err := w.js.Stream(ctx, w.StreamName())
 	if err != nil {
 		return err
 	}
 	cfg := s.CachedInfo().Config
-	if cfg.AllowDirect != w.opts.DirectGet {
-		cfg.AllowDirect = w.opts.DirectGet
-		if s, err = w.js.UpdateStream(ctx, cfg); err != nil {
-			return fmt.Errorf("set allow_direct=%v: %w", w.opts.DirectGet, err)
-		}
+	cfg.AllowDirect = w.opts.DirectGet
+	cfg.MaxMsgsPerSubject = keepAll
+	if s, err = w.js.UpdateStream(ctx, cfg); err != nil {
+		return fmt.Errorf("set allow_direct=%v: %w", w.opts.DirectGet, err)
 	}
 	info, err := s.Info(ctx)
 	if err != nil {
 		return err
 	}
-	if info.Config.AllowDirect != w.opts.DirectGet {
-		return fmt.Errorf("stream %s has allow_direct=%v after asking for %v", w.StreamName(), info.Config.AllowDirect, w.opts.DirectGet)
+	if info.Config.AllowDirect != w.opts.DirectGet || info.Config.MaxMsgsPerSubject != keepAll {
+		return fmt.Errorf("stream %s has allow_direct=%v max_msgs_per_subject=%d after asking for %v and %d",
+			w.StreamName(), info.Config.AllowDirect, info.Config.MaxMsgsPerSubject, w.opts.DirectGet, keepAll)
 	}
 	return nil
 }
@@ -196,8 +197,10 @@ func (w *Workload) FinalReads(ctx context.Context, rec *history.Recorder) error 
 	return nil
 }
 
-// ReadStream returns every message of the bucket's stream, in order, and
-// whether none is missing.
+// ReadStream reads the bucket's stream back from its first message to its
+// last, in order. complete says the read reached the last sequence; a
+// sequence missing below it is a message the stream lost, which is the
+// checkers' business.
 func (w *Workload) ReadStream(ctx context.Context, bound time.Duration) ([]history.Entry, bool, error) {
 	s, err := w.js.Stream(ctx, w.StreamName())
 	if err != nil {
@@ -207,15 +210,19 @@ func (w *Workload) ReadStream(ctx context.Context, bound time.Duration) ([]histo
 	if err != nil {
 		return nil, false, err
 	}
-	entries, complete := w.obs.drain(ctx, info.State.LastSeq, bound)
+	if info.State.Msgs == 0 {
+		return nil, true, nil
+	}
+	obs, err := startObserver(ctx, w.js, w.opts.Bucket)
+	if err != nil {
+		return nil, false, fmt.Errorf("read stream: %w", err)
+	}
+	entries, complete := obs.drain(ctx, info.State.LastSeq, bound)
 	return entries, complete, nil
 }
 
 // Close drops the admin connection.
 func (w *Workload) Close() {
-	if w.obs != nil {
-		w.obs.cc.Stop()
-	}
 	if w.admin != nil {
 		w.admin.Close()
 	}
