@@ -39,6 +39,7 @@ const (
 	ErrTimeout         ErrKind = "timeout"                 // indeterminate
 	ErrNoResponders    ErrKind = "no_responders"           // nothing took the request
 	ErrKeyExists       ErrKind = "key_exists"              // create on a key that has a value
+	ErrUnavailable     ErrKind = "unavailable"             // 10008: JetStream temporarily unavailable (503)
 	ErrOther           ErrKind = "other"
 )
 

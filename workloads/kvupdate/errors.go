@@ -47,6 +47,9 @@ func classify(err error, write bool) classified {
 			}
 		case jetstream.JSErrCodeStreamWrongLastSequenceConstant:
 			c.Kind = history.ErrWrongLastSeqAny
+		case errCodeUnavailable:
+			// The server answered that it cannot serve the request now.
+			c.Kind = history.ErrUnavailable
 		}
 	case errors.Is(err, nats.ErrNoResponders), errors.Is(err, jetstream.ErrNoStreamResponse):
 		// Nothing took the request, so a write was not applied.
@@ -86,3 +89,7 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+// errCodeUnavailable is the server's JSClusterNotAvailErr ("JetStream system
+// temporarily unavailable", 503); nats.go has no constant for it.
+const errCodeUnavailable jetstream.ErrorCode = 10008

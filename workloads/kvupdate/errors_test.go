@@ -31,6 +31,8 @@ func TestClassify(t *testing.T) {
 			classified{Outcome: history.Fail, Kind: history.ErrKeyExists, Code: 10071, Seq: 42}},
 		{"write timeout is indeterminate", context.DeadlineExceeded, true, classified{Outcome: history.Info, Kind: history.ErrTimeout}},
 		{"read timeout is a failure", nats.ErrTimeout, false, classified{Outcome: history.Fail, Kind: history.ErrTimeout}},
+		{"10008 unavailable", &jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}, false,
+			classified{Outcome: history.Fail, Kind: history.ErrUnavailable, Code: 10008}},
 		{"no responders", nats.ErrNoResponders, true, classified{Outcome: history.Fail, Kind: history.ErrNoResponders}},
 		{"unknown write error stays open", errors.New("boom"), true, classified{Outcome: history.Info, Kind: history.ErrOther}},
 		{"unknown read error fails", errors.New("boom"), false, classified{Outcome: history.Fail, Kind: history.ErrOther}},
