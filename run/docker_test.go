@@ -28,7 +28,7 @@ func TestDockerAcceptance(t *testing.T) {
 		Workload: "kv-update", Runtime: "docker", Store: t.TempDir(), TimeLimit: 10 * time.Second,
 		DirectGet: []bool{true, false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},
 		NemesisInterval: 5 * time.Second, Seed: 11, RecoveryTimeout: 60 * time.Second, CheckTimeout: 60 * time.Second,
-		KV: kvupdate.Options{}.WithDefaults(), Command: "chaos run --seed=11",
+		KV: []kvupdate.Options{kvupdate.Options{}.WithDefaults()}, Command: "chaos run --seed=11",
 	}
 	out, _ := os.Create(filepath.Join(t.TempDir(), "out.txt"))
 	defer out.Close()

@@ -48,7 +48,7 @@ func (r *runner) runKVCell(ctx context.Context, cell Cell, dir string) (res Cell
 	res.Nodes = c.Nodes()
 	res.phase("cluster_start", t)
 
-	opts := r.spec.KV
+	opts := cell.Workload
 	opts.DirectGet, opts.Seed = cell.DirectGet, r.spec.Seed
 	res.KV = opts
 	t = time.Now()

@@ -29,8 +29,8 @@ func (s Spec) Validate() error {
 	if s.TimeLimit < time.Second {
 		return fmt.Errorf("--time-limit %s is below 1s", s.TimeLimit)
 	}
-	if len(s.DirectGet) == 0 || len(s.ServerVersions) == 0 || len(s.Nemeses) == 0 {
-		return fmt.Errorf("empty matrix: --direct-get, --server-version and --nemesis each need a value")
+	if len(s.DirectGet) == 0 || len(s.ServerVersions) == 0 || len(s.Nemeses) == 0 || len(s.KV) == 0 {
+		return fmt.Errorf("empty matrix: --direct-get, --server-version, --nemesis and the workload flags each need a value")
 	}
 	for _, n := range s.Nemeses {
 		if _, err := nemesis.Parse(n); err != nil {
@@ -50,7 +50,12 @@ func (s Spec) Validate() error {
 			return err
 		}
 	}
-	return s.KV.Validate(cfg.Nodes)
+	for _, kv := range s.KV {
+		if err := kv.Validate(cfg.Nodes); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Refuse says, before anything starts, whether the runtime can do every

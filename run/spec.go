@@ -15,41 +15,48 @@ import (
 
 // Spec is everything a run was asked to do. It is saved as run.json.
 type Spec struct {
-	Workload        string           `json:"workload"`
-	Runtime         string           `json:"runtime"` // auto, docker or local
-	Store           string           `json:"store"`
-	TimeLimit       time.Duration    `json:"time_limit"`
-	DirectGet       []bool           `json:"direct_get"`
-	ServerVersions  []string         `json:"server_versions"`
-	Nemeses         []string         `json:"nemeses"` // each a comma-separated fault list
-	NemesisInterval time.Duration    `json:"nemesis_interval"`
-	Seed            uint64           `json:"seed"`
-	RecoveryTimeout time.Duration    `json:"recovery_timeout"`
-	CheckTimeout    time.Duration    `json:"check_timeout"`
-	KeepData        bool             `json:"keep_data"`
-	Cluster         cluster.Config   `json:"cluster"` // template; each cell fills version and dir
-	KV              kvupdate.Options `json:"kv"`
-	Command         string           `json:"command"` // the exact command that reruns this run
+	Workload        string         `json:"workload"`
+	Runtime         string         `json:"runtime"` // auto, docker or local
+	Store           string         `json:"store"`
+	TimeLimit       time.Duration  `json:"time_limit"`
+	DirectGet       []bool         `json:"direct_get"`
+	ServerVersions  []string       `json:"server_versions"`
+	Nemeses         []string       `json:"nemeses"` // each a comma-separated fault list
+	NemesisInterval time.Duration  `json:"nemesis_interval"`
+	Seed            uint64         `json:"seed"`
+	RecoveryTimeout time.Duration  `json:"recovery_timeout"`
+	CheckTimeout    time.Duration  `json:"check_timeout"`
+	KeepData        bool           `json:"keep_data"`
+	Cluster         cluster.Config `json:"cluster"` // template; each cell fills version and dir
+	// KV lists the workload settings; each is a cell (with every other axis).
+	KV      []kvupdate.Options `json:"kv"`
+	Command string             `json:"command"` // the exact command that reruns this run
 }
 
 // Cell is one combination of the matrix.
 type Cell struct {
-	Name          string `json:"name"`
-	DirectGet     bool   `json:"direct_get"`
-	ServerVersion string `json:"server_version"`
-	Nemesis       string `json:"nemesis"`
+	Name          string           `json:"name"`
+	DirectGet     bool             `json:"direct_get"`
+	ServerVersion string           `json:"server_version"`
+	Nemesis       string           `json:"nemesis"`
+	Workload      kvupdate.Options `json:"workload"`
+	workloadTag   string           // what sets this cell's workload apart, "" when nothing does
 }
 
 // Cells expands the matrix in a stable order: versions, then nemeses, then
-// Direct Get (so on and off of one setting stand side by side).
+// workload settings, then Direct Get (so on and off of one setting stand
+// side by side). Names carry only the axes that vary.
 func (s Spec) Cells() []Cell {
+	tags := workloadTags(s.KV)
 	var cells []Cell
 	for _, v := range s.ServerVersions {
 		for _, n := range s.Nemeses {
-			for _, dg := range s.DirectGet {
-				c := Cell{DirectGet: dg, ServerVersion: v, Nemesis: n}
-				c.Name = c.name(len(s.ServerVersions) > 1, len(s.Nemeses) > 1)
-				cells = append(cells, c)
+			for i, kv := range s.KV {
+				for _, dg := range s.DirectGet {
+					c := Cell{DirectGet: dg, ServerVersion: v, Nemesis: n, Workload: kv, workloadTag: tags[i]}
+					c.Name = c.name(len(s.ServerVersions) > 1, len(s.Nemeses) > 1)
+					cells = append(cells, c)
+				}
 			}
 		}
 	}
@@ -64,8 +71,46 @@ func (c Cell) name(withVersion, withNemesis bool) string {
 	if withNemesis {
 		parts = append(parts, strings.ReplaceAll(c.Nemesis, ",", "+"))
 	}
+	if c.workloadTag != "" {
+		parts = append(parts, c.workloadTag)
+	}
 	parts = append(parts, "direct-get-"+onOff(c.DirectGet))
 	return strings.Join(parts, "_")
+}
+
+// workloadTags names each workload setting by the fields that differ
+// between them, e.g. "keys-10+clients-20".
+func workloadTags(kvs []kvupdate.Options) []string {
+	tags := make([]string, len(kvs))
+	if len(kvs) < 2 {
+		return tags
+	}
+	fields := []struct {
+		name string
+		val  func(kvupdate.Options) string
+	}{
+		{"keys", func(o kvupdate.Options) string { return fmt.Sprint(o.Keys) }},
+		{"clients", func(o kvupdate.Options) string { return fmt.Sprint(o.Clients) }},
+		{"pattern", func(o kvupdate.Options) string { return string(o.Pattern) }},
+		{"replicas", func(o kvupdate.Options) string { return fmt.Sprint(o.Replicas) }},
+		{"rate", func(o kvupdate.Options) string { return fmt.Sprint(o.Rate) }},
+	}
+	for _, f := range fields {
+		first, varies := f.val(kvs[0]), false
+		for _, o := range kvs[1:] {
+			varies = varies || f.val(o) != first
+		}
+		if !varies {
+			continue
+		}
+		for i, o := range kvs {
+			if tags[i] != "" {
+				tags[i] += "+"
+			}
+			tags[i] += f.name + "-" + f.val(o)
+		}
+	}
+	return tags
 }
 
 func onOff(b bool) string {
@@ -80,6 +125,11 @@ func (c Cell) Label() string {
 	s := "Direct Get " + onOff(c.DirectGet)
 	if c.Nemesis != "" && c.Nemesis != "none" {
 		s += ", nemesis " + c.Nemesis
+	}
+	if c.workloadTag != "" {
+		for _, part := range strings.Split(c.workloadTag, "+") {
+			s += ", " + strings.Replace(part, "-", " ", 1)
+		}
 	}
 	return s + ", nats-server " + c.ServerVersion
 }

@@ -21,15 +21,16 @@ import (
 
 type runFlags struct {
 	workload, runtime, store string
-	directGet, pattern       string
+	directGet                string
+	patterns                 []string
 	versions, nemeses        []string
 	timeLimit, interval      time.Duration
 	recovery, checkTimeout   time.Duration
 	opTimeout, pingInterval  time.Duration
 	syncInterval             string
 	seed                     uint64
-	keys, clients, replicas  int
-	rate                     float64
+	keys, clients, replicas  []int
+	rates                    []float64
 	keepData                 bool
 }
 
@@ -62,11 +63,11 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults as a comma-separated list (combined in one cell); repeat the flag for more cells")
 	fl.DurationVar(&f.interval, "nemesis-interval", 10*time.Second, "how long each fault lasts, and the quiet gap between faults")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one; it is printed and stored)")
-	fl.IntVar(&f.keys, "keys", 10, "number of keys")
-	fl.IntVar(&f.clients, "clients", 10, "number of clients, spread over the nodes")
-	fl.StringVar(&f.pattern, "pattern", string(kvupdate.SingleWriter), "single-writer (one writer per key: get, then update), contended (any client, any key) or blind-put")
-	fl.IntVar(&f.replicas, "replicas", 3, "bucket replicas")
-	fl.Float64Var(&f.rate, "rate", 0, "total ops/s over all clients (0: as fast as they go)")
+	fl.IntSliceVar(&f.keys, "keys", []int{10}, "number of keys (a comma list makes one cell each)")
+	fl.IntSliceVar(&f.clients, "clients", []int{10}, "number of clients, spread over the nodes (list: cells)")
+	fl.StringSliceVar(&f.patterns, "pattern", []string{string(kvupdate.SingleWriter)}, "single-writer (one writer per key: get, then update), contended (any client, any key) or blind-put (list: cells)")
+	fl.IntSliceVar(&f.replicas, "replicas", []int{3}, "bucket replicas (list: cells)")
+	fl.Float64SliceVar(&f.rates, "rate", []float64{0}, "total ops/s over all clients, 0 = as fast as they go (list: cells)")
 	fl.DurationVar(&f.opTimeout, "op-timeout", 2*time.Second, "timeout of one KV operation; a write that times out is indeterminate")
 	fl.DurationVar(&f.pingInterval, "route-ping-interval", time.Second, "cluster route ping interval; short, so a partition is noticed in seconds")
 	fl.StringVar(&f.syncInterval, "sync-interval", "", "JetStream sync_interval: a duration or \"always\" (empty: the server default)")
@@ -88,13 +89,30 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 		Workload: f.workload, Runtime: f.runtime, Store: f.store, TimeLimit: f.timeLimit,
 		DirectGet: dg, ServerVersions: f.versions, Nemeses: f.nemeses, NemesisInterval: f.interval,
 		Seed: f.seed, RecoveryTimeout: f.recovery, CheckTimeout: f.checkTimeout, KeepData: f.keepData,
-		KV: kvupdate.Options{Keys: f.keys, Clients: f.clients, Pattern: kvupdate.Pattern(f.pattern),
-			Replicas: f.replicas, Rate: f.rate, OpTimeout: f.opTimeout}.WithDefaults(),
+		KV:      f.workloads(),
 		Command: rerunCommand(cmd, f.seed),
 	}
 	s.Cluster.RoutePingInterval = f.pingInterval
 	s.Cluster.SyncInterval = f.syncInterval
 	return s, s.Validate()
+}
+
+// workloads is the cross product of the workload flags' lists.
+func (f *runFlags) workloads() []kvupdate.Options {
+	var out []kvupdate.Options
+	for _, k := range f.keys {
+		for _, c := range f.clients {
+			for _, p := range f.patterns {
+				for _, r := range f.replicas {
+					for _, rate := range f.rates {
+						out = append(out, kvupdate.Options{Keys: k, Clients: c, Pattern: kvupdate.Pattern(p),
+							Replicas: r, Rate: rate, OpTimeout: f.opTimeout}.WithDefaults())
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // rerunCommand is the exact command, with the seed, that reruns this run.
