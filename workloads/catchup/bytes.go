@@ -1,0 +1,136 @@
+package catchup
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Bytes is a size given on the command line as 4096, 4KiB, 40MB, 1.5GiB or
+// 6GB: decimal units (kB, MB, GB, TB) are powers of 1000, binary ones (KiB,
+// MiB, GiB, TiB) powers of 1024, as operators write them in Kubernetes
+// limits and as nats-server's own configs do. It implements pflag.Value, so
+// a flag can hold it directly.
+type Bytes int64
+
+var units = []struct {
+	suffix string
+	mult   float64
+}{
+	// Longest suffixes first, so "KiB" is not read as "B".
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+	{"ki", 1 << 10}, {"mi", 1 << 20}, {"gi", 1 << 30}, {"ti", 1 << 40},
+	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
+	{"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12},
+	{"b", 1},
+}
+
+// ParseBytes reads a size; see Bytes.
+func ParseBytes(s string) (Bytes, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	t = strings.TrimSuffix(t, "/s") // a rate may be written 40MB/s
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) || v*mult > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%q is not a size such as 4096, 4KiB, 40MB or 1.5GiB", s)
+	}
+	return Bytes(math.Round(v * mult)), nil
+}
+
+// String prints the size in the largest binary unit it reaches, to two
+// decimals at most (4KiB, 1.5GiB, 5.59GiB).
+func (b Bytes) String() string {
+	v := float64(b)
+	for _, u := range []struct {
+		name string
+		mult float64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if math.Abs(v) >= u.mult {
+			return short(v/u.mult) + u.name
+		}
+	}
+	return strconv.FormatInt(int64(b), 10) + "B"
+}
+
+// short formats f with at most two decimals and no trailing zeros.
+func short(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 2, 64)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// Set implements pflag.Value.
+func (b *Bytes) Set(s string) error {
+	v, err := ParseBytes(s)
+	if err != nil {
+		return err
+	}
+	*b = v
+	return nil
+}
+
+// Type implements pflag.Value.
+func (b *Bytes) Type() string { return "size" }
+
+// GoMemLimit is the GOMEMLIMIT policy of --gomemlimit: Auto (0) is the
+// documented default, 80 % of --memory-limit (cluster.Config.GoMemLimitFor),
+// leaving headroom for memory the Go runtime does not account for, and unset
+// when there is no limit; Off (-1) leaves GOMEMLIMIT unset; a positive value
+// is used as is.
+type GoMemLimit int64
+
+const (
+	GoMemLimitAuto GoMemLimit = 0
+	GoMemLimitOff  GoMemLimit = -1
+)
+
+// String prints auto, off or the size.
+func (g GoMemLimit) String() string {
+	switch {
+	case g == GoMemLimitAuto:
+		return "auto"
+	case g < 0:
+		return "off"
+	}
+	return Bytes(g).String()
+}
+
+// Set implements pflag.Value: auto, off or a size.
+func (g *GoMemLimit) Set(s string) error {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "auto", "":
+		*g = GoMemLimitAuto
+		return nil
+	case "off", "unset", "none":
+		*g = GoMemLimitOff
+		return nil
+	}
+	v, err := ParseBytes(s)
+	if err != nil || v == 0 {
+		return fmt.Errorf("%q: want auto, off or a size such as 1200MiB", s)
+	}
+	*g = GoMemLimit(v)
+	return nil
+}
+
+// Type implements pflag.Value.
+func (g *GoMemLimit) Type() string { return "auto|off|size" }
+
+// Bytes is the GOMEMLIMIT in bytes the policy gives for a hard limit; 0
+// means leave it unset.
+func (g GoMemLimit) Bytes(memoryLimit Bytes) int64 {
+	switch {
+	case g > 0:
+		return int64(g)
+	case g < 0 || memoryLimit <= 0:
+		return 0
+	}
+	return int64(memoryLimit) / 10 * 8 // the same 80 % as cluster.Config.GoMemLimitFor
+}

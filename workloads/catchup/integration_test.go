@@ -1,0 +1,182 @@
+package catchup
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
+)
+
+// Integration tests: real 3-node clusters in Docker at a tiny scale (tens
+// of MB), each well under a minute.
+
+func needDocker(t *testing.T) *docker.Runtime {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs Docker, skipped with -short")
+	}
+	os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	os.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "localhost")
+	if err := docker.Available(context.Background()); err != nil {
+		t.Skip("integration test:", err)
+	}
+	return docker.New()
+}
+
+// tee is the test log and a copy kept for assertions.
+type tee struct {
+	t   *testing.T
+	buf bytes.Buffer
+}
+
+func (w *tee) Write(p []byte) (int, error) {
+	w.buf.Write(p)
+	for _, l := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		w.t.Log(l)
+	}
+	return len(p), nil
+}
+
+func tiny() Options {
+	o := Defaults
+	o.Backlog, o.Payload = 32<<20, 4<<10
+	o.Rate, o.Down = 2<<20, 2*time.Second
+	o.CatchupTimeout, o.Settle = 45*time.Second, 2*time.Second
+	o.RecoveryTimeout, o.VerifyTimeout = 60*time.Second, 60*time.Second
+	o.ReadRate = 20
+	return o
+}
+
+func TestDockerCatchupValid(t *testing.T) {
+	rt := needDocker(t)
+	dir := t.TempDir()
+	out := &tee{t: t}
+	opts := tiny()
+	opts.DirectGet = true
+	start := time.Now()
+	res := RunCell(context.Background(), rt, cluster.Config{RunID: "catchup-test"}, opts, dir, false, out)
+	t.Logf("cell took %s", time.Since(start).Round(time.Second))
+	if res.Error != "" {
+		t.Fatalf("harness error: %s", res.Error)
+	}
+	if res.Verdict != checker.Valid {
+		t.Errorf("verdict %s, want valid", res.Verdict)
+	}
+	byName := map[string]checker.Result{}
+	for _, c := range res.Checks {
+		byName[c.Name] = c
+	}
+	for _, name := range []string{"oom-kill", "crash-loop", "catch-up", "recovery", "replicas-agree", "acked-present"} {
+		if c, ok := byName[name]; !ok || c.Verdict != checker.Valid {
+			t.Errorf("check %s = %+v, want valid", name, c)
+		}
+	}
+	in := res.Integrity
+	if in.Acked == 0 || in.Missing != 0 || !in.Complete || in.Distinct < in.Acked {
+		t.Errorf("integrity %+v", in)
+	}
+	if res.Stream.RestartBytes < uint64(opts.Backlog) {
+		t.Errorf("stream held %d bytes at the restart, want at least the %d backlog", res.Stream.RestartBytes, opts.Backlog)
+	}
+	if !res.CatchUp.Completed || res.CatchUp.Seconds <= 0 {
+		t.Errorf("catch-up %+v", res.CatchUp)
+	}
+	// Memory of every node, at least 4 samples a second over the run.
+	tm := targetMemory(res)
+	if tm == nil {
+		t.Fatal("no memory series of the target")
+	}
+	for _, m := range res.Memory {
+		from := m.Usage.T[0]
+		if m.Node == res.Target { // it was down until the restart
+			from = res.CatchUp.RestartAtMs + 3000
+		}
+		n, last := 0, int64(0)
+		for _, t := range m.Usage.T {
+			if t >= from {
+				n, last = n+1, t
+			}
+		}
+		if rate := float64(n) / (float64(last-from) / 1000); rate < 3.5 || m.PeakRSS <= 0 {
+			t.Errorf("%s: %d usage samples over %dms (%.1f/s), peak rss %d", m.Node, n, last-from, rate, m.PeakRSS)
+		}
+	}
+	for _, f := range []string{ResultFile, MemoryFile, LagFile, PublishFile, EventsFile, HealthFile, "logs/n1.log"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("file %s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
+		t.Errorf("stores not deleted: %v", err)
+	}
+	for _, want := range []string{"catch-up of", "peak memory", "acked-present", "memory of " + res.Target} {
+		if !strings.Contains(out.buf.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+// A limit the catch-up exceeds, GOMEMLIMIT unset, AutoRestart on: the node
+// is OOM-killed again and again, and the cell says so, with times, well
+// before the catch-up bound.
+func TestDockerCatchupOOMCrashLoop(t *testing.T) {
+	rt := needDocker(t)
+	dir := t.TempDir()
+	out := &tee{t: t}
+	opts := tiny()
+	opts.Backlog = 96 << 20
+	opts.MemoryLimit, opts.GoMemLimit = 48<<20, GoMemLimitOff
+	opts.CatchupTimeout = 3 * time.Minute
+	start := time.Now()
+	res := RunCell(context.Background(), rt, cluster.Config{RunID: "catchup-oom-test"}, opts, dir, false, io.MultiWriter(out))
+	took := time.Since(start)
+	t.Logf("cell took %s", took.Round(time.Second))
+	if res.Error != "" {
+		t.Fatalf("harness error: %s", res.Error)
+	}
+	var oom, loop checker.Result
+	for _, c := range res.Checks {
+		switch c.Name {
+		case "oom-kill":
+			oom = c
+		case "crash-loop":
+			loop = c
+		}
+	}
+	if oom.Verdict != checker.Invalid || oom.Counts["oom_kills"] < 1 {
+		t.Errorf("oom-kill check %+v, want invalid with kills", oom)
+	}
+	if loop.Verdict != checker.Invalid {
+		t.Errorf("crash-loop check %+v, want invalid", loop)
+	}
+	if res.CatchUp.Outcome != OutcomeCrashLoop {
+		t.Errorf("catch-up outcome %q, want %q", res.CatchUp.Outcome, OutcomeCrashLoop)
+	}
+	if res.CatchUp.Seconds > opts.CatchupTimeout.Seconds()/2 {
+		t.Errorf("gave up after %.0fs: the crash loop should end the wait long before the %s bound", res.CatchUp.Seconds, opts.CatchupTimeout)
+	}
+	var kills []Event
+	for _, e := range res.Events {
+		if e.Kind == EvOOMKill && e.Node == res.Target {
+			kills = append(kills, e)
+		}
+	}
+	if len(kills) < 1 || kills[0].TMs < res.CatchUp.RestartAtMs {
+		t.Errorf("OOM kill events of %s: %+v (restart at %d ms)", res.Target, kills, res.CatchUp.RestartAtMs)
+	}
+	if !strings.Contains(out.buf.String(), "CRASH LOOP") {
+		t.Error("output does not say CRASH LOOP")
+	}
+	// The heal lifts the limit: the data must still all be there.
+	if c := res.Integrity; !c.Complete || c.Missing != 0 {
+		t.Errorf("integrity after the heal: %+v", c)
+	}
+}

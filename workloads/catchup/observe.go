@@ -1,0 +1,441 @@
+package catchup
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+)
+
+// The observer samples, each on its own goroutine so that one slow or dead
+// node never delays another's readings:
+//
+//	what                         how                                   every
+//	memory as the limit sees it  Cluster.Memory (docker: the cgroup's   SampleInterval (<= 250 ms)
+//	                             usage, page cache included)
+//	resident memory              /varz mem (the process's RSS)          SampleInterval
+//	runtime state                Cluster.State (OOM kills, restarts)    250 ms
+//	health                       /healthz, full                         1 s
+//	the target's lag             target /jsz + leader stream info       500 ms
+//
+// The cgroup figure is what an OOM kill compares with the limit, but it
+// counts page cache, which a node writing a 6 GB stream fills: on an
+// unlimited node it grows with the stream and says nothing about the
+// server. RSS is the server's own memory and the figure to compare across
+// versions; both are kept.
+
+// Series is a time series: T in ms since the run began, V the values.
+type Series struct {
+	T []int64 `json:"t_ms"`
+	V []int64 `json:"v"`
+}
+
+func (s *Series) add(t, v int64) {
+	s.T = append(s.T, t)
+	s.V = append(s.V, v)
+}
+
+// Peak is the largest value and when it was seen (-1 when empty).
+func (s Series) Peak() (v, t int64) {
+	t = -1
+	for i, x := range s.V {
+		if t < 0 || x > v {
+			v, t = x, s.T[i]
+		}
+	}
+	return v, t
+}
+
+// PeakBetween is the peak over from <= T < to (-1 time when none).
+func (s Series) PeakBetween(from, to int64) (v, t int64) {
+	t = -1
+	for i, x := range s.V {
+		if s.T[i] >= from && s.T[i] < to && (t < 0 || x > v) {
+			v, t = x, s.T[i]
+		}
+	}
+	return v, t
+}
+
+// At is the last value at or before t, or 0 when none.
+func (s Series) At(t int64) int64 {
+	var v int64
+	for i, ti := range s.T {
+		if ti > t {
+			break
+		}
+		v = s.V[i]
+	}
+	return v
+}
+
+// HealthSample is one /healthz answer (Status 0: no answer).
+type HealthSample struct {
+	TMs    int64  `json:"t_ms"`
+	Node   string `json:"node"`
+	OK     bool   `json:"ok"`
+	Status int    `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// LagSample is the target's progress as it and the stream leader see it.
+type LagSample struct {
+	TMs int64 `json:"t_ms"`
+	// The target's own copy, from its /jsz.
+	TargetHas     bool   `json:"target_has_stream"`
+	TargetMsgs    uint64 `json:"target_msgs"`
+	TargetBytes   uint64 `json:"target_bytes"`
+	TargetLastSeq uint64 `json:"target_last_seq"`
+	TargetHealthy bool   `json:"target_healthy"`
+	TargetHealth  string `json:"target_health,omitempty"` // why not healthy
+	// The leader's view, from stream info.
+	Leader         string `json:"leader,omitempty"`
+	LeaderMsgs     uint64 `json:"leader_msgs"`
+	LeaderBytes    uint64 `json:"leader_bytes"`
+	LeaderLastSeq  uint64 `json:"leader_last_seq"`
+	ReplicaLag     uint64 `json:"replica_lag"` // raft entries, as the leader reports
+	ReplicaCurrent bool   `json:"replica_current"`
+	ReplicaOffline bool   `json:"replica_offline"`
+	// Behind is leader last seq minus target last seq (0 when ahead).
+	Behind uint64 `json:"behind"`
+	Err    string `json:"error,omitempty"`
+}
+
+// NodeMemory is one node's memory over the run.
+type NodeMemory struct {
+	Node  string `json:"node"`
+	Usage Series `json:"usage"` // bytes, as the limit sees it (Cluster.Memory)
+	RSS   Series `json:"rss"`   // bytes, resident (/varz mem)
+	Limit Series `json:"limit"` // bytes, each change of the hard limit (0: none)
+
+	PeakUsage   int64 `json:"peak_usage"`
+	PeakUsageAt int64 `json:"peak_usage_at_ms"`
+	PeakRSS     int64 `json:"peak_rss"`
+	PeakRSSAt   int64 `json:"peak_rss_at_ms"`
+	// Peaks as a ratio to the stream's bytes when the target restarted (the
+	// data it had to catch up).
+	PeakUsageRatio float64 `json:"peak_usage_ratio"`
+	PeakRSSRatio   float64 `json:"peak_rss_ratio"`
+}
+
+type observer struct {
+	c      cluster.Cluster
+	t0     time.Time
+	every  time.Duration
+	stream string
+	http   *http.Client
+
+	target atomic.Int32 // -1 until chosen
+	info   func(context.Context) (*jetstream.StreamInfo, error)
+
+	mu     sync.Mutex
+	mem    []NodeMemory
+	states []StateSample
+	latest []cluster.NodeState
+	health []HealthSample
+	lag    []LagSample
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	lagWG  sync.WaitGroup
+}
+
+func newObserver(c cluster.Cluster, t0 time.Time, every time.Duration, stream string) *observer {
+	o := &observer{c: c, t0: t0, every: every, stream: stream,
+		// Fresh connections: a kept-alive socket would answer for a node
+		// that has since been killed.
+		http: &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}}
+	o.target.Store(-1)
+	for _, n := range c.Nodes() {
+		o.mem = append(o.mem, NodeMemory{Node: n.Name})
+	}
+	o.latest = make([]cluster.NodeState, len(o.mem))
+	return o
+}
+
+func (o *observer) now() int64 { return since(o.t0) }
+
+// start launches every sampler but the lag one.
+func (o *observer) start(ctx context.Context) {
+	ctx, o.cancel = context.WithCancel(ctx)
+	for i := range o.mem {
+		o.wg.Go(func() { o.every1(ctx, o.every, func(ctx context.Context) { o.sampleUsage(ctx, i) }) })
+		o.wg.Go(func() { o.every1(ctx, o.every, func(ctx context.Context) { o.sampleRSS(ctx, i) }) })
+		o.wg.Go(func() { o.every1(ctx, 250*time.Millisecond, func(ctx context.Context) { o.sampleState(ctx, i) }) })
+		o.wg.Go(func() { o.every1(ctx, time.Second, func(ctx context.Context) { o.sampleHealth(ctx, i) }) })
+	}
+}
+
+// watchTarget starts the lag sampler on node i.
+func (o *observer) watchTarget(ctx context.Context, i int, info func(context.Context) (*jetstream.StreamInfo, error)) {
+	o.target.Store(int32(i))
+	o.info = info
+	ctx, cancel := context.WithCancel(ctx)
+	prev := o.cancel
+	o.cancel = func() { cancel(); prev() }
+	o.lagWG.Go(func() { o.every1(ctx, 500*time.Millisecond, func(ctx context.Context) { o.sampleLag(ctx, i) }) })
+}
+
+func (o *observer) stop() {
+	if o.cancel != nil {
+		o.cancel()
+	}
+	o.wg.Wait()
+	o.lagWG.Wait()
+}
+
+// every1 calls f at each tick until ctx ends. A call that overruns its
+// period skips the ticks it missed rather than piling up.
+func (o *observer) every1(ctx context.Context, d time.Duration, f func(context.Context)) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		f(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (o *observer) sampleUsage(ctx context.Context, i int) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	v, err := o.c.Memory(ctx, i)
+	if err != nil {
+		return // down: no reading
+	}
+	t := o.now()
+	o.mu.Lock()
+	o.mem[i].Usage.add(t, v)
+	o.mu.Unlock()
+}
+
+func (o *observer) sampleRSS(ctx context.Context, i int) {
+	var v struct {
+		Mem int64 `json:"mem"`
+	}
+	if _, err := o.getJSON(ctx, o.c.Nodes()[i], "/varz", &v); err != nil || v.Mem == 0 {
+		return
+	}
+	t := o.now()
+	o.mu.Lock()
+	o.mem[i].RSS.add(t, v.Mem)
+	o.mu.Unlock()
+}
+
+func (o *observer) sampleState(ctx context.Context, i int) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	st, err := o.c.State(ctx, i)
+	if ctx.Err() != nil {
+		return
+	}
+	s := StateSample{TMs: o.now(), Node: o.mem[i].Node, NodeState: st}
+	if err != nil {
+		s.Err = oneLine(err.Error(), 200)
+	}
+	o.mu.Lock()
+	o.states = append(o.states, s)
+	if err == nil {
+		o.latest[i] = st
+	}
+	o.mu.Unlock()
+}
+
+func (o *observer) sampleHealth(ctx context.Context, i int) {
+	n := o.c.Nodes()[i]
+	h := HealthSample{Node: n.Name}
+	code, body, err := o.get(ctx, n, "/healthz")
+	if ctx.Err() != nil {
+		return
+	}
+	h.TMs, h.Status, h.OK = o.now(), code, err == nil && code == http.StatusOK
+	switch {
+	case err != nil:
+		h.Error = oneLine(err.Error(), 160)
+	case !h.OK:
+		h.Error = oneLine(string(body), 160)
+	}
+	o.mu.Lock()
+	o.health = append(o.health, h)
+	o.mu.Unlock()
+}
+
+// jszStream is one server's own copy of a stream in /jsz?streams=true.
+type jszStream struct {
+	Name  string `json:"name"`
+	State struct {
+		Msgs     uint64 `json:"messages"`
+		Bytes    uint64 `json:"bytes"`
+		FirstSeq uint64 `json:"first_seq"`
+		LastSeq  uint64 `json:"last_seq"`
+	} `json:"state"`
+	Cluster *struct {
+		Leader string `json:"leader"`
+	} `json:"cluster"`
+}
+
+// localStream reads node n's own copy of the stream; ok is false when the
+// node does not have one (yet).
+func (o *observer) localStream(ctx context.Context, n cluster.Node) (s jszStream, ok bool, err error) {
+	var j struct {
+		Accounts []struct {
+			Streams []jszStream `json:"stream_detail"`
+		} `json:"account_details"`
+	}
+	if _, err := o.getJSON(ctx, n, "/jsz?streams=true", &j); err != nil {
+		return s, false, err
+	}
+	for _, a := range j.Accounts {
+		for _, st := range a.Streams {
+			if st.Name == o.stream {
+				return st, true, nil
+			}
+		}
+	}
+	return s, false, nil
+}
+
+func (o *observer) sampleLag(ctx context.Context, i int) {
+	n := o.c.Nodes()[i]
+	var ls LagSample
+	var errs []string
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		s, ok, err := o.localStream(ctx, n)
+		if err != nil {
+			errs = append(errs, "target /jsz: "+oneLine(err.Error(), 120))
+			return
+		}
+		ls.TargetHas = ok
+		ls.TargetMsgs, ls.TargetBytes, ls.TargetLastSeq = s.State.Msgs, s.State.Bytes, s.State.LastSeq
+	})
+	var herr string
+	wg.Go(func() {
+		code, body, err := o.get(ctx, n, "/healthz")
+		switch {
+		case err != nil:
+			herr = oneLine(err.Error(), 120)
+		case code != http.StatusOK:
+			herr = oneLine(string(body), 120)
+		default:
+			ls.TargetHealthy = true
+		}
+	})
+	var ierr error
+	var info *jetstream.StreamInfo
+	wg.Go(func() {
+		ictx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		info, ierr = o.info(ictx)
+	})
+	wg.Wait()
+	if ctx.Err() != nil {
+		return
+	}
+	ls.TargetHealth = herr
+	if ierr != nil {
+		errs = append(errs, "stream info: "+oneLine(ierr.Error(), 120))
+	} else if info != nil {
+		ls.LeaderMsgs, ls.LeaderBytes, ls.LeaderLastSeq = info.State.Msgs, info.State.Bytes, info.State.LastSeq
+		if info.Cluster != nil {
+			ls.Leader = info.Cluster.Leader
+			for _, r := range info.Cluster.Replicas {
+				if r.Name == n.Name {
+					ls.ReplicaLag, ls.ReplicaCurrent, ls.ReplicaOffline = r.Lag, r.Current, r.Offline
+				}
+			}
+		}
+	}
+	if ls.LeaderLastSeq > ls.TargetLastSeq {
+		ls.Behind = ls.LeaderLastSeq - ls.TargetLastSeq
+	}
+	ls.Err = strings.Join(errs, "; ")
+	ls.TMs = o.now()
+	o.mu.Lock()
+	o.lag = append(o.lag, ls)
+	o.mu.Unlock()
+}
+
+// limit records a change of node i's hard limit.
+func (o *observer) limit(i int, bytes int64) {
+	o.mu.Lock()
+	o.mem[i].Limit.add(o.now(), bytes)
+	o.mu.Unlock()
+}
+
+// lastState is the latest State read of node i.
+func (o *observer) lastState(i int) cluster.NodeState {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.latest[i]
+}
+
+// lastLag is the latest lag sample, and the one before it.
+func (o *observer) lastLag() (cur, prev LagSample, n int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n = len(o.lag)
+	if n > 0 {
+		cur = o.lag[n-1]
+	}
+	if n > 1 {
+		prev = o.lag[n-2]
+	}
+	return cur, prev, n
+}
+
+// lastRSS is node i's latest resident memory reading.
+func (o *observer) lastRSS(i int) int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.mem[i].RSS
+	if len(s.V) == 0 {
+		return 0
+	}
+	return s.V[len(s.V)-1]
+}
+
+func (o *observer) get(ctx context.Context, n cluster.Node, path string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.MonitorURL+path, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := o.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	return resp.StatusCode, body, err
+}
+
+func (o *observer) getJSON(ctx context.Context, n cluster.Node, path string, v any) (int, error) {
+	code, body, err := o.get(ctx, n, path)
+	if err != nil {
+		return code, err
+	}
+	if code != http.StatusOK {
+		return code, fmt.Errorf("%s %s: %d %s", n.Name, path, code, oneLine(string(body), 160))
+	}
+	return code, json.Unmarshal(body, v)
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return s
+}

@@ -1,0 +1,346 @@
+package catchup
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+)
+
+// Target is which replica is taken down and made to catch up.
+type Target string
+
+const (
+	// Follower: a follower of the stream, not the meta leader when there is
+	// a choice (killing the meta leader adds an election that is not the
+	// subject here). The report's case.
+	Follower Target = "follower"
+	// Leader: the stream leader; a new leader is elected while it is down and
+	// it comes back as a follower that must catch up.
+	Leader Target = "leader"
+)
+
+// Options is one catch-up cell. Every field is a flag of `chaos run
+// --workload catchup`; the json names are what results.json records.
+type Options struct {
+	Stream string `json:"stream"` // stream name (not a flag)
+
+	// Phase 1: the backlog the replica must catch up.
+	Backlog Bytes `json:"backlog"` // --backlog: payload bytes to fill the R3 stream with
+	Payload Bytes `json:"payload"` // --payload: message payload size
+
+	// Phases 2-4.
+	Target   Target        `json:"target"`    // --target leader|follower
+	Rate     Bytes         `json:"rate"`      // --rate: payload bytes/s published while the replica is down and catching up (0: none)
+	Down     time.Duration `json:"down"`      // --down: how long the wiped replica stays down, publishing at --rate
+	WriteFor time.Duration `json:"write_for"` // --write-for: how long publishing continues after the restart; 0: until the replica is current
+
+	// The server under test.
+	MemoryLimit           Bytes      `json:"memory_limit"`            // --memory-limit: hard limit of the catching-up node from its restart (0: none)
+	GoMemLimit            GoMemLimit `json:"gomemlimit"`              // --gomemlimit auto|off|SIZE; see GoMemLimit
+	MaxOutstandingCatchup Bytes      `json:"max_outstanding_catchup"` // --max-outstanding-catchup (0: server default, 64 MB)
+	DirectGet             bool       `json:"direct_get"`              // --direct-get: allow_direct on the stream (one cell each)
+
+	// Bounds and observation.
+	CatchupTimeout  time.Duration `json:"catchup_timeout"`  // --catchup-timeout: bound on restart -> current
+	Settle          time.Duration `json:"settle"`           // --settle: keep watching after the replica is current (the jump may come after)
+	RecoveryTimeout time.Duration `json:"recovery_timeout"` // --recovery-timeout: bound on the heal
+	VerifyTimeout   time.Duration `json:"verify_timeout"`   // --verify-timeout: bound on reading the stream back
+	CrashLoop       int           `json:"crash_loop"`       // --crash-loop: restarts of one node nobody asked for that make a crash loop (and stop the wait)
+	SampleInterval  time.Duration `json:"sample_interval"`  // --sample-interval: memory sampling period (at most 250ms)
+
+	// Clients.
+	Publishers     int           `json:"publishers"`      // --publishers: concurrent publishers (each its own connection and id sequence)
+	Window         int           `json:"window"`          // --window: unacknowledged publishes per publisher
+	PublishTimeout time.Duration `json:"publish_timeout"` // --publish-timeout: a publish not acknowledged by then is indeterminate
+	ReadRate       float64       `json:"read_rate"`       // --read-rate: gets/s by sequence through the catching-up node (0: none)
+
+	Preset string `json:"preset,omitempty"` // the preset these options started from
+}
+
+// Defaults are sized for a quick look on a small machine (2 cores): a
+// 512 MiB backlog fills in about 15 s and catches up in seconds; the whole
+// cell takes about a minute. Presets hold the report's scale.
+var Defaults = Options{
+	Stream:          "CATCHUP",
+	Backlog:         512 << 20,
+	Payload:         4 << 10,
+	Target:          Follower,
+	Rate:            4 << 20,
+	Down:            5 * time.Second,
+	WriteFor:        0,
+	GoMemLimit:      GoMemLimitAuto,
+	CatchupTimeout:  2 * time.Minute,
+	Settle:          5 * time.Second,
+	RecoveryTimeout: 2 * time.Minute,
+	VerifyTimeout:   2 * time.Minute,
+	CrashLoop:       2,
+	SampleInterval:  250 * time.Millisecond,
+	Publishers:      2,
+	Window:          256,
+	PublishTimeout:  5 * time.Second,
+	ReadRate:        20,
+}
+
+// Presets are named starting points for --preset; flags given explicitly
+// override them.
+var Presets = map[string]Options{
+	// quick is the defaults, by name.
+	"quick": Defaults,
+	// seed-oom is the report's scenario at a scale known to show the effect
+	// (measured by hand: the catching-up node's peak ranged from ~0.4 GB to
+	// 6.6 GB across versions, healthy nodes stayed under 0.5 GB): a 6 GB
+	// stream of 4 KiB messages, the replica down 5 s, 40 MB/s of writes for
+	// 120 s after its restart, under a 1.5 GiB limit with GOMEMLIMIT at 80 %.
+	// About 4 minutes and 30 GB of disk per cell.
+	"seed-oom": with(Defaults, func(o *Options) {
+		o.Backlog, o.Payload = 6_000_000_000, 4<<10
+		o.Down, o.Rate, o.WriteFor = 5*time.Second, 40_000_000, 120*time.Second
+		o.MemoryLimit = 1536 << 20
+		o.CatchupTimeout, o.Settle = 10*time.Minute, 15*time.Second
+		o.RecoveryTimeout, o.VerifyTimeout = 10*time.Minute, 10*time.Minute
+		o.Publishers, o.ReadRate = 4, 20
+	}),
+	// seed-scale is seed-oom without a memory limit: how much a catch-up
+	// really takes, as the hand measurement did.
+	"seed-scale": with(Defaults, func(o *Options) {
+		o.Backlog, o.Payload = 6_000_000_000, 4<<10
+		o.Down, o.Rate, o.WriteFor = 5*time.Second, 40_000_000, 120*time.Second
+		o.CatchupTimeout, o.Settle = 10*time.Minute, 15*time.Second
+		o.RecoveryTimeout, o.VerifyTimeout = 10*time.Minute, 10*time.Minute
+		o.Publishers, o.ReadRate = 4, 20
+	}),
+}
+
+func with(o Options, f func(*Options)) Options {
+	f(&o)
+	return o
+}
+
+// Preset returns a preset's options with Preset set, or a one-line error
+// naming the presets there are.
+func Preset(name string) (Options, error) {
+	o, ok := Presets[name]
+	if !ok {
+		return Options{}, fmt.Errorf("--preset %q: want one of %s", name, strings.Join(PresetNames(), ", "))
+	}
+	o.Preset = name
+	return o, nil
+}
+
+// PresetNames lists the presets, sorted.
+func PresetNames() []string {
+	names := make([]string, 0, len(Presets))
+	for n := range Presets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// WithDefaults fills unset fields from Defaults. Zero is a meaningful value
+// for Rate, WriteFor, MemoryLimit, MaxOutstandingCatchup and ReadRate, so
+// those are left alone.
+func (o Options) WithDefaults() Options {
+	d := Defaults
+	if o.Stream == "" {
+		o.Stream = d.Stream
+	}
+	if o.Backlog == 0 {
+		o.Backlog = d.Backlog
+	}
+	if o.Payload == 0 {
+		o.Payload = d.Payload
+	}
+	if o.Target == "" {
+		o.Target = d.Target
+	}
+	if o.CatchupTimeout == 0 {
+		o.CatchupTimeout = d.CatchupTimeout
+	}
+	if o.Settle == 0 {
+		o.Settle = d.Settle
+	}
+	if o.RecoveryTimeout == 0 {
+		o.RecoveryTimeout = d.RecoveryTimeout
+	}
+	if o.VerifyTimeout == 0 {
+		o.VerifyTimeout = d.VerifyTimeout
+	}
+	if o.CrashLoop == 0 {
+		o.CrashLoop = d.CrashLoop
+	}
+	if o.SampleInterval == 0 {
+		o.SampleInterval = d.SampleInterval
+	}
+	if o.Publishers == 0 {
+		o.Publishers = d.Publishers
+	}
+	if o.Window == 0 {
+		o.Window = d.Window
+	}
+	if o.PublishTimeout == 0 {
+		o.PublishTimeout = d.PublishTimeout
+	}
+	return o
+}
+
+// The largest payload: nats-server's default max_payload is 1 MiB, and the
+// id header takes a few bytes of it.
+const maxPayload = 1<<20 - 1024
+
+// minPayload leaves room for nothing in particular but keeps messages real;
+// the id travels in a header.
+const minPayload = 1
+
+// Validate returns a one-line error naming the flag of the first bad field.
+func (o Options) Validate(nodes int) error {
+	switch {
+	case nodes < 3:
+		return fmt.Errorf("the catchup workload needs a cluster of at least 3 nodes for an R3 stream, got %d", nodes)
+	case o.Stream == "" || strings.ContainsAny(o.Stream, ".*> \t"):
+		return fmt.Errorf("stream name %q is empty or holds . * > or spaces", o.Stream)
+	case o.Payload < minPayload || o.Payload > maxPayload:
+		return fmt.Errorf("--payload %s: want 1B..%s (the server's max_payload is 1MiB)", o.Payload, Bytes(maxPayload))
+	case o.Backlog < o.Payload:
+		return fmt.Errorf("--backlog %s is smaller than one --payload (%s)", o.Backlog, o.Payload)
+	case o.Target != Leader && o.Target != Follower:
+		return fmt.Errorf("--target %q: want leader or follower", o.Target)
+	case o.Rate < 0:
+		return fmt.Errorf("--rate must not be negative")
+	case o.Rate > 0 && o.Rate < o.Payload:
+		return fmt.Errorf("--rate %s/s is below one --payload (%s) a second", o.Rate, o.Payload)
+	case o.Down < 0:
+		return fmt.Errorf("--down must not be negative")
+	case o.WriteFor < 0:
+		return fmt.Errorf("--write-for must not be negative (0 publishes until the replica is current)")
+	case o.MemoryLimit < 0:
+		return fmt.Errorf("--memory-limit must not be negative")
+	case o.MemoryLimit > 0 && o.MemoryLimit < 32<<20:
+		return fmt.Errorf("--memory-limit %s is below 32MiB; nats-server cannot start", o.MemoryLimit)
+	case o.GoMemLimit > 0 && o.MemoryLimit > 0 && int64(o.GoMemLimit) >= int64(o.MemoryLimit):
+		return fmt.Errorf("--gomemlimit %s is not below --memory-limit %s: the Go runtime would never hold back before the kill", o.GoMemLimit, o.MemoryLimit)
+	case o.MaxOutstandingCatchup < 0:
+		return fmt.Errorf("--max-outstanding-catchup must not be negative")
+	case o.MaxOutstandingCatchup > 0 && o.MaxOutstandingCatchup < o.Payload:
+		return fmt.Errorf("--max-outstanding-catchup %s is below one --payload (%s): catch-up could not send a message", o.MaxOutstandingCatchup, o.Payload)
+	case o.CatchupTimeout < time.Second:
+		return fmt.Errorf("--catchup-timeout %s is below 1s", o.CatchupTimeout)
+	case o.Settle < 0:
+		return fmt.Errorf("--settle must not be negative")
+	case o.RecoveryTimeout < time.Second:
+		return fmt.Errorf("--recovery-timeout %s is below 1s", o.RecoveryTimeout)
+	case o.VerifyTimeout < time.Second:
+		return fmt.Errorf("--verify-timeout %s is below 1s", o.VerifyTimeout)
+	case o.CrashLoop < 1:
+		return fmt.Errorf("--crash-loop must be at least 1 restart, got %d", o.CrashLoop)
+	case o.SampleInterval < 10*time.Millisecond || o.SampleInterval > 250*time.Millisecond:
+		return fmt.Errorf("--sample-interval %s: want 10ms..250ms (at least 4 samples a second)", o.SampleInterval)
+	case o.Publishers < 1 || o.Publishers > 64:
+		return fmt.Errorf("--publishers must be 1..64, got %d", o.Publishers)
+	case o.Window < 1 || o.Window > 100_000:
+		return fmt.Errorf("--window must be 1..100000, got %d", o.Window)
+	case o.PublishTimeout < 100*time.Millisecond:
+		return fmt.Errorf("--publish-timeout %s is below 100ms", o.PublishTimeout)
+	case o.ReadRate < 0:
+		return fmt.Errorf("--read-rate must not be negative")
+	}
+	return nil
+}
+
+// GoMemLimitBytes is the GOMEMLIMIT the policy gives (0: unset).
+func (o Options) GoMemLimitBytes() int64 { return o.GoMemLimit.Bytes(o.MemoryLimit) }
+
+// ClusterConfig is the config a cell starts its cluster with, from the
+// run's template base:
+//
+//   - MemoryLimit 0: the hard limit goes on the catching-up node only, by
+//     SetMemoryLimit between its kill and its restart; the healthy nodes are
+//     the baseline and must not be limited.
+//   - GoMemLimit explicit (the policy's value, or -1 for unset): GOMEMLIMIT
+//     is an environment variable fixed when a node is created, so it cannot
+//     wait for the restart and cannot be given to one node alone through
+//     cluster.Config. Every node gets it; healthy nodes stay far below it,
+//     where it changes nothing.
+//   - MaxOutstandingCatchup from the option.
+//   - AutoRestart on: a node that dies by itself comes back, as on
+//     Kubernetes, so a crash loop shows as restarts instead of a dead node.
+//   - StoreOnTmpfs off: stores stay on disk (a tmpfs store would be charged
+//     to the node's memory and change what is measured).
+func (o Options) ClusterConfig(base cluster.Config) cluster.Config {
+	base.MemoryLimit = 0
+	base.MaxMemoryStore = 0 // WithDefaults would derive it from a MemoryLimit we no longer set
+	base.GoMemLimit = -1
+	if g := o.GoMemLimitBytes(); g > 0 {
+		base.GoMemLimit = g
+	}
+	base.MaxOutstandingCatchup = int64(o.MaxOutstandingCatchup)
+	base.AutoRestart = true
+	base.StoreOnTmpfs = false
+	if base.Nodes == 0 {
+		base.Nodes = 3
+	}
+	return base
+}
+
+// Refuse says, before anything starts, why a runtime cannot run these
+// options (a memory limit needs one that can set it), or nil.
+func (o Options) Refuse(supports func(cluster.Capability) error) error {
+	need := []cluster.Capability{cluster.CapKill, cluster.CapWipe}
+	if o.MemoryLimit > 0 {
+		need = append(need, cluster.CapMemoryLimit)
+	}
+	for _, c := range need {
+		if err := supports(c); err != nil {
+			if c == cluster.CapMemoryLimit {
+				return fmt.Errorf("--memory-limit %s: %v", o.MemoryLimit, err)
+			}
+			return fmt.Errorf("the catchup workload: %v", err)
+		}
+	}
+	return nil
+}
+
+// onOff names a Direct Get setting as cells do.
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// Describe is the options in one line, for the terminal.
+func (o Options) Describe() string {
+	parts := []string{
+		fmt.Sprintf("backlog %s of %s messages", o.Backlog, o.Payload),
+		fmt.Sprintf("target %s", o.Target),
+		fmt.Sprintf("down %s", o.Down),
+	}
+	if o.Rate > 0 {
+		w := "until current"
+		if o.WriteFor > 0 {
+			w = "for " + o.WriteFor.String() + " after the restart"
+		}
+		parts = append(parts, fmt.Sprintf("writes %s/s %s", o.Rate, w))
+	} else {
+		parts = append(parts, "no writes after the fill")
+	}
+	if o.MemoryLimit > 0 {
+		parts = append(parts, fmt.Sprintf("memory limit %s on the target", o.MemoryLimit))
+	} else {
+		parts = append(parts, "no memory limit")
+	}
+	if g := o.GoMemLimitBytes(); g > 0 {
+		parts = append(parts, "GOMEMLIMIT "+Bytes(g).String())
+	} else {
+		parts = append(parts, "GOMEMLIMIT unset")
+	}
+	if o.MaxOutstandingCatchup > 0 {
+		parts = append(parts, "max_outstanding_catchup "+o.MaxOutstandingCatchup.String())
+	}
+	parts = append(parts, "Direct Get "+onOff(o.DirectGet))
+	return strings.Join(slices.Clip(parts), ", ")
+}

@@ -1,0 +1,515 @@
+package catchup
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"golang.org/x/time/rate"
+)
+
+// Publishers send with plain core NATS requests, many in flight: each
+// message gets a reply subject <inbox>.<n> and one wildcard subscription
+// takes every acknowledgement, so the ack time of each message is exact
+// (nats.go's async publish only hands out futures, to be waited on in
+// order) and nothing is kept per message beyond the window in flight.
+// Acknowledged ids go into an IDSet; a publish not acknowledged within
+// PublishTimeout is indeterminate (it may still be stored), and an ack that
+// comes later still counts as acknowledged.
+
+// Phase names a stretch of the run; publish latencies are kept per phase.
+type Phase string
+
+const (
+	PhaseFill    Phase = "fill"    // filling the backlog, as fast as acks come
+	PhaseDown    Phase = "down"    // the target is down, publishing at --rate
+	PhaseCatchup Phase = "catchup" // from the target's restart until it is current
+	PhaseSettle  Phase = "settle"  // after it is current, still watching
+	PhaseHeal    Phase = "heal"
+	PhaseVerify  Phase = "verify"
+)
+
+var phaseOrder = []Phase{PhaseFill, PhaseDown, PhaseCatchup, PhaseSettle, PhaseHeal, PhaseVerify}
+
+// phaseNow is the current phase, shared by the publishers and the reader.
+type phaseNow struct{ p atomic.Value }
+
+func (p *phaseNow) set(ph Phase) { p.p.Store(ph) }
+func (p *phaseNow) get() Phase {
+	if v, ok := p.p.Load().(Phase); ok {
+		return v
+	}
+	return PhaseFill
+}
+
+// pubStats are the publishers' shared counters.
+type pubStats struct {
+	t0 time.Time
+
+	mu        sync.Mutex
+	byPhase   map[Phase]*latHist
+	errs      map[Phase]map[string]int64
+	perSec    []secStats
+	sent      int64
+	acked     int64
+	ackedB    int64
+	failed    int64
+	timedOut  int64
+	lateAcks  int64 // acked after being counted as timed out
+	maxSeq    uint64
+	sentBytes int64
+}
+
+type secStats struct {
+	ok, errs, timeouts int64
+	h                  latHist
+}
+
+func newPubStats(t0 time.Time) *pubStats {
+	return &pubStats{t0: t0, byPhase: map[Phase]*latHist{}, errs: map[Phase]map[string]int64{}}
+}
+
+func (s *pubStats) sec(at time.Time) *secStats {
+	i := max(int(at.Sub(s.t0)/time.Second), 0)
+	for len(s.perSec) <= i {
+		s.perSec = append(s.perSec, secStats{})
+	}
+	return &s.perSec[i]
+}
+
+func (s *pubStats) ok(ph Phase, sent, now time.Time, bytes int, seq uint64) {
+	d := now.Sub(sent)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.byPhase[ph]
+	if h == nil {
+		h = &latHist{}
+		s.byPhase[ph] = h
+	}
+	h.add(d)
+	sec := s.sec(now)
+	sec.ok++
+	sec.h.add(d)
+	s.acked++
+	s.ackedB += int64(bytes)
+	s.maxSeq = max(s.maxSeq, seq)
+}
+
+func (s *pubStats) lateAck(bytes int, seq uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lateAcks++
+	s.acked++
+	s.ackedB += int64(bytes)
+	s.maxSeq = max(s.maxSeq, seq)
+}
+
+func (s *pubStats) fail(ph Phase, now time.Time, kind string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.errs[ph]
+	if m == nil {
+		m = map[string]int64{}
+		s.errs[ph] = m
+	}
+	m[kind]++
+	sec := s.sec(now)
+	if kind == errTimeout {
+		sec.timeouts++
+		s.timedOut++
+	} else {
+		sec.errs++
+		s.failed++
+	}
+}
+
+func (s *pubStats) addSent(bytes int) {
+	s.mu.Lock()
+	s.sent++
+	s.sentBytes += int64(bytes)
+	s.mu.Unlock()
+}
+
+func (s *pubStats) lastSeq() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxSeq
+}
+
+func (s *pubStats) ackedBytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ackedB
+}
+
+func (s *pubStats) counts() (sent, acked, failed, timedOut int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sent, s.acked, s.failed, s.timedOut
+}
+
+// Error kinds of a publish.
+const (
+	errTimeout      = "timeout"       // no ack within PublishTimeout: indeterminate
+	errNoResponders = "no_responders" // 503: no stream leader took it; not stored
+)
+
+// PublishSummary is what results.json says about publishing.
+type PublishSummary struct {
+	Sent      int64 `json:"sent"`
+	Acked     int64 `json:"acked"`
+	AckedB    int64 `json:"acked_bytes"`
+	Failed    int64 `json:"failed"`
+	TimedOut  int64 `json:"timed_out"` // indeterminate
+	LateAcks  int64 `json:"late_acks"` // acks after the timeout (counted as acked)
+	SentBytes int64 `json:"sent_bytes"`
+	// Latency of acknowledged publishes, by phase.
+	Latency map[Phase]Latency `json:"latency_by_phase"`
+	// Errors by phase, then kind (timeout, no_responders, api_<code>, ...).
+	Errors map[Phase]map[string]int64 `json:"errors_by_phase,omitempty"`
+	// PerSecond is the series over the run, one entry per second.
+	PerSecond []PublishSecond `json:"per_second"`
+}
+
+// PublishSecond is one second of publishing.
+type PublishSecond struct {
+	T        int64   `json:"t_s"`
+	OK       int64   `json:"ok"`
+	Errors   int64   `json:"errors"`
+	Timeouts int64   `json:"timeouts"`
+	P50Ms    float64 `json:"p50_ms"`
+	P99Ms    float64 `json:"p99_ms"`
+	MaxMs    float64 `json:"max_ms"`
+}
+
+func (s *pubStats) summary() PublishSummary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := PublishSummary{Sent: s.sent, Acked: s.acked, AckedB: s.ackedB, Failed: s.failed, TimedOut: s.timedOut,
+		LateAcks: s.lateAcks, SentBytes: s.sentBytes, Latency: map[Phase]Latency{}, Errors: map[Phase]map[string]int64{}}
+	for ph, h := range s.byPhase {
+		out.Latency[ph] = h.summary()
+	}
+	for ph, m := range s.errs {
+		out.Errors[ph] = map[string]int64{}
+		for k, v := range m {
+			out.Errors[ph][k] = v
+		}
+	}
+	for i, sec := range s.perSec {
+		l := sec.h.summary()
+		out.PerSecond = append(out.PerSecond, PublishSecond{T: int64(i), OK: sec.ok, Errors: sec.errs,
+			Timeouts: sec.timeouts, P50Ms: l.P50Ms, P99Ms: l.P99Ms, MaxMs: l.MaxMs})
+	}
+	return out
+}
+
+// publisher is one connection publishing ids idx.1, idx.2, ...
+type publisher struct {
+	idx     int
+	nc      *nats.Conn
+	subject string
+	inbox   string
+	payload []byte
+	timeout time.Duration
+	stats   *pubStats
+	phase   *phaseNow
+	slots   chan struct{}
+	sub     *nats.Subscription
+
+	mu      sync.Mutex
+	pending map[uint64]pending
+	acked   IDSet
+	next    uint64
+
+	// pauseUntil (unix ns): after a no-responders answer the stream has no
+	// leader to take writes (an election, or interest not yet propagated);
+	// sending on would only turn the window into thousands of failures.
+	pauseUntil atomic.Int64
+}
+
+type pending struct {
+	at    time.Time
+	phase Phase
+}
+
+func newPublisher(nc *nats.Conn, idx int, subject string, payload []byte, window int, timeout time.Duration, stats *pubStats, ph *phaseNow) (*publisher, error) {
+	// Our own inbox, not nats.go's shared request one: its tokens are ours.
+	p := &publisher{idx: idx, nc: nc, subject: subject, inbox: nc.NewInbox(), payload: payload, timeout: timeout,
+		stats: stats, phase: ph, slots: make(chan struct{}, window), pending: map[uint64]pending{}}
+	sub, err := nc.Subscribe(p.inbox+".*", p.onAck)
+	if err != nil {
+		return nil, err
+	}
+	// Acks must never be dropped as a slow consumer: a dropped ack would be
+	// a false timeout.
+	if err := sub.SetPendingLimits(-1, -1); err != nil {
+		return nil, err
+	}
+	p.sub = sub
+	return p, nil
+}
+
+// pubAck is the JetStream publish acknowledgement.
+type pubAck struct {
+	Stream string `json:"stream"`
+	Seq    uint64 `json:"seq"`
+	Error  *struct {
+		Code        int    `json:"code"`
+		ErrCode     int    `json:"err_code"`
+		Description string `json:"description"`
+	} `json:"error"`
+}
+
+func (p *publisher) onAck(m *nats.Msg) {
+	now := time.Now()
+	n, err := strconv.ParseUint(m.Subject[strings.LastIndexByte(m.Subject, '.')+1:], 10, 64)
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	pd, waiting := p.pending[n]
+	delete(p.pending, n)
+	p.mu.Unlock()
+	if waiting {
+		<-p.slots
+	}
+	kind := ""
+	var ack pubAck
+	switch {
+	case len(m.Data) == 0 && m.Header.Get("Status") == "503":
+		kind = errNoResponders
+		p.pauseUntil.Store(now.Add(100 * time.Millisecond).UnixNano())
+	case json.Unmarshal(m.Data, &ack) != nil:
+		kind = "bad_ack"
+	case ack.Error != nil:
+		kind = fmt.Sprintf("api_%d", ack.Error.ErrCode)
+	case ack.Seq == 0:
+		kind = "bad_ack"
+	}
+	if kind != "" {
+		if waiting {
+			p.stats.fail(pd.phase, now, kind)
+		}
+		return
+	}
+	p.mu.Lock()
+	p.acked.Add(ID{p.idx, n})
+	p.mu.Unlock()
+	if waiting {
+		p.stats.ok(pd.phase, pd.at, now, len(p.payload), ack.Seq)
+	} else {
+		p.stats.lateAck(len(p.payload), ack.Seq)
+	}
+}
+
+// reap times out publishes older than the timeout, until ctx ends.
+func (p *publisher) reap(ctx context.Context) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			p.expire(now)
+		}
+	}
+}
+
+func (p *publisher) expire(now time.Time) {
+	var expired []pending
+	p.mu.Lock()
+	for n, pd := range p.pending {
+		if now.Sub(pd.at) > p.timeout {
+			delete(p.pending, n)
+			expired = append(expired, pd)
+		}
+	}
+	p.mu.Unlock()
+	for _, pd := range expired {
+		<-p.slots
+		p.stats.fail(pd.phase, now, errTimeout)
+	}
+}
+
+// send publishes until ctx ends or more() says stop. lim, if not nil, paces
+// messages.
+func (p *publisher) send(ctx context.Context, lim *rate.Limiter, more func() bool) {
+	hdr := nats.Header{}
+	for ctx.Err() == nil && more() {
+		if lim != nil && lim.Wait(ctx) != nil {
+			return
+		}
+		if d := time.Until(time.Unix(0, p.pauseUntil.Load())); d > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(d):
+			}
+		}
+		select {
+		case p.slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		p.mu.Lock()
+		p.next++
+		n := p.next
+		ph := p.phase.get()
+		p.pending[n] = pending{at: time.Now(), phase: ph}
+		p.mu.Unlock()
+		hdr.Set(IDHeader, ID{p.idx, n}.String())
+		msg := &nats.Msg{Subject: p.subject, Reply: p.inbox + "." + strconv.FormatUint(n, 10), Header: hdr, Data: p.payload}
+		p.stats.addSent(len(p.payload))
+		if err := p.nc.PublishMsg(msg); err != nil {
+			p.mu.Lock()
+			_, still := p.pending[n]
+			delete(p.pending, n)
+			p.mu.Unlock()
+			if still {
+				<-p.slots
+				p.stats.fail(ph, time.Now(), "publish_"+errKind(err))
+			}
+			// The connection is down or its buffer full: do not spin.
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+}
+
+func errKind(err error) string {
+	switch {
+	case errors.Is(err, nats.ErrConnectionClosed):
+		return "closed"
+	case errors.Is(err, nats.ErrReconnectBufExceeded):
+		return "reconnect_buffer_full"
+	case errors.Is(err, nats.ErrConnectionReconnecting):
+		return "reconnecting"
+	}
+	return "other"
+}
+
+// inFlight is how many publishes await an ack.
+func (p *publisher) inFlight() int { return len(p.slots) }
+
+// drain waits until nothing is in flight (acks or timeouts), or ctx ends.
+func (p *publisher) drain(ctx context.Context) {
+	for {
+		p.mu.Lock()
+		n := len(p.pending)
+		p.mu.Unlock()
+		if n == 0 || ctx.Err() != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// fleet is every publisher.
+type fleet struct {
+	pubs  []*publisher
+	stats *pubStats
+	stop  context.CancelFunc // of the reapers
+}
+
+// randomPayload is one incompressible payload shared by every message.
+func randomPayload(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 0x6361746368))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// run publishes from every publisher, each at rate/len(pubs) bytes a second
+// (unpaced when bytesPerSec is 0), until ctx ends or more() says stop; then
+// waits up to the publish timeout for what is in flight.
+func (f *fleet) run(ctx context.Context, bytesPerSec float64, more func() bool) {
+	var wg sync.WaitGroup
+	for _, p := range f.pubs {
+		var lim *rate.Limiter
+		if bytesPerSec > 0 {
+			perMsg := bytesPerSec / float64(len(p.payload)) / float64(len(f.pubs))
+			lim = rate.NewLimiter(rate.Limit(perMsg), max(1, int(perMsg/50))) // 20 ms of burst
+		}
+		wg.Go(func() { p.send(ctx, lim, more) })
+	}
+	wg.Wait()
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.pubs[0].timeout+time.Second)
+	defer cancel()
+	for _, p := range f.pubs {
+		p.drain(dctx)
+	}
+}
+
+// inFlight is how many publishes of every publisher await an ack.
+func (f *fleet) inFlight() int {
+	n := 0
+	for _, p := range f.pubs {
+		n += p.inFlight()
+	}
+	return n
+}
+
+// acked merges every publisher's acknowledged ids; call it once publishing
+// has stopped.
+func (f *fleet) acked() *IDSet {
+	out := &IDSet{}
+	for _, p := range f.pubs {
+		p.mu.Lock()
+		for len(out.pubs) <= p.idx {
+			out.pubs = append(out.pubs, nil)
+		}
+		if p.idx < len(p.acked.pubs) {
+			out.pubs[p.idx] = p.acked.pubs[p.idx]
+		}
+		out.n += p.acked.n
+		p.mu.Unlock()
+	}
+	return out
+}
+
+func (f *fleet) close() {
+	if f.stop != nil {
+		f.stop()
+	}
+	for _, p := range f.pubs {
+		p.nc.Close()
+	}
+}
+
+// errorTotals folds errors of every phase by kind, sorted by count.
+func errorTotals(m map[Phase]map[string]int64) string {
+	tot := map[string]int64{}
+	for _, k := range m {
+		for kind, n := range k {
+			tot[kind] += n
+		}
+	}
+	kinds := make([]string, 0, len(tot))
+	for k := range tot {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool { return tot[kinds[i]] > tot[kinds[j]] })
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, tot[k])
+	}
+	return strings.Join(parts, ", ")
+}

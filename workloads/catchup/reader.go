@@ -1,0 +1,107 @@
+package catchup
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/time/rate"
+)
+
+// The reader gets messages by sequence through a connection to the
+// catching-up node, from its restart on. With Direct Get on, every replica
+// answers gets from its own store and a local one is preferred, so these
+// gets show what a lagging follower serves (a follower starts answering at
+// about 90 % applied, facts.md "Direct Get"); with it off they go to the
+// leader. Only sequences already acknowledged are asked for, so "not found"
+// means a replica served a read before it had the message.
+
+// ReadSummary is what the reader saw.
+type ReadSummary struct {
+	Gets     int64            `json:"gets"`
+	OK       int64            `json:"ok"`
+	NotFound int64            `json:"not_found"` // an acknowledged sequence answered as missing: a stale replica served it
+	Errors   map[string]int64 `json:"errors,omitempty"`
+	Latency  Latency          `json:"latency"`
+	// FirstNotFoundMs and LastNotFoundMs bound when stale answers came.
+	FirstNotFoundMs int64 `json:"first_not_found_ms,omitempty"`
+	LastNotFoundMs  int64 `json:"last_not_found_ms,omitempty"`
+}
+
+type reader struct {
+	nc     *nats.Conn
+	stream jetstream.Stream
+	t0     time.Time
+	last   func() uint64 // highest acknowledged sequence
+
+	mu   sync.Mutex
+	sum  ReadSummary
+	hist latHist
+}
+
+func (r *reader) run(ctx context.Context, perSec float64) {
+	lim := rate.NewLimiter(rate.Limit(perSec), 1)
+	rng := rand.New(rand.NewPCG(uint64(r.t0.UnixNano()), 7))
+	for lim.Wait(ctx) == nil {
+		last := r.last()
+		if last == 0 {
+			continue
+		}
+		seq := 1 + rng.Uint64N(last)
+		gctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		start := time.Now()
+		_, err := r.stream.GetMsg(gctx, seq)
+		d := time.Since(start)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		r.mu.Lock()
+		r.sum.Gets++
+		switch {
+		case err == nil:
+			r.sum.OK++
+			r.hist.add(d)
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+			r.sum.NotFound++
+			t := since(r.t0)
+			if r.sum.FirstNotFoundMs == 0 {
+				r.sum.FirstNotFoundMs = t
+			}
+			r.sum.LastNotFoundMs = t
+		default:
+			if r.sum.Errors == nil {
+				r.sum.Errors = map[string]int64{}
+			}
+			r.sum.Errors[readErrKind(err)]++
+		}
+		r.mu.Unlock()
+	}
+}
+
+func readErrKind(err error) string {
+	var apiErr *jetstream.APIError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
+		return "timeout"
+	case errors.Is(err, nats.ErrNoResponders), errors.Is(err, jetstream.ErrNoStreamResponse):
+		return "no_responders"
+	case errors.As(err, &apiErr):
+		return "api_" + itoa(int(apiErr.ErrorCode))
+	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrDisconnected):
+		return "disconnected"
+	}
+	return "other"
+}
+
+func (r *reader) summary() ReadSummary {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.sum
+	s.Latency = r.hist.summary()
+	return s
+}

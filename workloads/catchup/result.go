@@ -1,0 +1,252 @@
+package catchup
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+)
+
+// Result is everything one catch-up cell measured and decided. It is
+// JSON-serializable as is and saved as catchup.json in the cell's dir.
+// Times are ms since StartedAt unless named otherwise.
+type Result struct {
+	Options       Options        `json:"options"`
+	Runtime       string         `json:"runtime"`
+	Cluster       cluster.Config `json:"cluster"`
+	Nodes         []cluster.Node `json:"nodes"`
+	ServerVersion string         `json:"server_version"`
+	GoMemLimit    int64          `json:"gomemlimit"` // what the nodes run with (0: unset)
+	StartedAt     time.Time      `json:"started_at"`
+	Dir           string         `json:"dir"`
+
+	Target       string `json:"target"`      // the node that was wiped and caught up
+	TargetRole   Target `json:"target_role"` // what it was when killed
+	LeaderAtKill string `json:"leader_at_kill"`
+
+	Phases  []PhaseTime `json:"phases"`
+	Stream  StreamStats `json:"stream"`
+	CatchUp CatchUp     `json:"catchup"`
+
+	Memory  []NodeMemory   `json:"memory"`
+	Events  []Event        `json:"events"`
+	Deaths  []Deaths       `json:"deaths"`
+	Lag     []LagSample    `json:"lag"`
+	Health  []HealthSample `json:"health"`
+	States  []StateSample  `json:"-"` // states.jsonl
+	Publish PublishSummary `json:"publish"`
+	Reads   ReadSummary    `json:"reads"`
+
+	Recovery  *nemesis.Recovery `json:"recovery,omitempty"`
+	Integrity Integrity         `json:"integrity"`
+	LogLines  []LogMatch        `json:"log_lines,omitempty"`
+
+	Checks  []checker.Result `json:"checks"`
+	Verdict checker.Verdict  `json:"verdict"`
+	Notes   []string         `json:"notes,omitempty"`
+	// Error is a harness failure: the cell could not run to the end. The
+	// checks then say what could still be decided.
+	Error string   `json:"error,omitempty"`
+	Files []string `json:"files,omitempty"`
+}
+
+// PhaseTime is one phase's span.
+type PhaseTime struct {
+	Name    Phase   `json:"name"`
+	StartMs int64   `json:"start_ms"`
+	EndMs   int64   `json:"end_ms"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Phase returns the span of a phase (zero when it did not run).
+func (r Result) Phase(p Phase) PhaseTime {
+	for _, ph := range r.Phases {
+		if ph.Name == p {
+			return ph
+		}
+	}
+	return PhaseTime{}
+}
+
+// StreamStats is the stream's size at the moments that matter.
+type StreamStats struct {
+	Name        string  `json:"name"`
+	AllowDirect bool    `json:"allow_direct"`
+	FillMsgs    uint64  `json:"fill_msgs"`
+	FillBytes   uint64  `json:"fill_bytes"`
+	FillMBps    float64 `json:"fill_mb_per_s"`
+	// At the target's restart: what it had to catch up.
+	RestartMsgs  uint64 `json:"restart_msgs"`
+	RestartBytes uint64 `json:"restart_bytes"`
+	FinalMsgs    uint64 `json:"final_msgs"`
+	FinalBytes   uint64 `json:"final_bytes"`
+}
+
+// Outcome of the wait for the target to be current.
+const (
+	OutcomeCurrent     = "current"
+	OutcomeTimeout     = "timeout"
+	OutcomeCrashLoop   = "crash-loop"
+	OutcomeDown        = "down"
+	OutcomeInterrupted = "interrupted"
+)
+
+// CatchUp is the target's way back.
+type CatchUp struct {
+	RestartAtMs int64 `json:"restart_at_ms"`
+	// FirstSeenAtMs: its /jsz first shows the stream (snapshot applied).
+	FirstSeenAtMs int64 `json:"first_seen_at_ms,omitempty"`
+	// DataAtMs: it first held every message the leader had half a second
+	// earlier.
+	DataAtMs int64 `json:"data_at_ms,omitempty"`
+	// CurrentAtMs: that, and its /healthz OK (commit == applied, streams
+	// current) in the same sample. This is when catch-up is done.
+	CurrentAtMs int64         `json:"current_at_ms,omitempty"`
+	Completed   bool          `json:"completed"`
+	Seconds     float64       `json:"seconds"` // restart -> current, or -> giving up
+	Bound       time.Duration `json:"bound"`
+	Outcome     string        `json:"outcome"`
+	Detail      string        `json:"detail"`
+	// The target's peaks while catching up (restart -> current) and after
+	// (current -> end of settle): the report's jump came right after.
+	PeakRSSDuring   int64 `json:"peak_rss_during"`
+	PeakRSSAfter    int64 `json:"peak_rss_after"`
+	PeakUsageDuring int64 `json:"peak_usage_during"`
+	PeakUsageAfter  int64 `json:"peak_usage_after"`
+	// MaxBehind is the most messages the target was behind the leader.
+	MaxBehind uint64 `json:"max_behind"`
+}
+
+// buildChecks decides every check from a filled Result.
+func buildChecks(r *Result) []checker.Result {
+	o := r.Options
+	return []checker.Result{
+		oomCheck(r.Deaths, o.MemoryLimit, r.Target),
+		crashLoopCheck(r.Deaths, o.CrashLoop, r.Cluster.AutoRestart),
+		catchUpCheck(r.CatchUp),
+		recoveryCheck(r.Recovery),
+		agreementCheck(r.Integrity),
+		ackedCheck(r.Integrity),
+	}
+}
+
+func result(name string, v checker.Verdict, summary string, counts map[string]int) checker.Result {
+	if counts == nil {
+		counts = map[string]int{}
+	}
+	r := checker.Result{Name: name, Verdict: v, Summary: summary, Counts: counts}
+	if v == checker.Unknown {
+		r.Reason = summary
+	}
+	return r
+}
+
+func oomCheck(deaths []Deaths, limit Bytes, target string) checker.Result {
+	total := 0
+	var parts []string
+	for _, d := range deaths {
+		if d.OOMKills > 0 {
+			total += d.OOMKills
+			parts = append(parts, d.Describe())
+		}
+	}
+	counts := map[string]int{"oom_kills": total}
+	if total > 0 {
+		return result("oom-kill", checker.Invalid, strings.Join(parts, "; "), counts)
+	}
+	if limit > 0 {
+		return result("oom-kill", checker.Valid, fmt.Sprintf("no OOM kill (limit %s on %s)", limit, target), counts)
+	}
+	return result("oom-kill", checker.Valid, "no OOM kill (no memory limit set)", counts)
+}
+
+func crashLoopCheck(deaths []Deaths, threshold int, autoRestart bool) checker.Result {
+	restarts, died := 0, 0
+	var loop, other []string
+	for _, d := range deaths {
+		restarts += d.Restarts
+		died += d.Deaths
+		if d.CrashLoop {
+			loop = append(loop, d.Describe())
+		} else if d.Deaths > 0 {
+			other = append(other, d.Describe())
+		}
+	}
+	counts := map[string]int{"restarts": restarts, "deaths": died, "crash_loops": len(loop)}
+	switch {
+	case len(loop) > 0:
+		return result("crash-loop", checker.Invalid, strings.Join(append(loop, other...), "; "), counts)
+	case died > 0 && !autoRestart:
+		return result("crash-loop", checker.Unknown, "a node died and the cluster has no AutoRestart, so a loop cannot show: "+strings.Join(other, "; "), counts)
+	case died > 0:
+		return result("crash-loop", checker.Unknown, fmt.Sprintf("a node died by itself, below the crash-loop threshold of %d restarts: %s", threshold, strings.Join(other, "; ")), counts)
+	}
+	return result("crash-loop", checker.Valid, "no node died or restarted by itself", counts)
+}
+
+func catchUpCheck(c CatchUp) checker.Result {
+	counts := map[string]int{"completed": 0, "ms": int(c.Seconds * 1000)}
+	switch c.Outcome {
+	case OutcomeCurrent:
+		counts["completed"] = 1
+		return result("catch-up", checker.Valid, fmt.Sprintf("current %.1fs after the restart (bound %s): %s", c.Seconds, c.Bound, c.Detail), counts)
+	case OutcomeInterrupted, "":
+		return result("catch-up", checker.Unknown, "not decided: "+orNone(c.Detail), counts)
+	}
+	return result("catch-up", checker.Invalid, fmt.Sprintf("not current after %.1fs (%s, bound %s): %s", c.Seconds, c.Outcome, c.Bound, c.Detail), counts)
+}
+
+func recoveryCheck(r *nemesis.Recovery) checker.Result {
+	if r == nil {
+		return result("recovery", checker.Unknown, "the heal did not run", map[string]int{"recovered": 0})
+	}
+	if r.Recovered {
+		return result("recovery", checker.Valid, r.Detail, map[string]int{"recovered": 1})
+	}
+	return result("recovery", checker.Invalid, r.Detail, map[string]int{"recovered": 0})
+}
+
+func agreementCheck(in Integrity) checker.Result {
+	counts := map[string]int{"replicas": len(in.Replicas)}
+	switch {
+	case len(in.Replicas) == 0:
+		return result("replicas-agree", checker.Unknown, "replicas not read: "+orNone(in.ReplicasDetail), counts)
+	case in.ReplicasAgree:
+		return result("replicas-agree", checker.Valid, in.ReplicasDetail, counts)
+	}
+	for _, r := range in.Replicas {
+		if r.Err != "" {
+			return result("replicas-agree", checker.Unknown, in.ReplicasDetail, counts)
+		}
+	}
+	return result("replicas-agree", checker.Invalid, in.ReplicasDetail, counts)
+}
+
+func ackedCheck(in Integrity) checker.Result {
+	counts := map[string]int{"acked": int(in.Acked), "read": int(in.Read), "missing": int(in.Missing),
+		"duplicates": int(in.Dups), "malformed": int(in.Malformed), "unacked_present": int(in.Unacked)}
+	switch {
+	case in.Acked == 0 && in.Read == 0 && !in.Complete:
+		return result("acked-present", checker.Unknown, "the stream was not read back: "+orNone(in.ReadDetail), counts)
+	case in.Complete && in.Missing > 0:
+		return result("acked-present", checker.Invalid, fmt.Sprintf("%d of %d acknowledged ids missing from the stream (e.g. %s)",
+			in.Missing, in.Acked, strings.Join(in.MissingExamples, ", ")), counts)
+	case in.Dups > 0 || in.Malformed > 0:
+		return result("acked-present", checker.Invalid, fmt.Sprintf("%d ids stored more than once, %d messages without a valid id (%s)",
+			in.Dups, in.Malformed, in.ReadDetail), counts)
+	case !in.Complete:
+		return result("acked-present", checker.Unknown, fmt.Sprintf("read back incomplete, %d acknowledged ids not seen so far: %s", in.Missing, in.ReadDetail), counts)
+	}
+	return result("acked-present", checker.Valid, fmt.Sprintf("all %d acknowledged ids present once (%d unacknowledged also stored); %s",
+		in.Acked, in.Unacked, in.ReadDetail), counts)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no detail)"
+	}
+	return s
+}
