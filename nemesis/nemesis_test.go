@@ -37,6 +37,10 @@ func TestParse(t *testing.T) {
 		{in: "kill=3", wantErr: "takes no parameter"},
 		{in: "latency=fast", wantErr: "want a positive duration"},
 		{in: "loss=150%", wantErr: "want a percentage"},
+		{in: "partition-leader+kill,pause", want: []string{"partition-leader+kill", "pause"}},
+		{in: "kill+kill", wantErr: `"kill" appears twice`},
+		{in: "none+kill", wantErr: `"none" cannot be combined`},
+		{in: "kill+", wantErr: "empty nemesis name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -208,6 +212,7 @@ func TestFaultsVerified(t *testing.T) {
 		{"partition-leader", 1, "(stream S leader)"},
 		{"partition-halves", 2, "routes cut"},
 		{"wipe", 1, "store empty: n"},
+		{"partition-leader+pause", 2, "(stream S leader)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.list, func(t *testing.T) {
@@ -262,6 +267,7 @@ func TestUnverifiedFaults(t *testing.T) {
 		{"partition-halves", "partition", "routes still up"},
 		{"partition-one", "heal", "heal: NOT VERIFIED: routes not full"},
 		{"wipe", "wipe", "store not seen empty"},
+		{"partition-one+kill", "kill", "NOT VERIFIED: kill n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.list+"/"+tt.broken, func(t *testing.T) {

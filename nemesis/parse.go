@@ -71,10 +71,12 @@ func build(name, arg string) (Fault, error) {
 // Names lists the fault names --nemesis accepts.
 func Names() []string { return append([]string(nil), names...) }
 
-// Parse reads a --nemesis value: a comma-separated list of fault names.
-// "none" (or an empty list) means no faults and cannot be combined with
-// others. latency and loss take an optional parameter: latency=200ms,
-// loss=5%. A name listed twice is an error.
+// Parse reads a --nemesis value: a comma-separated list of faults that the
+// schedule picks from, one per window. A fault may be a combination of
+// several joined by "+" (partition-leader+kill), injected together in one
+// window. "none" (or an empty list) means no faults and cannot be combined
+// with others. latency and loss take an optional parameter: latency=200ms,
+// loss=5%. A fault listed twice is an error.
 func Parse(list string) ([]Fault, error) {
 	list = strings.TrimSpace(list)
 	if list == "" || list == "none" {
@@ -87,20 +89,43 @@ func Parse(list string) ([]Fault, error) {
 		if item == "" {
 			return nil, fmt.Errorf("empty nemesis name in %q", list)
 		}
-		name, arg, _ := strings.Cut(item, "=")
-		name = strings.ToLower(name)
-		if name == "none" {
-			return nil, fmt.Errorf("nemesis \"none\" cannot be combined with other faults in %q", list)
+		if seen[strings.ToLower(item)] {
+			return nil, fmt.Errorf("nemesis %q listed twice in %q", item, list)
 		}
-		if seen[name] {
-			return nil, fmt.Errorf("nemesis %q listed twice in %q", name, list)
-		}
-		seen[name] = true
-		f, err := build(name, arg)
+		seen[strings.ToLower(item)] = true
+		f, err := parseItem(item, list)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// parseItem reads one fault, or a "+"-joined combination.
+func parseItem(item, list string) (Fault, error) {
+	var parts combo
+	inCombo := map[string]bool{}
+	for _, p := range strings.Split(item, "+") {
+		name, arg, _ := strings.Cut(strings.TrimSpace(p), "=")
+		name = strings.ToLower(name)
+		switch {
+		case name == "":
+			return nil, fmt.Errorf("empty nemesis name in %q", list)
+		case name == "none":
+			return nil, fmt.Errorf("nemesis \"none\" cannot be combined with other faults in %q", list)
+		case inCombo[name]:
+			return nil, fmt.Errorf("nemesis %q appears twice in %q", name, item)
+		}
+		inCombo[name] = true
+		f, err := build(name, arg)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, f)
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	return parts, nil
 }
