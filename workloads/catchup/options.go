@@ -296,9 +296,9 @@ func (o Options) Refuse(supports func(cluster.Capability) error) error {
 	for _, c := range need {
 		if err := supports(c); err != nil {
 			if c == cluster.CapMemoryLimit {
-				return fmt.Errorf("--memory-limit %s: %v", o.MemoryLimit, err)
+				return fmt.Errorf("--memory-limit %s: %w", o.MemoryLimit, err)
 			}
-			return fmt.Errorf("the catchup workload: %v", err)
+			return fmt.Errorf("the catchup workload: %w", err)
 		}
 	}
 	return nil

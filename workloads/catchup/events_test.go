@@ -1,0 +1,218 @@
+package catchup
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+)
+
+// series builds state samples of one node every 250 ms from a compact
+// script: each step is (running, oomKills, restarts).
+func series(node string, from int64, steps ...[3]int) []StateSample {
+	var out []StateSample
+	for i, s := range steps {
+		out = append(out, StateSample{TMs: from + int64(i)*250, Node: node, NodeState: cluster.NodeState{
+			Running: s[0] == 1, OOMKills: s[1], Restarts: s[2], OOMKilled: s[1] > 0 && s[0] == 0, ExitCode: 137 * (1 - s[0])}})
+	}
+	return out
+}
+
+func TestDetectEventsAndCrashLoop(t *testing.T) {
+	up, down := 1, 0
+	asked := []Event{{TMs: 1000, Node: "n3", Kind: EvKill}, {TMs: 1010, Node: "n3", Kind: EvWipe}, {TMs: 3000, Node: "n3", Kind: EvStart}}
+	// The harness kills n3 at 1 s and starts it at 3 s; nothing else happens.
+	clean := append(series("n1", 0, [3]int{up, 0, 0}, [3]int{up, 0, 0}, [3]int{up, 0, 0}),
+		series("n3", 750,
+			[3]int{up, 0, 0}, [3]int{down, 0, 0}, [3]int{down, 0, 0}, [3]int{down, 0, 0}, // killed (asked)
+			[3]int{down, 0, 0}, [3]int{down, 0, 0}, [3]int{down, 0, 0}, [3]int{down, 0, 0},
+			[3]int{down, 0, 0}, [3]int{up, 0, 0}, [3]int{up, 0, 0})...)
+	// The same, then the kernel kills n3 three times and Docker restarts it:
+	// some deaths fall between two samples (only the counters move), one is
+	// seen down.
+	loop := append(append([]StateSample{}, clean...), series("n3", 3500,
+		[3]int{up, 1, 1},   // OOM kill and restart between samples
+		[3]int{up, 1, 1},   //
+		[3]int{down, 2, 1}, // seen down after the second kill
+		[3]int{up, 2, 2},   // restarted
+		[3]int{up, 3, 3},   // third kill, restarted
+	)...)
+	// One death the runtime restarted, not a loop.
+	once := append(append([]StateSample{}, clean...), series("n3", 3500, [3]int{up, 0, 1}, [3]int{up, 0, 1})...)
+
+	for _, tc := range []struct {
+		name              string
+		samples           []StateSample
+		oom, restarts     int
+		crashLoop         bool
+		verdictOOM, loopV checker.Verdict
+	}{
+		{"clean", clean, 0, 0, false, checker.Valid, checker.Valid},
+		{"oom crash loop", loop, 3, 3, true, checker.Invalid, checker.Invalid},
+		{"one restart", once, 0, 1, false, checker.Valid, checker.Unknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := DetectEvents(tc.samples, asked)
+			for _, e := range ev {
+				if e.Kind == EvDied && e.TMs < 3000 {
+					t.Errorf("the asked kill was taken for a death: %+v", e)
+				}
+			}
+			deaths := Summarize(append(ev, asked...), 2)
+			var n3 Deaths
+			for _, d := range deaths {
+				if d.Node == "n3" {
+					n3 = d
+				} else {
+					t.Errorf("deaths on %s: %+v", d.Node, d)
+				}
+			}
+			if n3.OOMKills != tc.oom || n3.Restarts != tc.restarts || n3.CrashLoop != tc.crashLoop {
+				t.Errorf("n3 = %+v; want %d OOM kills, %d restarts, crash loop %v", n3, tc.oom, tc.restarts, tc.crashLoop)
+			}
+			if tc.crashLoop {
+				// Every kill with its time, in order.
+				if len(n3.TimesMs) != 3 || n3.TimesMs[0] != 3500 || n3.TimesMs[2] != 4500 {
+					t.Errorf("times %v, want the three kills at 3.5s, 4.0s, 4.5s", n3.TimesMs)
+				}
+				if d := n3.Describe(); !strings.Contains(d, "CRASH LOOP") || !strings.Contains(d, "3.5s") {
+					t.Errorf("Describe = %q", d)
+				}
+			}
+			if c := oomCheck(deaths, 48<<20, "n3"); c.Verdict != tc.verdictOOM {
+				t.Errorf("oom-kill check %s: %s", c.Verdict, c.Summary)
+			}
+			if c := crashLoopCheck(deaths, 2, true); c.Verdict != tc.loopV {
+				t.Errorf("crash-loop check %s: %s", c.Verdict, c.Summary)
+			}
+		})
+	}
+}
+
+func TestDetectEventsUnaskedDeathWithoutRestart(t *testing.T) {
+	// AutoRestart off: the node just dies and stays down.
+	ss := series("n2", 0, [3]int{1, 0, 0}, [3]int{0, 1, 0}, [3]int{0, 1, 0})
+	ev := DetectEvents(ss, nil)
+	var kinds []string
+	for _, e := range ev {
+		kinds = append(kinds, string(e.Kind))
+	}
+	if strings.Join(kinds, ",") != "oom-kill,died" {
+		t.Fatalf("events %v, want oom-kill,died", kinds)
+	}
+	d := Summarize(ev, 2)
+	if len(d) != 1 || d[0].Deaths != 1 || d[0].CrashLoop {
+		t.Errorf("Summarize = %+v: one death, no loop", d)
+	}
+	if c := crashLoopCheck(d, 2, false); c.Verdict != checker.Unknown || !strings.Contains(c.Summary, "AutoRestart") {
+		t.Errorf("crash-loop without AutoRestart = %s %q, want unknown naming AutoRestart", c.Verdict, c.Summary)
+	}
+	// Samples that failed to read are skipped, not taken for a death.
+	withErr := []StateSample{
+		{TMs: 0, Node: "n1", NodeState: cluster.NodeState{Running: true}},
+		{TMs: 250, Node: "n1", Err: "inspect: timeout"},
+		{TMs: 500, Node: "n1", NodeState: cluster.NodeState{Running: true}},
+	}
+	if ev := DetectEvents(withErr, nil); len(ev) != 0 {
+		t.Errorf("events from an unreadable sample: %+v", ev)
+	}
+}
+
+func TestChecks(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		got  checker.Result
+		want checker.Verdict
+	}{
+		{"current", catchUpCheck(CatchUp{Outcome: OutcomeCurrent, Seconds: 3, Bound: time.Minute}), checker.Valid},
+		{"timeout", catchUpCheck(CatchUp{Outcome: OutcomeTimeout, Seconds: 60, Bound: time.Minute}), checker.Invalid},
+		{"crash loop", catchUpCheck(CatchUp{Outcome: OutcomeCrashLoop}), checker.Invalid},
+		{"down", catchUpCheck(CatchUp{Outcome: OutcomeDown}), checker.Invalid},
+		{"interrupted", catchUpCheck(CatchUp{Outcome: OutcomeInterrupted}), checker.Unknown},
+		{"not run", catchUpCheck(CatchUp{}), checker.Unknown},
+		{"recovery none", recoveryCheck(nil), checker.Unknown},
+		{"acked all", ackedCheck(Integrity{Acked: 10, Read: 12, Distinct: 12, Unacked: 2, Complete: true}), checker.Valid},
+		{"acked missing", ackedCheck(Integrity{Acked: 10, Read: 9, Missing: 1, Complete: true, MissingExamples: []string{"0.4"}}), checker.Invalid},
+		{"acked duplicate", ackedCheck(Integrity{Acked: 10, Read: 11, Dups: 1, Complete: true}), checker.Invalid},
+		{"acked malformed", ackedCheck(Integrity{Acked: 10, Read: 11, Malformed: 1, Complete: true}), checker.Invalid},
+		{"acked incomplete", ackedCheck(Integrity{Acked: 10, Read: 5, Missing: 5}), checker.Unknown},
+		{"acked not read", ackedCheck(Integrity{}), checker.Unknown},
+		{"replicas agree", agreementCheck(Integrity{Replicas: []ReplicaState{{Node: "n1"}}, ReplicasAgree: true, ReplicasDetail: "all the same"}), checker.Valid},
+		{"replicas differ", agreementCheck(Integrity{Replicas: []ReplicaState{{Node: "n1"}, {Node: "n2"}}, ReplicasDetail: "replicas differ"}), checker.Invalid},
+		{"replica unreadable", agreementCheck(Integrity{Replicas: []ReplicaState{{Node: "n1", Err: "x"}}, ReplicasDetail: "n1 could not be read"}), checker.Unknown},
+	} {
+		if tc.got.Verdict != tc.want || tc.got.Summary == "" || tc.got.Counts == nil {
+			t.Errorf("%s: %s %q, want %s with a summary and counts", tc.name, tc.got.Verdict, tc.got.Summary, tc.want)
+		}
+		if tc.got.Verdict == checker.Unknown && tc.got.Reason == "" {
+			t.Errorf("%s: unknown without a reason", tc.name)
+		}
+	}
+}
+
+func TestLatencyQuantiles(t *testing.T) {
+	var h latHist
+	for i := 1; i <= 1000; i++ {
+		h.add(time.Duration(i) * time.Millisecond)
+	}
+	s := h.summary()
+	if s.Count != 1000 || s.MaxMs != 1000 {
+		t.Fatalf("summary %+v", s)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"p50", s.P50Ms, 500}, {"p90", s.P90Ms, 900}, {"p99", s.P99Ms, 990}} {
+		// Within a bucket: 19 % above the true value, never below.
+		if c.got < c.want || c.got > c.want*1.2 {
+			t.Errorf("%s = %.1fms, want %.0fms within 19%%", c.name, c.got, c.want)
+		}
+	}
+	var empty latHist
+	if empty.summary() != (Latency{}) {
+		t.Error("empty histogram has a summary")
+	}
+}
+
+func TestSeriesPeaks(t *testing.T) {
+	var s Series
+	for i, v := range []int64{5, 9, 3, 12, 7} {
+		s.add(int64(i*1000), v)
+	}
+	if v, at := s.Peak(); v != 12 || at != 3000 {
+		t.Errorf("Peak = %d at %d", v, at)
+	}
+	if v, at := s.PeakBetween(0, 2500); v != 9 || at != 1000 {
+		t.Errorf("PeakBetween(0, 2500) = %d at %d", v, at)
+	}
+	if _, at := s.PeakBetween(10_000, 20_000); at != -1 {
+		t.Error("PeakBetween an empty window found something")
+	}
+	if s.At(2500) != 3 || s.At(-1) != 0 || s.At(99_999) != 7 {
+		t.Errorf("At: %d %d %d", s.At(2500), s.At(-1), s.At(99_999))
+	}
+}
+
+func TestChart(t *testing.T) {
+	m := NodeMemory{Node: "n3"}
+	for i := int64(0); i < 40; i++ {
+		m.RSS.add(i*250, 100<<20+i*(10<<20))
+		m.Usage.add(i*250, 200<<20+i*(10<<20))
+	}
+	m.Limit.add(2000, 512<<20)
+	out := Chart(m, map[int64]rune{1000: 'K', 3000: 'R', 9000: 'X'}, 40, 8, "")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 8+3 {
+		t.Fatalf("%d lines:\n%s", len(lines), out)
+	}
+	for _, want := range []string{"#", ":", "=", "K", "R", "X", "MiB", "9.8s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("chart lacks %q:\n%s", want, out)
+		}
+	}
+	if Chart(NodeMemory{}, nil, 40, 8, "") != "" {
+		t.Error("chart of nothing")
+	}
+}

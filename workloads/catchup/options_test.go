@@ -1,0 +1,232 @@
+package catchup
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+)
+
+func TestParseBytes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Bytes
+		bad  bool
+	}{
+		{"4096", 4096, false},
+		{"4KiB", 4096, false},
+		{"4kib", 4096, false},
+		{"4Ki", 4096, false},
+		{"4KB", 4000, false},
+		{"40MB", 40_000_000, false},
+		{"40MB/s", 40_000_000, false},
+		{"1.5GiB", 1536 << 20, false},
+		{"6GB", 6_000_000_000, false},
+		{"512MiB", 512 << 20, false},
+		{" 2 MiB ", 2 << 20, false},
+		{"0", 0, false},
+		{"", 0, true},
+		{"-1MiB", 0, true},
+		{"lots", 0, true},
+		{"1XB", 0, true},
+		{"1e30", 0, true},
+	} {
+		got, err := ParseBytes(tc.in)
+		if (err != nil) != tc.bad || got != tc.want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.bad)
+		}
+	}
+}
+
+func TestBytesString(t *testing.T) {
+	for _, tc := range []struct {
+		in   Bytes
+		want string
+	}{
+		{0, "0B"}, {1000, "1000B"}, {4 << 10, "4KiB"}, {1536 << 20, "1.5GiB"},
+		{6_000_000_000, "5.59GiB"}, {48 << 20, "48MiB"},
+	} {
+		if got := tc.in.String(); got != tc.want {
+			t.Errorf("Bytes(%d).String() = %q, want %q", tc.in, got, tc.want)
+		}
+		if tc.in > 0 && !strings.Contains(tc.want, ".") {
+			if back, err := ParseBytes(tc.want); err != nil || back != tc.in {
+				t.Errorf("ParseBytes(%q) = %d, %v: String does not read back", tc.want, back, err)
+			}
+		}
+	}
+}
+
+func TestGoMemLimitPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		flag  string
+		limit Bytes
+		want  int64
+	}{
+		{"auto", 0, 0},                      // no limit: unset
+		{"auto", 1000 << 20, 800 << 20},     // 80 % of the limit
+		{"auto", 1536 << 20, 1288490184},    // the same arithmetic as cluster.Config
+		{"off", 1536 << 20, 0},              // unset even under a limit
+		{"1200MiB", 1536 << 20, 1200 << 20}, // explicit
+		{"1200MiB", 0, 1200 << 20},          // explicit without a limit
+	} {
+		var g GoMemLimit
+		if err := g.Set(tc.flag); err != nil {
+			t.Fatalf("Set(%q): %v", tc.flag, err)
+		}
+		if got := g.Bytes(tc.limit); got != tc.want {
+			t.Errorf("--gomemlimit %s under %s = %d, want %d", tc.flag, tc.limit, got, tc.want)
+		}
+		// The policy must agree with the cluster package's, which the docker
+		// runtime applies.
+		cfg := Options{MemoryLimit: tc.limit, GoMemLimit: g}.ClusterConfig(cluster.Config{})
+		cfg.MemoryLimit = int64(tc.limit)
+		if tc.flag == "auto" && cfg.GoMemLimitFor() != tc.want {
+			t.Errorf("cluster policy for %s gives %d, ours %d", tc.limit, cfg.GoMemLimitFor(), tc.want)
+		}
+	}
+	var g GoMemLimit
+	if err := g.Set("zero"); err == nil {
+		t.Error("Set(zero) accepted")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := Defaults
+	if err := ok.Validate(3); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		nodes int
+		edit  func(*Options)
+		flag  string // the error must name it
+	}{
+		{"one node", 1, func(o *Options) {}, "3 nodes"},
+		{"payload zero", 3, func(o *Options) { o.Payload = 0 }, "--payload"},
+		{"payload above max_payload", 3, func(o *Options) { o.Payload = 2 << 20 }, "--payload"},
+		{"backlog below a payload", 3, func(o *Options) { o.Backlog = 100 }, "--backlog"},
+		{"target", 3, func(o *Options) { o.Target = "random" }, "--target"},
+		{"rate negative", 3, func(o *Options) { o.Rate = -1 }, "--rate"},
+		{"rate below a message", 3, func(o *Options) { o.Rate = 100 }, "--rate"},
+		{"down negative", 3, func(o *Options) { o.Down = -time.Second }, "--down"},
+		{"write-for negative", 3, func(o *Options) { o.WriteFor = -time.Second }, "--write-for"},
+		{"memory limit negative", 3, func(o *Options) { o.MemoryLimit = -1 }, "--memory-limit"},
+		{"memory limit tiny", 3, func(o *Options) { o.MemoryLimit = 16 << 20 }, "--memory-limit"},
+		{"gomemlimit above limit", 3, func(o *Options) { o.MemoryLimit, o.GoMemLimit = 1 << 30, 2 << 30 }, "--gomemlimit"},
+		{"max outstanding negative", 3, func(o *Options) { o.MaxOutstandingCatchup = -1 }, "--max-outstanding-catchup"},
+		{"max outstanding below a message", 3, func(o *Options) { o.MaxOutstandingCatchup = 100 }, "--max-outstanding-catchup"},
+		{"catchup timeout", 3, func(o *Options) { o.CatchupTimeout = time.Millisecond }, "--catchup-timeout"},
+		{"settle negative", 3, func(o *Options) { o.Settle = -1 }, "--settle"},
+		{"recovery timeout", 3, func(o *Options) { o.RecoveryTimeout = time.Millisecond }, "--recovery-timeout"},
+		{"verify timeout", 3, func(o *Options) { o.VerifyTimeout = time.Millisecond }, "--verify-timeout"},
+		{"crash loop", 3, func(o *Options) { o.CrashLoop = -1 }, "--crash-loop"},
+		{"sampling too slow", 3, func(o *Options) { o.SampleInterval = time.Second }, "--sample-interval"},
+		{"publishers", 3, func(o *Options) { o.Publishers = 100 }, "--publishers"},
+		{"window", 3, func(o *Options) { o.Window = -1 }, "--window"},
+		{"publish timeout", 3, func(o *Options) { o.PublishTimeout = time.Millisecond }, "--publish-timeout"},
+		{"read rate", 3, func(o *Options) { o.ReadRate = -1 }, "--read-rate"},
+		{"stream name", 3, func(o *Options) { o.Stream = "a.b" }, "stream name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Defaults
+			tc.edit(&o)
+			err := o.Validate(tc.nodes)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !strings.Contains(err.Error(), tc.flag) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q: want one line naming %s", err, tc.flag)
+			}
+		})
+	}
+}
+
+func TestPresets(t *testing.T) {
+	for _, name := range PresetNames() {
+		o, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Preset != name {
+			t.Errorf("%s: Preset field %q", name, o.Preset)
+		}
+		if err := o.WithDefaults().Validate(3); err != nil {
+			t.Errorf("preset %s does not validate: %v", name, err)
+		}
+	}
+	// The report's scale, as measured by hand.
+	seed, _ := Preset("seed-oom")
+	if seed.Backlog != 6_000_000_000 || seed.Payload != 4096 || seed.Down != 5*time.Second ||
+		seed.Rate != 40_000_000 || seed.WriteFor != 120*time.Second || seed.MemoryLimit != 1536<<20 || seed.Target != Follower {
+		t.Errorf("seed-oom = %+v", seed)
+	}
+	if s, _ := Preset("seed-scale"); s.MemoryLimit != 0 || s.Backlog != seed.Backlog {
+		t.Errorf("seed-scale should be seed-oom without a limit: %+v", s)
+	}
+	if q, _ := Preset("quick"); q.Backlog != Defaults.Backlog {
+		t.Errorf("quick is not the defaults")
+	}
+	_, err := Preset("nope")
+	if err == nil || !strings.Contains(err.Error(), "--preset") || !strings.Contains(err.Error(), "seed-oom") {
+		t.Errorf("Preset(nope) = %v, want an error naming the flag and the presets", err)
+	}
+}
+
+func TestWithDefaultsKeepsMeaningfulZeros(t *testing.T) {
+	o := Options{Rate: 0, WriteFor: 0, MemoryLimit: 0, ReadRate: 0}.WithDefaults()
+	if o.Rate != 0 || o.ReadRate != 0 || o.MemoryLimit != 0 {
+		t.Errorf("WithDefaults overwrote a meaningful zero: %+v", o)
+	}
+	if o.Backlog != Defaults.Backlog || o.SampleInterval != Defaults.SampleInterval || o.Publishers != Defaults.Publishers {
+		t.Errorf("WithDefaults left fields unset: %+v", o)
+	}
+}
+
+func TestClusterConfig(t *testing.T) {
+	base := cluster.Config{Name: "x", ServerVersion: "v2.10.7", MemoryLimit: 1 << 30, MaxMemoryStore: 1 << 28, StoreOnTmpfs: true, RunID: "r"}
+	o := Defaults
+	o.MemoryLimit, o.MaxOutstandingCatchup = 1536<<20, 8<<20
+	cfg := o.ClusterConfig(base)
+	switch {
+	case cfg.MemoryLimit != 0:
+		t.Errorf("MemoryLimit %d: the limit goes on the target only", cfg.MemoryLimit)
+	case cfg.MaxMemoryStore != 0:
+		t.Errorf("MaxMemoryStore %d left from the template", cfg.MaxMemoryStore)
+	case cfg.GoMemLimitFor() != o.GoMemLimitBytes() || cfg.GoMemLimitFor() == 0:
+		t.Errorf("GOMEMLIMIT %d, policy %d", cfg.GoMemLimitFor(), o.GoMemLimitBytes())
+	case !cfg.AutoRestart || cfg.StoreOnTmpfs:
+		t.Errorf("AutoRestart %v StoreOnTmpfs %v", cfg.AutoRestart, cfg.StoreOnTmpfs)
+	case cfg.MaxOutstandingCatchup != 8<<20:
+		t.Errorf("MaxOutstandingCatchup %d", cfg.MaxOutstandingCatchup)
+	case cfg.ServerVersion != "v2.10.7" || cfg.RunID != "r" || cfg.Nodes != 3:
+		t.Errorf("template fields lost: %+v", cfg)
+	}
+	if err := cfg.WithDefaults().Validate(); err != nil {
+		t.Errorf("config does not validate: %v", err)
+	}
+	// No limit: GOMEMLIMIT unset on every node.
+	if g := Defaults.ClusterConfig(base).GoMemLimitFor(); g != 0 {
+		t.Errorf("no limit, auto: GOMEMLIMIT %d, want unset", g)
+	}
+}
+
+func TestRefuse(t *testing.T) {
+	noLimits := func(c cluster.Capability) error {
+		if c == cluster.CapMemoryLimit {
+			return cluster.Unsupported("local", c, "no cgroup")
+		}
+		return nil
+	}
+	if err := Defaults.Refuse(noLimits); err != nil {
+		t.Errorf("no limit asked, refused: %v", err)
+	}
+	o := Defaults
+	o.MemoryLimit = 1 << 30
+	err := o.Refuse(noLimits)
+	if !errors.Is(err, cluster.ErrUnsupported) || !strings.Contains(err.Error(), "--memory-limit") {
+		t.Errorf("Refuse = %v, want an ErrUnsupported naming --memory-limit", err)
+	}
+}
