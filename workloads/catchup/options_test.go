@@ -115,7 +115,7 @@ func TestValidate(t *testing.T) {
 		{"write-for negative", 3, func(o *Options) { o.WriteFor = -time.Second }, "--write-for"},
 		{"memory limit negative", 3, func(o *Options) { o.MemoryLimit = -1 }, "--memory-limit"},
 		{"memory limit tiny", 3, func(o *Options) { o.MemoryLimit = 16 << 20 }, "--memory-limit"},
-		{"gomemlimit above limit", 3, func(o *Options) { o.MemoryLimit, o.GoMemLimit = 1 << 30, 2 << 30 }, "--gomemlimit"},
+		{"gomemlimit above limit", 3, func(o *Options) { o.MemoryLimit, o.GoMemLimit = 1<<30, 2<<30 }, "--gomemlimit"},
 		{"max outstanding negative", 3, func(o *Options) { o.MaxOutstandingCatchup = -1 }, "--max-outstanding-catchup"},
 		{"max outstanding below a message", 3, func(o *Options) { o.MaxOutstandingCatchup = 100 }, "--max-outstanding-catchup"},
 		{"catchup timeout", 3, func(o *Options) { o.CatchupTimeout = time.Millisecond }, "--catchup-timeout"},
