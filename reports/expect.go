@@ -1,0 +1,206 @@
+package reports
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+)
+
+// Expectation marks a known anomaly in some cells, so that a nightly run can
+// keep them as a positive control and still be green: "direct-get-on=
+// stale-reads" says the cells named direct-get-on (a path.Match pattern
+// over cell names, e.g. "*direct-get-on") are expected to show stale reads.
+//
+// In a matched cell, the checkers the anomaly explains may be invalid
+// without failing; everything else must pass as usual, unknown stays a
+// failure, and if the anomaly is not found at all that is a failure too
+// (the control did not reproduce: the checker is broken, or the server
+// changed and the expectation must go).
+type Expectation struct {
+	Cells   string `json:"cells"`
+	Anomaly string `json:"anomaly"`
+}
+
+func (e Expectation) String() string { return e.Cells + "=" + e.Anomaly }
+
+// knownAnomaly says which checkers an anomaly makes invalid.
+type knownAnomaly struct {
+	doc     string
+	explain func(s Summary, check string) bool // check's invalid verdict follows from the anomaly
+	found   func(s Summary) bool
+	witness string // the checker that proves the anomaly
+}
+
+// KnownAnomalies lists the anomalies --expect accepts.
+var knownAnomalies = map[string]knownAnomaly{
+	"stale-reads": {
+		doc: "Direct Get stale reads: followers answer gets with an older revision; the session, stale-read " +
+			"and linearizability checkers fail, and wrong-last-seq fails only with rejections caused by stale reads",
+		explain: func(s Summary, check string) bool {
+			switch check {
+			case ckStale, ckSession, ckLinear:
+				return s.Stale > 0
+			case ckAttribution:
+				return s.Stale > 0 && s.RejSpur == 0 && s.RejUnattr == 0
+			}
+			return false
+		},
+		found:   func(s Summary) bool { return s.Stale > 0 },
+		witness: ckStale,
+	},
+}
+
+// KnownAnomalyNames lists the names ParseExpect accepts.
+func KnownAnomalyNames() []string {
+	var out []string
+	for k := range knownAnomalies {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParseExpect reads CELLS=ANOMALY, e.g. "direct-get-on=stale-reads".
+func ParseExpect(s string) (Expectation, error) {
+	cells, anomaly, ok := strings.Cut(strings.TrimSpace(s), "=")
+	if !ok || cells == "" || anomaly == "" {
+		return Expectation{}, fmt.Errorf("--expect %q: want CELLS=ANOMALY, e.g. direct-get-on=stale-reads", s)
+	}
+	if _, err := path.Match(cells, ""); err != nil {
+		return Expectation{}, fmt.Errorf("--expect %q: bad cell pattern: %v", s, err)
+	}
+	if _, ok := knownAnomalies[anomaly]; !ok {
+		return Expectation{}, fmt.Errorf("--expect %q: unknown anomaly %q (known: %s)", s, anomaly, strings.Join(KnownAnomalyNames(), ", "))
+	}
+	return Expectation{Cells: cells, Anomaly: anomaly}, nil
+}
+
+// ParseExpects parses every value of a repeated --expect flag.
+func ParseExpects(values []string) ([]Expectation, error) {
+	var out []Expectation
+	for _, v := range values {
+		e, err := ParseExpect(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Judged is a checker result seen through the expectations.
+type Judged struct {
+	checker.Result
+	Effective checker.Verdict // what counts for CI
+	Expected  string          // the expectation that excused or failed it
+	Note      string
+}
+
+// JudgedCell is a cell seen through the expectations.
+type JudgedCell struct {
+	run.CellResult
+	Checks    []Judged
+	Verdict   run.Verdict // effective verdict
+	Expected  []Expectation
+	Reproduce string // non-empty: an expected anomaly was not found
+}
+
+// Judge applies the expectations that match the cell.
+func Judge(c run.CellResult, exps []Expectation) JudgedCell {
+	j := JudgedCell{CellResult: c, Verdict: c.Verdict}
+	for _, e := range exps {
+		if ok, _ := path.Match(e.Cells, c.Name); ok {
+			j.Expected = append(j.Expected, e)
+		}
+	}
+	s := Summarize(c)
+	for _, r := range c.Checks {
+		jr := Judged{Result: r, Effective: r.Verdict}
+		for _, e := range j.Expected {
+			k := knownAnomalies[e.Anomaly]
+			if r.Verdict == checker.Invalid && k.explain(s, r.Name) {
+				jr.Effective, jr.Expected = checker.Valid, e.String()
+				jr.Note = "expected (--expect " + e.String() + "): " + k.doc
+			}
+			if r.Name == k.witness && !k.found(s) && r.Verdict == checker.Valid {
+				jr.Effective, jr.Expected = checker.Invalid, e.String()
+				jr.Note = fmt.Sprintf("expected %s (--expect %s) but none were found: the known anomaly did not reproduce", e.Anomaly, e)
+				j.Reproduce = jr.Note
+			}
+		}
+		j.Checks = append(j.Checks, jr)
+	}
+	if c.Verdict != run.Error && len(c.Checks) > 0 {
+		j.Verdict = verdictOf(j.Checks)
+	}
+	return j
+}
+
+func verdictOf(checks []Judged) run.Verdict {
+	rs := make([]checker.Result, len(checks))
+	for i, c := range checks {
+		rs[i] = checker.Result{Verdict: c.Effective}
+	}
+	return run.VerdictOf(rs)
+}
+
+// JudgeRun judges every cell; unused lists expectations that matched no
+// cell (a typo in a nightly must not pass silently).
+func JudgeRun(res run.Result, exps []Expectation) (cells []JudgedCell, unused []Expectation) {
+	used := make([]bool, len(exps))
+	for _, c := range res.Cells {
+		j := Judge(c, exps)
+		for i, e := range exps {
+			if ok, _ := path.Match(e.Cells, c.Name); ok {
+				used[i] = true
+			}
+		}
+		cells = append(cells, j)
+	}
+	for i, e := range exps {
+		if !used[i] {
+			unused = append(unused, e)
+		}
+	}
+	return cells, unused
+}
+
+// rank orders verdicts as run does: invalid, then harness error, then
+// unknown, then valid.
+var rank = map[run.Verdict]int{run.Valid: 0, run.Unknown: 1, run.Error: 2, run.Invalid: 3}
+
+func worse(a, b run.Verdict) run.Verdict {
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// EffectiveVerdict is the run's verdict once expected anomalies are
+// excused: the worst judged cell; an expectation that matched no cell, or
+// an interruption, is a harness error.
+func EffectiveVerdict(res run.Result, exps []Expectation) run.Verdict {
+	cells, unused := JudgeRun(res, exps)
+	v := run.Valid
+	if len(cells) == 0 || len(unused) > 0 || res.Interrupted {
+		v = run.Error
+	}
+	for _, c := range cells {
+		v = worse(v, c.Verdict)
+	}
+	return v
+}
+
+// ExitCode is the process exit code for a run under expectations: the
+// worst effective cell's, 130 when interrupted. Without expectations it is
+// the pipeline's own code.
+func ExitCode(res run.Result, exps []Expectation) int {
+	if res.Interrupted {
+		return run.ExitInterrupted
+	}
+	return EffectiveVerdict(res, exps).ExitCode()
+}

@@ -1,0 +1,94 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// fmtCount writes a count with thousands separators: 2,807.
+func fmtCount[T int | int64 | float64](v T) string {
+	f := float64(v)
+	if f != math.Trunc(f) || math.Abs(f) >= 1e15 {
+		return strconv.FormatFloat(f, 'g', 4, 64)
+	}
+	n := int64(f)
+	s := strconv.FormatInt(max(n, -n), 10)
+	var b strings.Builder
+	if n < 0 {
+		b.WriteByte('-')
+	}
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// fmtPct writes n of total as a percentage with enough digits to not read
+// as zero: 5.6 %, 0.02 %.
+func fmtPct(n, total int) string {
+	if total == 0 {
+		return "0 %"
+	}
+	p := 100 * float64(n) / float64(total)
+	switch {
+	case p == 0:
+		return "0 %"
+	case p >= 10:
+		return fmt.Sprintf("%.0f %%", p)
+	case p >= 0.1:
+		return fmt.Sprintf("%.1f %%", p)
+	}
+	return fmt.Sprintf("%.2g %%", p)
+}
+
+// fmtMs writes milliseconds with a sensible precision.
+func fmtMs(ms float64) string {
+	switch {
+	case ms >= 1000:
+		return fmt.Sprintf("%.2f s", ms/1000)
+	case ms >= 10:
+		return fmt.Sprintf("%.0f ms", ms)
+	case ms >= 0.1:
+		return fmt.Sprintf("%.1f ms", ms)
+	case ms == 0:
+		return "0 ms"
+	}
+	return fmt.Sprintf("%.0f µs", ms*1000)
+}
+
+// fmtSec writes a duration in seconds: 12.3 s.
+func fmtSec(d time.Duration) string {
+	s := d.Seconds()
+	if s >= 100 {
+		return fmt.Sprintf("%.0f s", s)
+	}
+	return fmt.Sprintf("%.1f s", s)
+}
+
+// fmtBytes writes a byte count in binary units.
+func fmtBytes(b float64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%.0f B", b)
+	}
+	exp, v := 0, b/unit
+	for v >= unit && exp < 4 {
+		v /= unit
+		exp++
+	}
+	return fmt.Sprintf("%.3g %ciB", v, "KMGTP"[exp])
+}
+
+// plural writes "1 update" or "2 updates".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmtCount(n) + " " + many
+}

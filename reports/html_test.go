@@ -1,0 +1,264 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+)
+
+var (
+	attrRE = regexp.MustCompile(`(?i)\s(src|href|xlink:href|action|poster|data)\s*=\s*"([^"]*)"`)
+	idRE   = regexp.MustCompile(`\sid="([^"]+)"`)
+)
+
+// pageOf renders a run folder and returns the page.
+func pageOf(t *testing.T, dir string) string {
+	t.Helper()
+	if _, err := Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// runs are the stored runs every page test renders.
+func runs(t *testing.T) map[string]string {
+	return map[string]string{
+		"testdata": unpackRun(t),
+		"matrix":   writeSyntheticRun(t, syntheticMatrix()),
+	}
+}
+
+func TestHTMLIsSelfContained(t *testing.T) {
+	for name, dir := range runs(t) {
+		t.Run(name, func(t *testing.T) {
+			page := pageOf(t, dir)
+			for _, m := range attrRE.FindAllStringSubmatch(page, -1) {
+				v := strings.ToLower(strings.TrimSpace(m[2]))
+				if strings.Contains(v, "://") || strings.HasPrefix(v, "//") || strings.HasPrefix(v, "javascript:") {
+					t.Errorf("%s=%q points outside the folder", m[1], m[2])
+				}
+			}
+			for _, bad := range []string{"<script", "<link", "@import", "url(", "<iframe", "<img"} {
+				if strings.Contains(strings.ToLower(page), bad) {
+					t.Errorf("page contains %q: it must not fetch anything", bad)
+				}
+			}
+			if !strings.Contains(page, "<style>") || !strings.Contains(page, "<svg class=\"chart\"") {
+				t.Error("page lacks its inline style or charts")
+			}
+		})
+	}
+}
+
+// TestHTMLLinksExist follows every link: files relative to the run folder
+// must exist, anchors must name an element of the page.
+func TestHTMLLinksExist(t *testing.T) {
+	for name, dir := range runs(t) {
+		t.Run(name, func(t *testing.T) {
+			page := pageOf(t, dir)
+			ids := map[string]bool{}
+			for _, m := range idRE.FindAllStringSubmatch(page, -1) {
+				ids[m[1]] = true
+			}
+			files := 0
+			for _, m := range attrRE.FindAllStringSubmatch(page, -1) {
+				href := m[2]
+				if anchor, ok := strings.CutPrefix(href, "#"); ok {
+					if !ids[anchor] {
+						t.Errorf("link to #%s, which is not on the page", anchor)
+					}
+					continue
+				}
+				u, err := url.Parse(href)
+				if err != nil || u.IsAbs() || strings.HasPrefix(u.Path, "/") || strings.Contains(u.Path, "..") {
+					t.Errorf("link %q is not a relative path inside the run folder", href)
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(u.Path))); err != nil {
+					t.Errorf("link %q: %v", href, err)
+				}
+				files++
+			}
+			if files < 10 {
+				t.Errorf("only %d file links; want history, stream, results, logs, configs", files)
+			}
+		})
+	}
+}
+
+func TestRenderTestdataRun(t *testing.T) {
+	dir := unpackRun(t)
+	r, err := Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	want := []string{
+		// The verdict in one sentence, at the top.
+		"Direct Get on: 42 stale reads (1.7 % of reads), 42 updates rejected because of them;",
+		"Direct Get off: none (all 6 checks passed).",
+		// The exact command with its seed, and how to re-render.
+		"chaos run --clients=4 --keys=4 --nemesis=kill --nemesis-interval=1s --runtime=local --time-limit=3s --workload=kv-update --seed=31",
+		"chaos report " + dir,
+		// Versions, fault windows, porcupine and logs.
+		"v2.15.3", "nats.go (client)", "kill", "n2",
+		`href="direct-get-on/porcupine/linearizability-k0-16.html"`, `href="direct-get-off/logs/n1.log"`,
+		`href="junit.xml"`, `href="direct-get-on/history.jsonl"`,
+		"Throughput", "Latency", "Errors by kind", "How stale were the stale reads?",
+	}
+	for _, w := range want {
+		if !bytes.Contains(page, []byte(w)) {
+			t.Errorf("report.html lacks %q", w)
+		}
+	}
+	if got := strings.Index(string(page), "42 stale reads"); got < 0 || got > strings.Index(string(page), "Cells side by side") {
+		t.Error("the verdict sentence is not above the cells table")
+	}
+	if len(r.Cells) != 2 || r.Cells[0].Series == nil || r.Cells[0].Series.Ops != r.Result.Cells[0].Ops.Total {
+		t.Errorf("series of the first cell: %+v", r.Cells[0].Series)
+	}
+	if _, err := os.Stat(filepath.Join(dir, JUnitFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+// A run folder moved elsewhere re-renders from its own files: nothing is
+// read from the paths recorded in results.json.
+func TestRenderMovedRun(t *testing.T) {
+	dir := unpackRun(t)
+	moved := filepath.Join(t.TempDir(), "somewhere", "else")
+	if err := os.MkdirAll(filepath.Dir(moved), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	page := pageOf(t, moved)
+	if !strings.Contains(page, `href="direct-get-on/history.jsonl"`) || strings.Contains(page, "(missing)") {
+		t.Error("moved run lost its links")
+	}
+}
+
+func TestRenderPartialRun(t *testing.T) {
+	dir := unpackRun(t)
+	if err := os.Remove(filepath.Join(dir, "results.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "direct-get-off", "results.json")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Partial || !r.Result.Interrupted || len(r.Cells) != 2 {
+		t.Fatalf("partial load: partial=%v interrupted=%v cells=%d", r.Partial, r.Result.Interrupted, len(r.Cells))
+	}
+	if r.Cells[1].CellResult.Verdict != run.Error || r.Cells[1].Series == nil {
+		t.Errorf("cell without results.json: verdict %s, series %v", r.Cells[1].CellResult.Verdict, r.Cells[1].Series != nil)
+	}
+	page := pageOf(t, dir)
+	for _, w := range []string{"has no results.json", "42 stale reads", "no results.json: the run was interrupted"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("page lacks %q", w)
+		}
+	}
+	if ExitCode(r.Result, nil) != run.ExitInterrupted {
+		t.Errorf("exit code of an interrupted run = %d", ExitCode(r.Result, nil))
+	}
+}
+
+func TestLoadNotARun(t *testing.T) {
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a run folder") {
+		t.Errorf("Load of an empty folder: %v", err)
+	}
+}
+
+// Runs stored before spec.kv became a list still render.
+func TestLoadOldSpecShape(t *testing.T) {
+	dir := writeSyntheticRun(t, syntheticMatrix())
+	for _, name := range []string{"results.json", "run.json"} {
+		p := filepath.Join(dir, name)
+		b, _ := os.ReadFile(p)
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		spec := m
+		if s, ok := m["spec"].(map[string]any); ok {
+			spec = s
+		}
+		spec["kv"] = spec["kv"].([]any)[0] // the old shape: one object
+		writeJSONFile(t, p, m)
+	}
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Result.Spec.KV) != 1 || r.Result.Spec.KV[0].Keys != 10 {
+		t.Errorf("old spec.kv read as %+v", r.Result.Spec.KV)
+	}
+	_ = os.Remove(filepath.Join(dir, "results.json"))
+	r, err = Load(dir)
+	if err != nil || len(r.Result.Spec.KV) != 1 {
+		t.Errorf("old run.json: %v %+v", err, r)
+	}
+}
+
+func TestExpectationsOnThePage(t *testing.T) {
+	dir := unpackRun(t)
+	if _, err := WriteWith(dir, Options{Expect: []Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}}); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	for _, w := range []string{"invalid, as expected", "direct-get-on=stale-reads", "VALID</span>"} {
+		if !bytes.Contains(page, []byte(w)) {
+			t.Errorf("page lacks %q", w)
+		}
+	}
+	junit, _ := os.ReadFile(filepath.Join(dir, JUnitFile))
+	if !bytes.Contains(junit, []byte(`failures="0"`)) {
+		t.Errorf("expected anomaly failed in junit.xml")
+	}
+}
+
+func TestMemoryChartFromFile(t *testing.T) {
+	page := pageOf(t, writeSyntheticRun(t, syntheticMatrix()))
+	for _, w := range []string{"Memory per node", "limit 512 MiB", "OOM n2", "n2 OOM-killed at 12.0s: memory limit 512MiB"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("page lacks %q", w)
+		}
+	}
+}
+
+func TestRegisterMemorySource(t *testing.T) {
+	dir := unpackRun(t)
+	called := 0
+	RegisterMemorySource(func(cellDir string, c run.CellResult) (*Memory, error) {
+		if !strings.HasPrefix(cellDir, dir) {
+			return nil, nil
+		}
+		called++
+		return &Memory{LimitBytes: 1 << 30, Nodes: []NodeMemory{{Node: "n1", Samples: []MemSample{{0, 1 << 20}, {1e9, 2 << 20}}}}}, nil
+	})
+	t.Cleanup(func() {
+		memMu.Lock()
+		memSources = memSources[1:]
+		memMu.Unlock()
+	})
+	page := pageOf(t, dir)
+	if called != 2 || !strings.Contains(page, "limit 1 GiB") {
+		t.Errorf("memory source called %d times; chart drawn: %v", called, strings.Contains(page, "limit 1 GiB"))
+	}
+}

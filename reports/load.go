@@ -1,0 +1,189 @@
+package reports
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+)
+
+// Run is a stored run as the report reads it: results.json, plus what the
+// report finds next to it.
+type Run struct {
+	Dir    string // the run folder on disk
+	Result run.Result
+	// Partial is set when results.json was missing and the result was put
+	// together from run.json and the cells' own results.json.
+	Partial bool
+	// ClientVersion is nats.go's version: results.json's client_version
+	// when the pipeline records it, else the report binary's own.
+	ClientVersion       string
+	ClientVersionSource string
+	Expect              []Expectation // from results.json's spec.expect, if any
+	Cells               []*Cell
+}
+
+// Cell is one cell's stored files.
+type Cell struct {
+	run.CellResult
+	Rel       string  // folder, relative to the run folder
+	Series    *Series // nil when history.jsonl is missing or unreadable
+	SeriesErr string
+	Memory    *Memory
+	MemoryErr string
+}
+
+// extra holds fields results.json may carry beyond run.Result, read
+// tolerantly so a report renders whether or not the pipeline writes them.
+type extra struct {
+	ClientVersion string `json:"client_version"`
+	Spec          struct {
+		Expect []string `json:"expect"`
+	} `json:"spec"`
+}
+
+// Load reads a run folder: results.json (or, for a run that was cut short,
+// run.json and each cell's results.json) and every cell's history.
+func Load(dir string) (*Run, error) {
+	r := &Run{Dir: dir}
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	switch {
+	case err == nil:
+		if err := decodeResult(b, &r.Result); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "results.json"), err)
+		}
+		var x extra
+		_ = json.Unmarshal(b, &x)
+		r.ClientVersion = x.ClientVersion
+		if r.ClientVersion != "" {
+			r.ClientVersionSource = "recorded by the run"
+		}
+		for _, s := range x.Spec.Expect {
+			if e, err := ParseExpect(s); err == nil {
+				r.Expect = append(r.Expect, e)
+			}
+		}
+	case errors.Is(err, os.ErrNotExist):
+		if err := r.loadPartial(); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, err
+	}
+	if r.Result.ID == "" {
+		r.Result.ID = filepath.Base(filepath.Clean(dir))
+	}
+	if r.ClientVersion == "" {
+		r.ClientVersion, r.ClientVersionSource = buildClientVersion(), "of the binary that rendered this report; the run did not record it"
+	}
+	for _, cr := range r.Result.Cells {
+		r.Cells = append(r.Cells, loadCell(dir, cr))
+	}
+	return r, nil
+}
+
+// loadPartial rebuilds a result from run.json and the cells' files: the
+// run was interrupted hard, or is still going.
+func (r *Run) loadPartial() error {
+	var spec run.Spec
+	b, err := os.ReadFile(filepath.Join(r.Dir, "run.json"))
+	if err != nil {
+		return fmt.Errorf("%s holds neither results.json nor run.json: not a run folder (%w)", r.Dir, err)
+	}
+	if err := decodeSpec(b, &spec); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(r.Dir, "run.json"), err)
+	}
+	r.Partial = true
+	res := run.Result{ID: filepath.Base(filepath.Clean(r.Dir)), Dir: r.Dir, Command: spec.Command, Seed: spec.Seed,
+		Runtime: spec.Runtime, Spec: spec, Verdict: run.Valid, Interrupted: true}
+	for _, c := range spec.Cells() {
+		cdir := filepath.Join(r.Dir, c.Name)
+		if _, err := os.Stat(cdir); err != nil {
+			continue
+		}
+		var cr run.CellResult
+		if b, err := os.ReadFile(filepath.Join(cdir, "results.json")); err == nil && json.Unmarshal(b, &cr) == nil && cr.Name != "" {
+			res.Cells = append(res.Cells, cr)
+		} else {
+			res.Cells = append(res.Cells, run.CellResult{Cell: c, Label: c.Label(), Dir: cdir, Verdict: run.Error,
+				Error: "no results.json: the run was interrupted or is still running; the history on disk can be checked with chaos check"})
+		}
+		res.Verdict = worse(res.Verdict, res.Cells[len(res.Cells)-1].Verdict)
+	}
+	r.Result = res
+	return nil
+}
+
+func loadCell(dir string, cr run.CellResult) *Cell {
+	c := &Cell{CellResult: cr, Rel: cr.Name}
+	if c.Rel == "" || !isDir(filepath.Join(dir, c.Rel)) {
+		if b := filepath.Base(cr.Dir); cr.Dir != "" && isDir(filepath.Join(dir, b)) {
+			c.Rel = b
+		}
+	}
+	if c.Rel == "" {
+		return c
+	}
+	cdir := filepath.Join(dir, c.Rel)
+	s, err := ReadSeries(filepath.Join(cdir, "history.jsonl"))
+	switch {
+	case err == nil:
+		c.Series = s
+	case errors.Is(err, os.ErrNotExist):
+		c.SeriesErr = "no history.jsonl"
+	default:
+		c.SeriesErr = err.Error()
+	}
+	m, err := LoadMemory(cdir, cr)
+	if err != nil {
+		c.MemoryErr = err.Error()
+	}
+	c.Memory = m
+	return c
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// buildClientVersion is nats.go's version in this binary's build info.
+func buildClientVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/nats-io/nats.go" {
+				if d.Replace != nil {
+					return d.Replace.Version
+				}
+				return d.Version
+			}
+		}
+	}
+	return "unknown"
+}
+
+// relFiles lists the files under rel/sub that match the glob, relative to
+// dir, sorted.
+func relFiles(dir, rel, glob string) []string {
+	m, _ := filepath.Glob(filepath.Join(dir, rel, glob))
+	out := make([]string, 0, len(m))
+	for _, p := range m {
+		r, err := filepath.Rel(dir, p)
+		if err == nil && !strings.HasPrefix(r, "..") {
+			out = append(out, filepath.ToSlash(r))
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,160 @@
+package reports
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+)
+
+// Memory is a cell's memory use per node over time, with the limit and the
+// OOM kills: what the catchup workload records. Times are ns since the run
+// start, like history ops and fault windows.
+type Memory struct {
+	LimitBytes int64        `json:"limit_bytes,omitempty"` // 0: no limit known
+	Nodes      []NodeMemory `json:"nodes"`
+	OOMKills   []OOMKill    `json:"oom_kills,omitempty"`
+}
+
+// NodeMemory is one node's samples, in time order.
+type NodeMemory struct {
+	Node    string      `json:"node"`
+	Samples []MemSample `json:"samples"`
+}
+
+// MemSample is one reading.
+type MemSample struct {
+	T     int64 `json:"t_ns"`
+	Bytes int64 `json:"bytes"`
+}
+
+// OOMKill is a node killed for running out of memory.
+type OOMKill struct {
+	Node   string `json:"node"`
+	T      int64  `json:"t_ns"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// MemorySource reads a cell's memory series from its stored files; it
+// returns nil, nil when the cell has none.
+type MemorySource func(cellDir string, c run.CellResult) (*Memory, error)
+
+var (
+	memMu      sync.Mutex
+	memSources = []MemorySource{memoryJSON}
+)
+
+// RegisterMemorySource adds a reader, tried before the default one, so a
+// workload that stores memory in its own shape can feed the chart.
+func RegisterMemorySource(src MemorySource) {
+	memMu.Lock()
+	defer memMu.Unlock()
+	memSources = append([]MemorySource{src}, memSources...)
+}
+
+// LoadMemory asks every source in turn; the first that has data wins.
+func LoadMemory(cellDir string, c run.CellResult) (*Memory, error) {
+	memMu.Lock()
+	srcs := append([]MemorySource(nil), memSources...)
+	memMu.Unlock()
+	var errs []error
+	for _, src := range srcs {
+		m, err := src(cellDir, c)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if m != nil {
+			return m, nil
+		}
+	}
+	return nil, errors.Join(errs...)
+}
+
+// MemoryFile is the default source: <cell>/memory.json holding a Memory.
+const MemoryFile = "memory.json"
+
+func memoryJSON(cellDir string, _ run.CellResult) (*Memory, error) {
+	b, err := os.ReadFile(filepath.Join(cellDir, MemoryFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m Memory
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(cellDir, MemoryFile), err)
+	}
+	return &m, nil
+}
+
+// maxMemPoints bounds the points drawn per node; each kept point is the
+// peak of the samples it stands for, so no spike towards the limit is lost.
+const maxMemPoints = 400
+
+func memoryChart(m *Memory, bands []Band, xmax float64) *TimeChart {
+	c := &TimeChart{Title: "Memory per node", YLabel: "resident memory", YFmt: fmtBytes, YBytes: true, Bands: bands}
+	for _, n := range m.Nodes {
+		for _, s := range n.Samples {
+			xmax = math.Max(xmax, float64(s.T)/1e9)
+		}
+	}
+	for _, k := range m.OOMKills {
+		xmax = math.Max(xmax, float64(k.T)/1e9)
+	}
+	c.XMax = xmax
+	for i, n := range m.Nodes {
+		c.Lines = append(c.Lines, Line{Name: n.Node, Color: seriesColors[i%len(seriesColors)], Points: peakPoints(n.Samples, xmax)})
+	}
+	if m.LimitBytes > 0 {
+		c.HLines = append(c.HLines, HLine{Y: float64(m.LimitBytes), Label: "limit " + fmtBytes(float64(m.LimitBytes)), Color: colRed})
+	}
+	for _, k := range m.OOMKills {
+		title := fmt.Sprintf("%s OOM-killed at %.1fs", k.Node, float64(k.T)/1e9)
+		if k.Detail != "" {
+			title += ": " + k.Detail
+		}
+		c.Marks = append(c.Marks, Mark{X: float64(k.T) / 1e9, Label: "OOM " + k.Node, Title: title, Color: colRed, Solid: true})
+	}
+	if len(m.Nodes) == 0 {
+		c.Empty = "no memory samples"
+	}
+	return c
+}
+
+// peakPoints keeps at most maxMemPoints points: the highest sample of each
+// of maxMemPoints equal slices of [0, xmax].
+func peakPoints(samples []MemSample, xmax float64) []Point {
+	if len(samples) <= maxMemPoints || xmax <= 0 {
+		out := make([]Point, len(samples))
+		for i, s := range samples {
+			out[i] = Point{float64(s.T) / 1e9, float64(s.Bytes)}
+		}
+		return out
+	}
+	peak := make([]float64, maxMemPoints)
+	at := make([]float64, maxMemPoints)
+	for i := range peak {
+		peak[i] = math.NaN()
+	}
+	for _, s := range samples {
+		x := float64(s.T) / 1e9
+		i := min(maxMemPoints-1, max(0, int(x/xmax*maxMemPoints)))
+		if math.IsNaN(peak[i]) || float64(s.Bytes) > peak[i] {
+			peak[i], at[i] = float64(s.Bytes), x
+		}
+	}
+	var out []Point
+	for i := range peak {
+		if !math.IsNaN(peak[i]) {
+			out = append(out, Point{at[i], peak[i]})
+		}
+	}
+	return out
+}

@@ -1,0 +1,76 @@
+// Package reports turns a stored run into what people and CI read:
+// report.html, one self-contained page (inline CSS and SVG, nothing
+// fetched, relative links only) that states the verdict in one sentence,
+// compares the cells side by side and charts them over time; and
+// junit.xml, one testcase per cell and checker.
+//
+// Everything is rebuilt from the run folder alone (results.json, run.json,
+// each cell's history.jsonl, logs, porcupine files), so `chaos report DIR`
+// can re-render a run that was moved, uploaded or made by an older binary.
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Files written into the run folder.
+const (
+	HTMLFile  = "report.html"
+	JUnitFile = "junit.xml"
+)
+
+// Options tune Write.
+type Options struct {
+	// Expect adds known anomalies (see Expectation) to those recorded in
+	// results.json's spec.expect.
+	Expect []Expectation
+}
+
+// Write reads the run folder dir and writes report.html and junit.xml into
+// it. It returns the loaded run, so a caller can print the headline.
+func Write(dir string) (*Run, error) { return WriteWith(dir, Options{}) }
+
+// WriteWith is Write with options.
+func WriteWith(dir string, opts Options) (*Run, error) {
+	r, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.Expect = mergeExpect(r.Expect, opts.Expect)
+	// junit.xml first: the page links to it.
+	var page, junit bytes.Buffer
+	if err := JUnit(&junit, r.Result, r.Expect...); err != nil {
+		return r, fmt.Errorf("render %s: %w", JUnitFile, err)
+	}
+	if err := writeFile(filepath.Join(dir, JUnitFile), junit.Bytes()); err != nil {
+		return r, err
+	}
+	if err := HTML(&page, r); err != nil {
+		return r, fmt.Errorf("render %s: %w", HTMLFile, err)
+	}
+	return r, writeFile(filepath.Join(dir, HTMLFile), page.Bytes())
+}
+
+func mergeExpect(a, b []Expectation) []Expectation {
+	seen := map[Expectation]bool{}
+	var out []Expectation
+	for _, e := range append(append([]Expectation(nil), a...), b...) {
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// writeFile writes through a temp file so a reader never sees half a page.
+func writeFile(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

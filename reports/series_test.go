@@ -1,0 +1,209 @@
+package reports
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+func TestSeriesBuckets(t *testing.T) {
+	ops := []history.Op{
+		{Type: history.Get, Outcome: history.OK, Invoke: 0, Complete: 1e6},
+		{Type: history.Update, Outcome: history.OK, Invoke: 1e6, Complete: 3e6},
+		{Type: history.Update, Outcome: history.Fail, Err: history.ErrWrongLastSeq, Invoke: 3e6, Complete: 15e6},
+		{Type: history.Update, Outcome: history.Info, Err: history.ErrTimeout, Invoke: 15e6, Complete: 25e6},
+		{Type: history.Fault, Client: history.NemesisClient, Invoke: 0, Complete: 30e6},
+		{Type: history.Update, Outcome: history.Fail, Invoke: 25e6, Complete: 26e6}, // no kind: other
+	}
+	s := SeriesOf(ops)
+	if s.Width != baseWidth || len(s.Buckets) != 3 || s.Ops != 5 || s.End != 26e6 {
+		t.Fatalf("series: width %s, %d buckets, %d ops, end %d", s.Width, len(s.Buckets), s.Ops, s.End)
+	}
+	b0, b1, b2 := s.Buckets[0], s.Buckets[1], s.Buckets[2]
+	if b0.Reads != 1 || b0.Writes != 1 || b1.Failed != 1 || b1.Errs["wrong_last_seq"] != 1 || b2.Info != 1 || b2.Errs["timeout"] != 1 || b2.Errs["other"] != 1 {
+		t.Errorf("buckets: %+v %+v %+v", b0, b1, b2)
+	}
+	if strings.Join(s.Kinds, ",") != "other,timeout,wrong_last_seq" {
+		t.Errorf("kinds %v", s.Kinds)
+	}
+}
+
+// However long the history, the buckets stay bounded and nothing is lost.
+func TestSeriesMergesToBound(t *testing.T) {
+	var ops []history.Op
+	for i := int64(0); i < 100000; i++ {
+		t := i * 1e6 // one op a ms for 100 s
+		ops = append(ops, history.Op{Type: history.Get, Outcome: history.OK, Invoke: t, Complete: t + 500e3})
+	}
+	s := SeriesOf(ops)
+	if len(s.Buckets) > maxBuckets {
+		t.Errorf("%d buckets, bound %d", len(s.Buckets), maxBuckets)
+	}
+	total := 0
+	for _, b := range s.Buckets {
+		total += b.Reads
+	}
+	if total != len(ops) {
+		t.Errorf("buckets hold %d ops, want %d", total, len(ops))
+	}
+	if s.Width != 640*time.Millisecond || s.Span() < 100 {
+		t.Errorf("width %s, span %.1fs", s.Width, s.Span())
+	}
+	if q := s.Buckets[3].readLat.quantile(0.5); math.Abs(q-0.5)/0.5 > 0.15 {
+		t.Errorf("p50 latency %.3fms, want about 0.5ms", q)
+	}
+}
+
+func TestLatencyHistogram(t *testing.T) {
+	var h latHist
+	for _, ns := range []int64{-5, 0, 500, 1 << 10, 1e6, 1e9, 1e12} {
+		i := latBin(ns)
+		if i < 0 || i >= latBins {
+			t.Fatalf("latBin(%d) = %d", ns, i)
+		}
+		h[i]++
+	}
+	for _, ns := range []float64{2e3, 5e4, 1e6, 3.3e7, 2e9} {
+		got := latValue(latBin(int64(ns)))
+		if math.Abs(got-ns)/ns > 0.125 {
+			t.Errorf("latValue(latBin(%g)) = %g, off by more than 12.5%%", ns, got)
+		}
+	}
+	var e latHist
+	if !math.IsNaN(e.quantile(0.5)) {
+		t.Error("quantile of an empty histogram is not NaN")
+	}
+}
+
+func TestReadSeriesTornLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "history.jsonl")
+	body := `{"client":0,"type":"get","outcome":"ok","invoke":1,"complete":2}` + "\n" + `{"client":0,"ty`
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSeries(p)
+	if err != nil || s.Ops != 1 {
+		t.Errorf("torn last line: %v, %+v", err, s)
+	}
+	body = "garbage\n" + `{"client":0,"type":"get","outcome":"ok","invoke":1,"complete":2}` + "\n"
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSeries(p); err == nil {
+		t.Error("a bad line in the middle was accepted")
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	for _, tt := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0, 10, "[0 2 4 6 8 10]"},
+		{0, 4321, "[0 1000 2000 3000 4000]"},
+		{0, 0.7, "[0 0.2 0.4 0.6]"},
+		{0.5, 3, "[0.5 1 1.5 2 2.5 3]"},
+		{5, 5, "[5]"},
+	} {
+		if got := fmt.Sprint(niceTicks(tt.lo, tt.hi, 5)); got != tt.want {
+			t.Errorf("niceTicks(%g, %g) = %s, want %s", tt.lo, tt.hi, got, tt.want)
+		}
+	}
+	c := &TimeChart{YBytes: true}
+	if got := fmt.Sprint(c.linTicks(0, 600<<20)); got != fmt.Sprint([]float64{0, 200 << 20, 400 << 20, 600 << 20}) {
+		t.Errorf("byte ticks %s", got)
+	}
+}
+
+func TestTimeChartSVG(t *testing.T) {
+	c := &TimeChart{Title: "t <&>", XMax: 10, YLog: true,
+		Lines: []Line{{Name: "l", Color: colBlue, Points: []Point{{1, 1}, {2, math.NaN()}, {3, 10}, {4, 0}, {5, 100}, {11, 5}}}},
+		Bands: []Band{{From: 2, To: 4, Label: "kill n1", Title: "kill n1: 2s to 4s"}},
+		Marks: []Mark{{X: 9, Label: "end"}}}
+	svg := string(c.SVG())
+	if !strings.Contains(svg, "t &lt;&amp;&gt;") || strings.Contains(svg, "t <&>") {
+		t.Error("title not escaped")
+	}
+	// NaN and zero (on a log scale) break the line: three pieces; 11 is past the axis.
+	if n := strings.Count(svg, `d="M`); n != 1 || strings.Count(svg, "M") < 3 {
+		t.Errorf("line path: %d paths, %d moves", n, strings.Count(svg, "M"))
+	}
+	for _, w := range []string{"kill n1: 2s to 4s", ">end<", ">1<", ">100<"} {
+		if !strings.Contains(svg, w) {
+			t.Errorf("svg lacks %q", w)
+		}
+	}
+	empty := string((&TimeChart{Title: "x", Empty: "nothing here"}).SVG())
+	if !strings.Contains(empty, "nothing here") {
+		t.Error("empty chart lacks its message")
+	}
+	bars := string((&BarChart{Title: "b", Categories: []string{"a", "b"}, Series: []Stack{{Name: "s", Color: colRed, Values: []float64{3, 0}}}}).SVG())
+	if strings.Count(bars, "<rect") != 3 { // two bars and a legend box
+		t.Errorf("bar chart has %d rects", strings.Count(bars, "<rect"))
+	}
+}
+
+// writeBigHistory writes n ops of a single-writer history over secs
+// seconds, with a fault in the middle, as the recorder would.
+func writeBigHistory(tb testing.TB, path string, n int, secs float64) {
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	enc := json.NewEncoder(w)
+	step := secs * 1e9 / float64(n)
+	for i := 0; i < n; i++ {
+		t := int64(float64(i) * step)
+		op := history.Op{Client: i % 10, Node: "n1", Type: history.Get, Key: fmt.Sprintf("k%d", i%10), Value: fmt.Sprintf("c%d-%d", i%10, i/20),
+			Rev: uint64(i / 2), Outcome: history.OK, Invoke: t, Complete: t + 400e3 + int64(i%7)*100e3}
+		if i%2 == 1 {
+			op.Type, op.ExpectedRev = history.Update, uint64(i/2)
+			if i%97 == 1 {
+				op.Outcome, op.Err, op.ErrCode, op.Rev = history.Fail, history.ErrWrongLastSeq, 10071, 0
+			}
+		}
+		if err := enc.Encode(op); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkRender1M renders a run whose one cell has a million ops: the
+// history is streamed into bounded buckets, so time is the JSON decoding
+// and the page stays the same size whatever the history's length.
+func BenchmarkRender1M(b *testing.B) {
+	s := syntheticMatrix()
+	s.cells = s.cells[:1]
+	s.res.Cells = s.res.Cells[:1]
+	s.cells[0].ops = nil
+	dir := writeSyntheticRun(b, s)
+	writeBigHistory(b, filepath.Join(dir, s.res.Cells[0].Name, "history.jsonl"), 1_000_000, 300)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Write(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	st, err := os.Stat(filepath.Join(dir, HTMLFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(st.Size())/1024, "page-KiB")
+}

@@ -1,0 +1,223 @@
+package reports
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+)
+
+// TestMakeTestdata trims a real stored run into testdata/run.tar.gz (a
+// folder "run" inside; tests unpack it with unpackRun): it keeps the
+// ops and stream entries of the keys in $CHAOS_TESTDATA_KEYS (default k0)
+// and the fault records, copies logs and configs, and checks the trimmed
+// histories again so every number in results.json matches the files. It
+// runs only when asked:
+//
+//	CHAOS_TESTDATA_FROM=store/<run-id> go test ./reports -run TestMakeTestdata
+//
+// Checkers are per key and per client, so dropping keys keeps each kept
+// key's history whole and the verdicts real.
+func TestMakeTestdata(t *testing.T) {
+	src := os.Getenv("CHAOS_TESTDATA_FROM")
+	if src == "" {
+		t.Skip("set CHAOS_TESTDATA_FROM=store/<run-id> to rebuild testdata/run from a stored run")
+	}
+	keys := map[string]bool{}
+	for _, k := range strings.Split(envOr("CHAOS_TESTDATA_KEYS", "k0"), ",") {
+		keys[k] = true
+	}
+	dst := filepath.Join(t.TempDir(), "run")
+	var res run.Result
+	b, err := os.ReadFile(filepath.Join(src, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := decodeResult(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	// Paths and the command as a run in the default store would have them.
+	res.Dir, res.Spec.Store = "store/"+res.ID, "store"
+	res.Command = storeFlag.ReplaceAllString(res.Command, "")
+	res.Spec.Command = res.Command
+	for i := range res.Cells {
+		c := &res.Cells[i]
+		c.Dir, c.Cluster.Dir = res.Dir+"/"+c.Name, res.Dir+"/"+c.Name
+		from, to := filepath.Join(src, c.Name), filepath.Join(dst, c.Name)
+		for _, sub := range []string{"logs", "config"} {
+			copyDir(t, filepath.Join(from, sub), filepath.Join(to, sub))
+		}
+		ops, err := history.ReadOps(filepath.Join(from, "history.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []history.Op
+		for _, o := range ops {
+			if o.Type == history.Fault || keys[o.Key] {
+				kept = append(kept, o)
+			}
+		}
+		writeOps(t, filepath.Join(to, "history.jsonl"), kept)
+		entries, complete, err := history.ReadStream(filepath.Join(from, "stream.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keptEntries []history.Entry
+		for _, e := range entries {
+			if keys[e.Key] {
+				keptEntries = append(keptEntries, e)
+			}
+		}
+		if err := history.WriteStream(filepath.Join(to, "stream.jsonl"), keptEntries, complete); err != nil {
+			t.Fatal(err)
+		}
+		h := history.History{Ops: kept, Stream: keptEntries, StreamComplete: complete}
+		var recovery []checker.Result
+		for _, r := range c.Checks {
+			if r.Name == ckRecovery {
+				recovery = append(recovery, r)
+			}
+		}
+		opts := checker.Options{OutDir: filepath.Join(to, "porcupine"), MaxVisualizations: 2, Timeout: time.Minute}
+		c.Checks = append(checker.Run(h, checker.All(opts)), recovery...)
+		for j := range c.Checks {
+			for k, f := range c.Checks[j].Files {
+				c.Checks[j].Files[k] = filepath.ToSlash(filepath.Join(c.Dir, "porcupine", filepath.Base(f)))
+			}
+		}
+		c.Verdict = run.VerdictOf(c.Checks)
+		c.Ops = countOps(kept, time.Duration(c.Phases["workload"]*float64(time.Second)))
+		c.Stream.Entries, c.Stream.Complete = len(keptEntries), complete
+		writeJSONFile(t, filepath.Join(to, "results.json"), c)
+	}
+	res.Verdict = run.Valid
+	for _, c := range res.Cells {
+		res.Verdict = worse(res.Verdict, c.Verdict)
+	}
+	writeJSONFile(t, filepath.Join(dst, "results.json"), res)
+	writeJSONFile(t, filepath.Join(dst, "run.json"), res.Spec)
+	if err := packDir(filepath.Dir(dst), "run", testRunArchive); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s rebuilt from %s with keys %v: %s", testRunArchive, src, keys, Headline(res))
+}
+
+var storeFlag = regexp.MustCompile(` --store=\S+`)
+
+// countOps mirrors run.countOps (unexported there).
+func countOps(ops []history.Op, d time.Duration) run.OpCounts {
+	c := run.OpCounts{ByType: map[string]int{}, ErrorsByKind: map[string]int{}}
+	for _, op := range ops {
+		if op.Type == history.Fault {
+			continue
+		}
+		c.Total++
+		c.ByType[string(op.Type)]++
+		switch op.Outcome {
+		case history.OK:
+			c.OK++
+		case history.Fail:
+			c.Failed++
+		case history.Info:
+			c.Indeterminate++
+		}
+		if op.Outcome != history.OK && op.Err != "" {
+			c.ErrorsByKind[string(op.Err)]++
+		}
+	}
+	if d > 0 {
+		c.OpsPerSec = float64(c.Total) / d.Seconds()
+	}
+	return c
+}
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}
+
+func readJSONFile(t testing.TB, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSONFile(t testing.TB, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeOps(t testing.TB, path string, ops []history.Op) {
+	t.Helper()
+	var b strings.Builder
+	for _, o := range ops {
+		line, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFile(t testing.TB, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyDir copies a folder tree; a missing source is skipped.
+func copyDir(t testing.TB, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		copyFile(t, p, filepath.Join(to, rel))
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+}
