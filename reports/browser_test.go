@@ -44,6 +44,11 @@ func TestBrowserRendersReport(t *testing.T) {
 	}{
 		{"testdata", func(t *testing.T) string { return unpackRun(t) },
 			[]string{"Direct Get on:", "stale reads", "Direct Get off: none"}, 7, 1500},
+		{"catchup-memory", func(t *testing.T) string {
+			dir := unpackRun(t)
+			writeCatchupResult(t, filepath.Join(dir, "direct-get-off"))
+			return dir
+		}, []string{"Memory per node"}, 9, 1500},
 		{"matrix", func(t *testing.T) string { return writeSyntheticRun(t, syntheticMatrix()) },
 			[]string{"did not run to the end", "Memory per node", "undecided"}, 8, 1500},
 	}

@@ -543,7 +543,7 @@ func timelines(cells []cellView, cols int) []timelineRow {
 			ch := c.charts[kind]
 			if ch == nil && cols == 1 {
 				// Stacked one a line, a missing chart is a line of text.
-				why := "no data"
+				why := "no memory samples recorded"
 				if kind != chMemory {
 					why = strings.TrimSuffix(strings.TrimPrefix(orDefault(c.ChartNote, why), "No charts: "), ".")
 				}
@@ -551,7 +551,11 @@ func timelines(cells []cellView, cols int) []timelineRow {
 				continue
 			}
 			if ch == nil {
-				ch = &TimeChart{Title: kind, Empty: orDefault(c.ChartNote, "no data")}
+				why := orDefault(c.ChartNote, "no data")
+				if kind == chMemory {
+					why = "no memory samples recorded for this cell"
+				}
+				ch = &TimeChart{Title: kind, Empty: why}
 			} else {
 				ch.YMax, ch.XMax = hi, xmax
 				if ch.YLog {

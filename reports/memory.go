@@ -13,18 +13,23 @@ import (
 )
 
 // Memory is a cell's memory use per node over time, with the limit and the
-// OOM kills: what the catchup workload records. Times are ns since the run
-// start, like history ops and fault windows.
+// OOM kills: what the catchup workload records. Times are ns since the
+// cell's start (for kv-update cells, the history's clock).
 type Memory struct {
-	LimitBytes int64        `json:"limit_bytes,omitempty"` // 0: no limit known
+	LimitBytes int64        `json:"limit_bytes,omitempty"` // one limit for every node; 0: none known
 	Nodes      []NodeMemory `json:"nodes"`
 	OOMKills   []OOMKill    `json:"oom_kills,omitempty"`
+	// Events are other things that happened to nodes (kill, wipe, start),
+	// drawn as grey marks so a drop in memory has its cause next to it.
+	Events []OOMKill `json:"events,omitempty"`
 }
 
 // NodeMemory is one node's samples, in time order.
 type NodeMemory struct {
 	Node    string      `json:"node"`
-	Samples []MemSample `json:"samples"`
+	Samples []MemSample `json:"samples"`         // what the limit counts (cgroup usage)
+	RSS     []MemSample `json:"rss,omitempty"`   // resident memory, drawn dashed
+	Limit   []MemSample `json:"limit,omitempty"` // this node's hard limit as it changed (0: none)
 }
 
 // MemSample is one reading.
@@ -33,10 +38,12 @@ type MemSample struct {
 	Bytes int64 `json:"bytes"`
 }
 
-// OOMKill is a node killed for running out of memory.
+// OOMKill is a node killed for running out of memory (in Events: any
+// event, named by Kind).
 type OOMKill struct {
 	Node   string `json:"node"`
 	T      int64  `json:"t_ns"`
+	Kind   string `json:"kind,omitempty"`
 	Detail string `json:"detail,omitempty"`
 }
 
@@ -101,19 +108,35 @@ const maxMemPoints = 400
 func memoryChart(m *Memory, bands []Band, xmax float64) *TimeChart {
 	c := &TimeChart{Title: "Memory per node", YLabel: "resident memory", YFmt: fmtBytes, YBytes: true, Bands: bands}
 	for _, n := range m.Nodes {
-		for _, s := range n.Samples {
-			xmax = math.Max(xmax, float64(s.T)/1e9)
+		for _, ss := range [][]MemSample{n.Samples, n.RSS} {
+			if len(ss) > 0 {
+				xmax = math.Max(xmax, float64(ss[len(ss)-1].T)/1e9)
+			}
 		}
 	}
-	for _, k := range m.OOMKills {
+	for _, k := range append(append([]OOMKill(nil), m.OOMKills...), m.Events...) {
 		xmax = math.Max(xmax, float64(k.T)/1e9)
 	}
 	c.XMax = xmax
 	for i, n := range m.Nodes {
-		c.Lines = append(c.Lines, Line{Name: n.Node, Color: seriesColors[i%len(seriesColors)], Points: peakPoints(n.Samples, xmax)})
+		col := seriesColors[i%len(seriesColors)]
+		c.Lines = append(c.Lines, Line{Name: n.Node, Color: col, Points: peakPoints(n.Samples, xmax)})
+		if len(n.RSS) > 0 {
+			c.Lines = append(c.Lines, Line{Name: n.Node + " RSS", Color: col, Dashed: true, Width: 1, Points: peakPoints(n.RSS, xmax)})
+		}
+		if pts := limitSteps(n.Limit, xmax); len(pts) > 0 {
+			c.Lines = append(c.Lines, Line{Name: n.Node + " limit", Color: colRed, Dashed: true, Width: 1.3, Points: pts})
+		}
 	}
 	if m.LimitBytes > 0 {
 		c.HLines = append(c.HLines, HLine{Y: float64(m.LimitBytes), Label: "limit " + fmtBytes(float64(m.LimitBytes)), Color: colRed})
+	}
+	for _, k := range m.Events {
+		title := fmt.Sprintf("%s %s at %.1fs", k.Node, k.Kind, float64(k.T)/1e9)
+		if k.Detail != "" {
+			title += ": " + k.Detail
+		}
+		c.Marks = append(c.Marks, Mark{X: float64(k.T) / 1e9, Label: k.Kind + " " + k.Node, Title: title, Color: "#888"})
 	}
 	for _, k := range m.OOMKills {
 		title := fmt.Sprintf("%s OOM-killed at %.1fs", k.Node, float64(k.T)/1e9)
@@ -155,6 +178,33 @@ func peakPoints(samples []MemSample, xmax float64) []Point {
 		if !math.IsNaN(peak[i]) {
 			out = append(out, Point{at[i], peak[i]})
 		}
+	}
+	return out
+}
+
+// limitSteps draws a limit that changed over time as steps; a zero limit
+// (none) is a gap. Nil when the node never had one.
+func limitSteps(steps []MemSample, xmax float64) []Point {
+	var out []Point
+	any := false
+	for i, s := range steps {
+		v := float64(s.Bytes)
+		if s.Bytes <= 0 {
+			v = math.NaN()
+		} else {
+			any = true
+		}
+		end := xmax
+		if i+1 < len(steps) {
+			end = float64(steps[i+1].T) / 1e9
+		}
+		out = append(out, Point{float64(s.T) / 1e9, v}, Point{end, v})
+		if i+1 < len(steps) {
+			out = append(out, Point{end, math.NaN()})
+		}
+	}
+	if !any {
+		return nil
 	}
 	return out
 }

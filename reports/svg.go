@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -214,8 +215,24 @@ func (c *TimeChart) SVG() template.HTML {
 		}
 		b.f(`<path d="%s" fill="none" stroke="%s" stroke-width="%g"%s stroke-linejoin="round"><title>%s</title></path>`, d, l.Color, w, dash, esc(l.Name))
 	}
-	for _, m := range c.Marks {
+	// Labels of marks close together stack in up to three rows at the top.
+	marks := append([]Mark(nil), c.Marks...)
+	sort.SliceStable(marks, func(i, j int) bool { return marks[i].X < marks[j].X })
+	lastX := make([]float64, 3)
+	for i := range lastX {
+		lastX[i] = math.Inf(-1)
+	}
+	for _, m := range marks {
 		x := sx(math.Min(c.XMax, math.Max(0, m.X)))
+		row := 0
+		for r := range lastX {
+			if x-lastX[r] > float64(len(m.Label))*5.5+8 {
+				row = r
+				break
+			}
+			row = (r + 1) % len(lastX)
+		}
+		lastX[row] = x
 		col := m.Color
 		if col == "" {
 			col = "#444"
@@ -226,7 +243,7 @@ func (c *TimeChart) SVG() template.HTML {
 		}
 		b.f(`<g><title>%s</title><line x1="%.1f" x2="%.1f" y1="%g" y2="%g" stroke="%s" stroke-width="1.5"%s/>`, esc(m.Title), x, x, padT, padT+ph, col, dash)
 		if m.Label != "" {
-			b.f(`<text x="%.1f" y="%g" font-size="10" text-anchor="end" fill="%s">%s</text>`, x-2, padT+ph-4, col, esc(m.Label))
+			b.f(`<text x="%.1f" y="%g" font-size="10" text-anchor="end" fill="%s">%s</text>`, x-2, padT+ph-4-float64(row)*11, col, esc(m.Label))
 		}
 		b.f(`</g>`)
 	}
