@@ -36,7 +36,9 @@ import (
 // Options.OutDir.
 //
 // Counts: ops_checked, keys, keys_illegal, keys_unknown, pieces,
-// pieces_illegal, pieces_unknown, max_piece_ops, dropped_failed,
+// pieces_illegal, pieces_unknown, pieces_refuted (illegal pieces proved so
+// by the interval bounds of bounds.go without a search), ops_refuted,
+// max_piece_ops, dropped_failed,
 // dropped_reads, info_applied, info_not_applied, info_unresolved.
 type Linearizability struct{ opts Options }
 
@@ -87,7 +89,7 @@ func buildLinOps(h *history.History, counts map[string]int) map[string][]*linOp 
 			continue
 		}
 		l := linOp{client: int32(o.Client), idx: int32(i), key: o.Key, value: o.Value,
-			expected: o.ExpectedRev, rev: o.Rev, call: o.Invoke, ret: o.Complete}
+			expected: o.ExpectedRev, rev: o.Rev, call: o.Invoke, ret: o.Complete, ocall: o.Invoke, oret: o.Complete}
 		switch o.Type {
 		case history.Get:
 			if o.Outcome != history.OK {
@@ -132,6 +134,7 @@ func buildLinOps(h *history.History, counts map[string]int) map[string][]*linOp 
 		default:
 			continue
 		}
+		l.call, l.ret = scaleCall(l.call, l.isWrite() && (l.out == oOK || l.out == oUnknown)), scaleRet(l.ret)
 		all = append(all, l)
 		p := &all[len(all)-1]
 		perKey[o.Key] = append(perKey[o.Key], p)
@@ -141,18 +144,20 @@ func buildLinOps(h *history.History, counts map[string]int) map[string][]*linOp 
 }
 
 type linJob struct {
-	key    string
-	n      int // piece number within the key
-	pieces int // pieces of the key
-	piece  []*linOp
-	res    porcupine.CheckResult
+	key     string
+	n       int // piece number within the key
+	pieces  int // pieces of the key
+	piece   []*linOp
+	all     [][]*linOp // every piece of the key
+	res     porcupine.CheckResult
+	refuted *refutation // an op of the piece that tighten proved cannot be placed
 }
 
 // Check implements Checker.
 func (c *Linearizability) Check(h history.History) Result {
 	counts := map[string]int{}
 	for _, k := range []string{"ops_checked", "keys", "keys_illegal", "keys_unknown", "pieces", "pieces_illegal",
-		"pieces_unknown", "max_piece_ops", "dropped_failed", "dropped_reads", "info_applied", "info_not_applied", "info_unresolved"} {
+		"pieces_unknown", "pieces_refuted", "ops_refuted", "max_piece_ops", "dropped_failed", "dropped_reads", "info_applied", "info_not_applied", "info_unresolved"} {
 		counts[k] = 0
 	}
 	perKey := buildLinOps(&h, counts)
@@ -163,9 +168,26 @@ func (c *Linearizability) Check(h history.History) Result {
 	sort.Strings(keys)
 	var jobs []linJob
 	for _, k := range keys {
+		refuted := map[*linOp]*refutation{}
+		rs := tighten(perKey[k])
+		for i := range rs {
+			if refuted[rs[i].op] == nil {
+				refuted[rs[i].op] = &rs[i]
+			}
+		}
+		counts["ops_refuted"] += len(refuted)
 		pieces := chunkKey(perKey[k], c.opts.ChunkOps)
 		for n, p := range pieces {
-			jobs = append(jobs, linJob{key: k, n: n, pieces: len(pieces), piece: p})
+			j := linJob{key: k, n: n, pieces: len(pieces), piece: p, all: pieces}
+			for _, o := range p {
+				if r := refuted[o]; r != nil && (j.refuted == nil || o.call < j.refuted.op.call) {
+					j.refuted, j.res = r, porcupine.Illegal
+				}
+			}
+			if j.refuted != nil {
+				counts["pieces_refuted"]++
+			}
+			jobs = append(jobs, j)
 			counts["max_piece_ops"] = max(counts["max_piece_ops"], len(p)-1)
 		}
 	}
@@ -193,6 +215,9 @@ func (c *Linearizability) Check(h history.History) Result {
 				j := int(next.Add(1) - 1)
 				if j >= len(jobs) {
 					return
+				}
+				if jobs[j].refuted != nil {
+					continue
 				}
 				d, ok := remaining()
 				if !ok {
@@ -275,6 +300,9 @@ func listSome(xs []string, n int) string {
 	return strings.Join(xs[:n], ", ") + fmt.Sprintf(", and %d more", len(xs)-n)
 }
 
+// explainBound caps each verbose porcupine run made to explain a piece.
+const explainBound = 10 * time.Second
+
 // explain re-runs porcupine verbosely on an illegal piece to describe where
 // the search got stuck and, if asked, to write the visualization.
 func (c *Linearizability) explain(hops []history.Op, model porcupine.Model, j *linJob, visualize bool,
@@ -282,23 +310,49 @@ func (c *Linearizability) explain(hops []history.Op, model porcupine.Model, j *l
 	p := j.piece
 	first, last := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, o := range p[1:] {
-		first = min(first, o.call)
-		if o.ret != math.MaxInt64 {
-			last = max(last, o.ret)
+		first = min(first, o.ocall)
+		if o.oret != math.MaxInt64 {
+			last = max(last, o.oret)
 		}
 	}
 	a := Anomaly{Kind: "non_linearizable", Key: j.key,
 		Description: fmt.Sprintf("key %s: the %d ops between %.3fms and %.3fms (piece %d of %d) have no linearization",
 			j.key, len(p)-1, ms(first), ms(last), j.n+1, j.pieces)}
+	if r := j.refuted; r != nil {
+		a.Description += fmt.Sprintf(": client %d's %s (line %d) fits nowhere: %s", r.op.client, describeOp(r.op, nil), r.op.idx+1, r.why)
+		idx := []int{int(r.op.idx)}
+		for _, o := range r.related {
+			if o != nil && o != r.op {
+				idx = append(idx, int(o.idx))
+			}
+		}
+		a.Ops = refs(hops, idx...)
+	}
 	d, ok := remaining()
 	if !ok {
 		return a, ""
 	}
-	ops := toOperations(p, true)
-	res, info := porcupine.CheckOperationsVerbose(model, ops, d)
+	if d == 0 || d > explainBound {
+		d = explainBound
+	}
+	// For a refuted piece, show porcupine the ops that already conflict: the
+	// writes, the gets that bound them and the refuted op. Porcupine proves
+	// that small history illegal quickly, where the whole piece could keep
+	// it searching; it is a faithful witness, since removing gets and
+	// rejections from a linearizable history leaves it linearizable.
+	shown := p
+	if j.refuted != nil {
+		shown = witness(j.all, j.refuted)
+	}
+	res, info := porcupine.CheckOperationsVerbose(model, toOperations(shown, true), d)
+	if res != porcupine.Illegal && j.refuted != nil {
+		shown = p
+		res, info = porcupine.CheckOperationsVerbose(model, toOperations(shown, true), d)
+	}
 	if res != porcupine.Illegal {
 		return a, ""
 	}
+	p = shown
 	var longest []int
 	if parts := info.PartialLinearizations(); len(parts) > 0 {
 		for _, l := range parts[0] {
@@ -325,6 +379,9 @@ func (c *Linearizability) explain(hops []history.Op, model porcupine.Model, j *l
 	}
 	sort.Slice(rest, func(a, b int) bool { return p[rest[a]].call < p[rest[b]].call })
 	var idx []int
+	for _, r := range a.Ops {
+		idx = append(idx, r.Index)
+	}
 	if n := len(longest); n > 0 && p[longest[n-1]].idx >= 0 {
 		idx = append(idx, int(p[longest[n-1]].idx))
 	}
@@ -336,7 +393,10 @@ func (c *Linearizability) explain(hops []history.Op, model porcupine.Model, j *l
 		cands = append(cands, fmt.Sprintf("%s (%s)", describeOp(p[id], nil), describeMeta(p[id])))
 		idx = append(idx, int(p[id].idx))
 	}
-	a.Description += fmt.Sprintf("; the longest linearizable prefix has %d of them and leaves the key at %s, where none of the next ops fits: %s",
+	if j.refuted != nil && !samePiece(p, j.piece) {
+		a.Description += fmt.Sprintf("; porcupine finds no linearization for just the %d writes and bounding ops around it", len(p)-1)
+	}
+	a.Description += fmt.Sprintf("; porcupine's longest linearizable prefix has %d ops and leaves the key at %s, where none of the next ops fits: %s",
 		max(len(longest)-1, 0), describeState(state), strings.Join(cands, "; "))
 	a.Ops = refs(hops, idx...)
 	if !visualize || c.opts.OutDir == "" {
@@ -364,3 +424,50 @@ func safeName(s string) string {
 	}
 	return string(b)
 }
+
+// witness picks the ops that already conflict around a refuted op: from
+// the pieces spanning the refuted op and the ops its refutation names, the
+// first piece's seed, every pinned write, the ops bounding those writes
+// (when within those pieces), the refuted op and the named ops. Dropping
+// gets and rejections keeps a linearizable history linearizable, and the
+// pieces are cut where the state is known, so if this small history has no
+// linearization the key has none either.
+func witness(pieces [][]*linOp, r *refutation) []*linOp {
+	where := map[*linOp]int{}
+	for i, p := range pieces {
+		for _, o := range p[1:] {
+			where[o] = i
+		}
+	}
+	first, last := where[r.op], where[r.op]
+	keep := map[*linOp]bool{r.op: true}
+	for _, o := range r.related {
+		if i, ok := where[o]; ok {
+			first, last = min(first, i), max(last, i)
+			keep[o] = true
+		}
+	}
+	out := []*linOp{pieces[first][0]}
+	for i := first; i <= last; i++ {
+		for _, o := range pieces[i][1:] {
+			if o.pinned() {
+				keep[o] = true
+				for _, b := range o.bind {
+					if bi, ok := where[b]; ok && bi >= first && bi <= last {
+						keep[b] = true
+					}
+				}
+			}
+		}
+	}
+	for i := first; i <= last; i++ {
+		for _, o := range pieces[i][1:] {
+			if keep[o] {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+func samePiece(a, b []*linOp) bool { return len(a) == len(b) && len(a) > 0 && a[0] == b[0] }

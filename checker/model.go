@@ -60,8 +60,11 @@ type linOp struct {
 	value    string
 	expected uint64
 	rev      uint64 // ok: the revision returned; seed: the state's revision
-	call     int64
+	call     int64  // the interval porcupine sees (narrowed by tighten)
 	ret      int64
+	ocall    int64 // the op's real interval
+	oret     int64
+	bind     [2]*linOp // pinned writes: the ops that set the bounds tighten gave it
 }
 
 func (o *linOp) isWrite() bool { return o.kind == kUpdate || o.kind == kPut || o.kind == kCreate }
@@ -325,29 +328,35 @@ func describeMeta(m any) string {
 	if !ok || o.idx < 0 {
 		return ""
 	}
-	return fmt.Sprintf("client %d, history line %d", o.client, o.idx+1)
+	d := fmt.Sprintf("client %d, history line %d, ran %s-%s", o.client, o.idx+1, fmtNs(o.ocall), fmtNs(o.oret))
+	if o.call != o.ocall || o.ret != o.oret {
+		d += fmt.Sprintf(", must take effect within %s-%s", fmtT(o.call), fmtT(o.ret))
+	}
+	return d
 }
 
-// kvModel is the porcupine model. Its Partition cuts the history by key and
-// then at points where a key's state is known (see chunkKey), starting each
-// piece with a seed op, so porcupine.CheckOperations(kvModel(n), ops) works
-// on a whole history; the checker drives the same pieces itself to get a
-// verdict, a time bound and a visualization per piece.
+// kvModel is the porcupine model. Its Partition cuts the history by key,
+// narrows intervals (tighten, on copies of the ops) and cuts each key at
+// points where its state is known (chunkKey), starting each piece with a
+// seed op, so porcupine.CheckOperations(kvModel(n), ops) works on a whole
+// history; the checker drives the same pieces itself to get a verdict, a
+// time bound and a visualization per piece.
 func kvModel(chunkOps int) porcupine.Model {
 	m := kvPieceModel()
 	m.Partition = func(h []porcupine.Operation) [][]porcupine.Operation {
 		perKey := map[string][]*linOp{}
 		var keys []string
 		for _, op := range h {
-			o := op.Input.(*linOp)
+			o := *op.Input.(*linOp)
 			if perKey[o.key] == nil {
 				keys = append(keys, o.key)
 			}
-			perKey[o.key] = append(perKey[o.key], o)
+			perKey[o.key] = append(perKey[o.key], &o)
 		}
 		sort.Strings(keys)
 		var out [][]porcupine.Operation
 		for _, k := range keys {
+			tighten(perKey[k])
 			for _, c := range chunkKey(perKey[k], chunkOps) {
 				out = append(out, toOperations(c, false))
 			}

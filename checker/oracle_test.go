@@ -1,0 +1,361 @@
+package checker
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// Simulated histories, checked against brute-force oracles that follow the
+// definitions literally (quadratic, so the histories are small).
+
+var simConfigs = map[string]simConfig{
+	"single-writer": {Ops: 20000, Clients: 8, Keys: 16},
+	"contended":     {Ops: 20000, Clients: 8, Keys: 4, Contended: 4, ShareRate: 1},
+	"mixed":         {Ops: 20000, Clients: 8, Keys: 20, Contended: 4, ShareRate: 0.3, PutRate: 0.1, InfoRate: 0.02},
+	"blind-put":     {Ops: 20000, Clients: 8, Keys: 16, PutRate: 1, InfoRate: 0.02},
+	"hot-key":       {Ops: 20000, Clients: 48, Keys: 1, Contended: 1, ShareRate: 1, InfoRate: 0.01},
+}
+
+func TestSimCleanHistoriesAreValid(t *testing.T) {
+	for name, cfg := range simConfigs {
+		for seed := uint64(1); seed <= 3; seed++ {
+			cfg.Seed = seed
+			h := simulate(cfg)
+			for _, r := range Run(h, All(Options{ChunkOps: 50})) {
+				if r.Verdict != Valid {
+					t.Errorf("%s seed %d: %s %s: %s %s", name, seed, r.Name, r.Verdict, r.Summary, r.Reason)
+					for _, a := range r.Anomalies {
+						t.Logf("  %s", a.Description)
+					}
+				}
+			}
+		}
+	}
+}
+
+func dirty(cfg simConfig) simConfig {
+	cfg.StaleRate, cfg.Spurious, cfg.InfoRate = 0.05, 0.01, 0.02
+	return cfg
+}
+
+type oracleStale struct {
+	revs  int
+	ns    int64
+	write int32
+}
+
+func TestStaleReadMatchesOracle(t *testing.T) {
+	for name, cfg := range simConfigs {
+		cfg = dirty(cfg)
+		cfg.Ops, cfg.Seed = 6000, 7
+		h := simulate(cfg)
+		ops := h.Ops
+		want := map[int32]oracleStale{}
+		for i := range ops {
+			g := &ops[i]
+			if g.Type != history.Get || g.Outcome != history.OK {
+				continue
+			}
+			s := oracleStale{ns: math.MinInt64, write: -1}
+			first := int64(math.MaxInt64)
+			for j := range ops {
+				w := &ops[j]
+				if w.Key == g.Key && w.IsWrite() && w.Outcome == history.OK && w.Rev > g.Rev && w.Complete < g.Invoke {
+					s.revs++
+					if w.Complete < first {
+						first, s.write = w.Complete, int32(j)
+					}
+				}
+			}
+			if s.revs > 0 {
+				s.ns = g.Invoke - first
+				want[int32(i)] = s
+			}
+		}
+		perKey, keys := byKey(ops)
+		var hits []staleHit
+		for _, k := range keys {
+			hits, _ = staleForKey(ops, perKey[k], hits, 0)
+		}
+		if len(hits) != len(want) || len(want) == 0 {
+			t.Errorf("%s: %d stale reads, oracle %d", name, len(hits), len(want))
+		}
+		for _, x := range hits {
+			w, ok := want[x.get]
+			if !ok || w.revs != x.revs || w.ns != x.ns || ops[w.write].Complete != ops[x.write].Complete {
+				t.Errorf("%s: get %d: got %+v, oracle %+v (found %v)", name, x.get, x, w, ok)
+			}
+		}
+		r := NewStaleRead(Options{}).Check(h)
+		if r.Counts["stale_reads"] != len(want) || r.Verdict != Invalid {
+			t.Errorf("%s: checker says %v", name, r.Counts)
+		}
+	}
+}
+
+func TestSessionMatchesOracle(t *testing.T) {
+	for name, cfg := range simConfigs {
+		cfg = dirty(cfg)
+		cfg.Ops, cfg.Seed = 6000, 8
+		h := simulate(cfg)
+		ops := h.Ops
+		ryw, mono := 0, 0
+		for i := range ops {
+			g := &ops[i]
+			if g.Type != history.Get || g.Outcome != history.OK {
+				continue
+			}
+			var wrote, read uint64
+			for j := range ops {
+				o := &ops[j]
+				if o.Client != g.Client || o.Key != g.Key || o.Outcome != history.OK || o.Invoke >= g.Invoke {
+					continue
+				}
+				if o.IsWrite() {
+					wrote = max(wrote, o.Rev)
+				} else if o.Type == history.Get {
+					read = max(read, o.Rev)
+				}
+			}
+			if g.Rev < wrote {
+				ryw++
+			}
+			if g.Rev < read {
+				mono++
+			}
+		}
+		r := NewSession(Options{}).Check(h)
+		if r.Counts["ryw_violations"] != ryw || r.Counts["monotonic_violations"] != mono || ryw+mono == 0 {
+			t.Errorf("%s: got %v, oracle ryw %d mono %d", name, r.Counts, ryw, mono)
+		}
+	}
+}
+
+func TestAttributionMatchesOracle(t *testing.T) {
+	seen := map[string]int{}
+	for name, cfg := range simConfigs {
+		cfg = dirty(cfg)
+		cfg.Ops, cfg.Seed = 6000, 9
+		h := simulate(cfg)
+		ops := h.Ops
+		writer := map[string]int{}
+		for i := range ops {
+			if ops[i].IsWrite() {
+				writer[ops[i].Value] = i
+			}
+		}
+		want := map[string]int{}
+		for u := range ops {
+			U := &ops[u]
+			if U.Type != history.Update || U.Outcome != history.Fail ||
+				(U.Err != history.ErrWrongLastSeq && U.Err != history.ErrWrongLastSeqAny) {
+				continue
+			}
+			src := -1
+			for j := range ops {
+				o := &ops[j]
+				if o.Client == U.Client && o.Key == U.Key && o.Type == history.Get && o.Outcome == history.OK &&
+					o.Invoke < U.Invoke && (src < 0 || o.Invoke > ops[src].Invoke) {
+					src = j
+				}
+			}
+			e := U.ExpectedRev
+			cls := clsSpurious
+			switch {
+			case src < 0 || ops[src].Rev != e:
+				cls = clsUnknown
+			default:
+				for j := range ops {
+					o := &ops[j]
+					if o.Key == U.Key && o.IsWrite() && o.Outcome == history.OK && o.Rev > e && o.Complete < ops[src].Invoke {
+						cls = clsStale
+					}
+				}
+				if cls != clsStale {
+					for _, en := range h.Stream {
+						if w, ok := writer[en.Value]; ok && en.Key == U.Key && en.Seq > e && w != u && ops[w].Invoke < U.Complete {
+							cls = clsConcurrent
+						}
+					}
+				}
+			}
+			want[cls]++
+		}
+		r := NewAttribution(Options{}).Check(h)
+		for _, cls := range []string{clsStale, clsConcurrent, clsSpurious, clsUnknown} {
+			if r.Counts[cls] != want[cls] {
+				t.Errorf("%s: %s = %d, oracle %d (%v)", name, cls, r.Counts[cls], want[cls], r.Counts)
+			}
+		}
+		for cls, n := range want {
+			seen[cls] += n
+		}
+	}
+	for _, cls := range []string{clsStale, clsConcurrent, clsSpurious} {
+		if seen[cls] == 0 {
+			t.Errorf("the simulations produced no %s rejection: %v", cls, seen)
+		}
+	}
+}
+
+// Narrowing intervals (tighten) and cutting keys into pieces (chunkKey)
+// must not change any key's verdict: compare with porcupine on each key's
+// whole, untouched history, and with the model's own partition function,
+// with and without a complete stream.
+func TestPiecesMatchWholeKeys(t *testing.T) {
+	copyOps := func(ops []*linOp) []*linOp {
+		out := make([]*linOp, len(ops))
+		for i, o := range ops {
+			c := *o
+			out[i] = &c
+		}
+		return out
+	}
+	model := kvPieceModel()
+	for name, cfg := range simConfigs {
+		for _, stale := range []float64{0, 0.02} {
+			for _, complete := range []bool{true, false} {
+				cfg.Ops, cfg.Seed, cfg.StaleRate, cfg.InfoRate = 1500, 11, stale, 0.03
+				untouched := 5 * time.Second
+				if cfg.Clients > 8 {
+					// Porcupine on the untouched history of a hot key gives up
+					// within a few hundred ops: that is why tighten exists.
+					cfg.Ops, untouched = 400, time.Second
+				}
+				h := simulate(cfg)
+				if !complete {
+					h.Stream, h.StreamComplete = h.Stream[:len(h.Stream)/2], false
+				}
+				tag := fmt.Sprintf("%s stale=%v complete=%v", name, stale, complete)
+				perKey := buildLinOps(&h, map[string]int{})
+				illegal := 0
+				for k, ops := range perKey {
+					whole := porcupine.CheckOperationsTimeout(model, toOperations(copyOps(ops), false), untouched)
+					tight := copyOps(ops)
+					refuted := tighten(tight)
+					tightWhole := porcupine.CheckOperationsTimeout(model, toOperations(tight, false), 5*time.Second)
+					piecesOK, piecesUnknown := true, false
+					pieces := chunkKey(tight, 5)
+					for _, p := range pieces {
+						switch porcupine.CheckOperationsTimeout(model, toOperations(p, false), 5*time.Second) {
+						case porcupine.Illegal:
+							piecesOK = false
+						case porcupine.Unknown:
+							piecesUnknown = true
+						}
+					}
+					switch {
+					case whole == porcupine.Unknown || tightWhole == porcupine.Unknown || piecesUnknown && piecesOK:
+						t.Logf("%s key %s: porcupine timed out: untouched %s, tightened %s, pieces ok %v unknown %v",
+							tag, k, whole, tightWhole, piecesOK, piecesUnknown)
+						if whole == porcupine.Illegal && piecesOK && !piecesUnknown || whole == porcupine.Ok && !piecesOK {
+							t.Errorf("%s key %s: untouched %s but pieces ok %v", tag, k, whole, piecesOK)
+						}
+					case whole != tightWhole || (whole == porcupine.Ok) != piecesOK:
+						t.Errorf("%s key %s: whole %s, tightened %s, %d pieces ok %v", tag, k, whole, tightWhole, len(pieces), piecesOK)
+					}
+					if len(refuted) > 0 && piecesOK {
+						t.Errorf("%s key %s: %d ops refuted, yet linearizable: %s", tag, k, len(refuted), refuted[0].why)
+					}
+					if stale == 0 && !piecesOK {
+						t.Errorf("%s key %s: clean history not linearizable", tag, k)
+					}
+					if !piecesOK || len(refuted) > 0 {
+						illegal++
+					}
+				}
+				r := NewLinearizability(Options{ChunkOps: 5}).Check(h)
+				if r.Counts["keys_illegal"] != illegal || r.Counts["keys_unknown"] != 0 {
+					t.Errorf("%s: checker %v, want %d illegal keys", tag, r.Counts, illegal)
+				}
+				var all []porcupine.Operation
+				for _, ops := range perKey {
+					all = append(all, toOperations(ops, false)...)
+				}
+				if got := porcupine.CheckOperations(kvModel(5), all); got != (illegal == 0) {
+					t.Errorf("%s: kvModel's partition says linearizable=%v, want %v", tag, got, illegal == 0)
+				}
+				// A real-time stale read is never linearizable.
+				if sr := NewStaleRead(Options{}).Check(h); sr.Verdict == Invalid && r.Verdict != Invalid {
+					t.Errorf("%s: stale reads not caught: %s", tag, r.Summary)
+				} else if stale > 0 && sr.Verdict != Invalid {
+					t.Logf("%s: no real-time stale read; linearizability %s", tag, r.Verdict)
+				}
+			}
+		}
+	}
+}
+
+func TestIntegrityCatchesInjectedDamage(t *testing.T) {
+	cfg := simConfigs["mixed"]
+	cfg.Ops, cfg.Seed = 5000, 12
+	h := simulate(cfg)
+	if r := NewIntegrity(Options{}).Check(h); r.Verdict != Valid {
+		t.Fatalf("clean: %s", r.Summary)
+	}
+	// Lose one acknowledged write and add a value nobody wrote.
+	var lost history.Entry
+	var stream []history.Entry
+	for _, e := range h.Stream {
+		if lost.Seq == 0 && e.Seq > 100 {
+			for _, o := range h.Ops {
+				if o.Value == e.Value && o.Outcome == history.OK {
+					lost = e
+				}
+			}
+			if lost.Seq != 0 {
+				continue
+			}
+		}
+		stream = append(stream, e)
+	}
+	stream = append(stream, history.Entry{Seq: h.Stream[len(h.Stream)-1].Seq + 1, Key: "k1", Value: "nobody"})
+	h.Stream = stream
+	r := NewIntegrity(Options{}).Check(h)
+	if r.Verdict != Invalid || r.Counts["lost_write"] != 1 || r.Counts["unexpected_value"] != 1 {
+		t.Errorf("%s %v", r.Summary, r.Counts)
+	}
+}
+
+// The model's unsettled-write branch: an indeterminate write that the
+// stream cannot settle may or may not have happened.
+func TestModelUnsettledWrite(t *testing.T) {
+	m := kvPieceModel()
+	seed := &linOp{kind: kSeed, idx: -1, key: "k", value: "a", rev: 5, exists: true, call: 0, ret: 0}
+	w := &linOp{kind: kUpdate, out: oUnknown, key: "k", value: "b", expected: 5, call: 1, ret: math.MaxInt64}
+	mk := func(extra ...*linOp) []porcupine.Operation {
+		return toOperations(append([]*linOp{seed, w}, extra...), false)
+	}
+	get := func(v string, rev uint64, at int64) *linOp {
+		return &linOp{kind: kGet, key: "k", value: v, rev: rev, call: at, ret: at + 1}
+	}
+	cases := []struct {
+		name string
+		ops  []porcupine.Operation
+		want bool
+	}{
+		{"not applied", mk(get("a", 5, 10)), true},
+		{"applied, revision revealed later", mk(get("b", 9, 10)), true},
+		{"applied below its expected revision", mk(get("b", 5, 10)), false},
+		{"both, in order", mk(get("a", 5, 10), get("b", 9, 20)), true},
+		{"cannot be undone", mk(get("b", 9, 10), get("a", 5, 20)), false},
+		{"10071 after it applied", mk(get("a", 5, 10),
+			&linOp{kind: kUpdate, out: oWrongSeq, key: "k", value: "c", expected: 5, call: 20, ret: 21}), true},
+		{"update expecting an unseen revision", mk(
+			&linOp{kind: kUpdate, out: oOK, key: "k", value: "c", expected: 7, rev: 8, call: 20, ret: 21}), true},
+		{"update expecting a revision below it", mk(get("a", 5, 10),
+			&linOp{kind: kUpdate, out: oOK, key: "k", value: "c", expected: 5, rev: 8, call: 20, ret: 21},
+			get("b", 9, 30)), false},
+	}
+	for _, c := range cases {
+		if got := porcupine.CheckOperations(m, c.ops); got != c.want {
+			t.Errorf("%s: linearizable %v, want %v", c.name, got, c.want)
+		}
+	}
+}
