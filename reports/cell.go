@@ -42,7 +42,12 @@ func buildCell(r *Run, c *Cell, j JudgedCell, short string, s Summary) cellView 
 		v.Expected = append(v.Expected, e.String())
 	}
 	v.Facts = cellFacts(c)
-	workload := c.Phases["workload"]
+	// The clients stop at the time limit; the workload phase also holds the
+	// nemesis healing its last fault.
+	workload := r.Result.Spec.TimeLimit.Seconds()
+	if workload <= 0 {
+		workload = c.Phases["workload"]
+	}
 	xmax := timeAxis(c.Series, c.Faults, workload)
 	bands, marks := faultBands(c.Faults), workloadMark(workload)
 	v.charts = map[string]*TimeChart{}
@@ -145,6 +150,9 @@ func timelines(cells []cellView, cols int) []timelineRow {
 			l, h := ch.YRange()
 			hi, lo, xmax = math.Max(hi, h), math.Min(lo, l), math.Max(xmax, ch.XMax)
 		}
+		// Error counts keep their own scale: a few timeouts next to
+		// thousands of rejections would vanish on a shared one.
+		shareY := kind != chErrors
 		row := timelineRow{Title: kind}
 		for _, c := range cells {
 			ch := c.charts[kind]
@@ -164,9 +172,12 @@ func timelines(cells []cellView, cols int) []timelineRow {
 				}
 				ch = &TimeChart{Title: kind, Empty: why}
 			} else {
-				ch.YMax, ch.XMax = hi, xmax
-				if ch.YLog {
-					ch.YMin = lo
+				ch.XMax = xmax
+				if shareY {
+					ch.YMax = hi
+					if ch.YLog {
+						ch.YMin = lo
+					}
 				}
 			}
 			if cols == 1 && len(cells) > 1 {
