@@ -100,6 +100,7 @@ var Presets = map[string]Options{
 		o.Backlog, o.Payload = 6_000_000_000, 4<<10
 		o.Down, o.Rate, o.WriteFor = 5*time.Second, 40_000_000, 120*time.Second
 		o.MemoryLimit = 1536 << 20
+		o.CrashLoop = 3 // a few kills, with times, before giving up the wait
 		o.CatchupTimeout, o.Settle = 10*time.Minute, 15*time.Second
 		o.RecoveryTimeout, o.VerifyTimeout = 10*time.Minute, 10*time.Minute
 		o.Publishers, o.ReadRate = 4, 20
