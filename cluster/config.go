@@ -123,6 +123,11 @@ func (c Config) Render(s ServerConf) string {
 		host = "0.0.0.0"
 	}
 	fmt.Fprintf(&b, "server_name: %q\n", s.Name)
+	if !c.hasClusterPings() {
+		// Before 2.11 routes take their pings from the top-level settings,
+		// which clients share; the cluster block rejects them.
+		fmt.Fprintf(&b, "ping_interval: %q\nping_max: %d\n", c.RoutePingInterval.String(), c.RoutePingMax)
+	}
 	fmt.Fprintf(&b, "listen: \"%s:%d\"\n", host, s.ClientPort)
 	fmt.Fprintf(&b, "http: \"%s:%d\"\n", host, s.MonitorPort)
 	b.WriteString("jetstream {\n")
@@ -144,12 +149,25 @@ func (c Config) Render(s ServerConf) string {
 	b.WriteString("cluster {\n")
 	fmt.Fprintf(&b, "  name: %q\n", c.Name)
 	fmt.Fprintf(&b, "  listen: \"%s:%d\"\n", host, s.ClusterPort)
-	fmt.Fprintf(&b, "  ping_interval: %q\n", c.RoutePingInterval.String())
-	fmt.Fprintf(&b, "  ping_max: %d\n", c.RoutePingMax)
+	if c.hasClusterPings() {
+		fmt.Fprintf(&b, "  ping_interval: %q\n", c.RoutePingInterval.String())
+		fmt.Fprintf(&b, "  ping_max: %d\n", c.RoutePingMax)
+	}
 	b.WriteString("  routes: [\n")
 	for _, r := range s.Routes {
 		fmt.Fprintf(&b, "    \"nats-route://%s\"\n", r)
 	}
 	b.WriteString("  ]\n}\n")
 	return b.String()
+}
+
+// hasClusterPings says whether the server reads ping_interval and ping_max
+// in its cluster block, which came in 2.11. An empty version is the pinned
+// default, which is newer.
+func (c Config) hasClusterPings() bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(c.ServerVersion, "v%d.%d.", &major, &minor); err != nil {
+		return true
+	}
+	return major > 2 || (major == 2 && minor >= 11)
 }

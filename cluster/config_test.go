@@ -64,3 +64,19 @@ func TestRender(t *testing.T) {
 		t.Errorf("a one-node config must have no cluster block:\n%s", solo)
 	}
 }
+
+func TestRenderRoutePingsByVersion(t *testing.T) {
+	for _, c := range []struct {
+		version   string
+		inCluster bool
+	}{{"", true}, {"v2.15.3", true}, {"v2.11.8", true}, {"v2.10.7", false}, {"v2.9.24", false}} {
+		out := Config{ServerVersion: c.version}.WithDefaults().Render(ServerConf{Name: "n1", Routes: []string{"n1:6222"}})
+		cluster := out[strings.Index(out, "cluster {"):]
+		if got := strings.Contains(cluster, "ping_interval"); got != c.inCluster {
+			t.Errorf("%q: ping_interval in the cluster block = %v, want %v:\n%s", c.version, got, c.inCluster, out)
+		}
+		if !strings.Contains(out, `ping_interval: "1s"`) || !strings.Contains(out, "ping_max: 3") {
+			t.Errorf("%q: route pings missing:\n%s", c.version, out)
+		}
+	}
+}
