@@ -101,7 +101,12 @@ func buildLinOps(h *history.History, counts map[string]int) map[string][]*linOp 
 				l.out = oNotFound
 			}
 		case history.Update, history.Put, history.Create:
-			l.kind = map[history.OpType]opKind{history.Update: kUpdate, history.Put: kPut, history.Create: kCreate}[o.Type]
+			l.kind = kUpdate
+			if o.Type == history.Put {
+				l.kind = kPut
+			} else if o.Type == history.Create {
+				l.kind = kCreate
+			}
 			switch o.Outcome {
 			case history.OK:
 				l.out = oOK

@@ -22,10 +22,18 @@ var simConfigs = map[string]simConfig{
 	"hot-key":       {Ops: 20000, Clients: 48, Keys: 1, Contended: 1, ShareRate: 1, InfoRate: 0.01},
 }
 
+// scaled shrinks a simulation under go test -short.
+func scaled(n int) int {
+	if testing.Short() {
+		return n / 4
+	}
+	return n
+}
+
 func TestSimCleanHistoriesAreValid(t *testing.T) {
 	for name, cfg := range simConfigs {
 		for seed := uint64(1); seed <= 3; seed++ {
-			cfg.Seed = seed
+			cfg.Seed, cfg.Ops = seed, scaled(cfg.Ops)
 			h := simulate(cfg)
 			for _, r := range Run(h, All(Options{ChunkOps: 50})) {
 				if r.Verdict != Valid {
@@ -53,7 +61,7 @@ type oracleStale struct {
 func TestStaleReadMatchesOracle(t *testing.T) {
 	for name, cfg := range simConfigs {
 		cfg = dirty(cfg)
-		cfg.Ops, cfg.Seed = 6000, 7
+		cfg.Ops, cfg.Seed = scaled(6000), 7
 		h := simulate(cfg)
 		ops := h.Ops
 		want := map[int32]oracleStale{}
@@ -102,7 +110,7 @@ func TestStaleReadMatchesOracle(t *testing.T) {
 func TestSessionMatchesOracle(t *testing.T) {
 	for name, cfg := range simConfigs {
 		cfg = dirty(cfg)
-		cfg.Ops, cfg.Seed = 6000, 8
+		cfg.Ops, cfg.Seed = scaled(6000), 8
 		h := simulate(cfg)
 		ops := h.Ops
 		ryw, mono := 0, 0
@@ -141,7 +149,7 @@ func TestAttributionMatchesOracle(t *testing.T) {
 	seen := map[string]int{}
 	for name, cfg := range simConfigs {
 		cfg = dirty(cfg)
-		cfg.Ops, cfg.Seed = 6000, 9
+		cfg.Ops, cfg.Seed = scaled(6000), 9
 		h := simulate(cfg)
 		ops := h.Ops
 		writer := map[string]int{}
@@ -221,12 +229,15 @@ func TestPiecesMatchWholeKeys(t *testing.T) {
 	for name, cfg := range simConfigs {
 		for _, stale := range []float64{0, 0.02} {
 			for _, complete := range []bool{true, false} {
-				cfg.Ops, cfg.Seed, cfg.StaleRate, cfg.InfoRate = 1500, 11, stale, 0.03
+				cfg.Ops, cfg.Seed, cfg.StaleRate, cfg.InfoRate = scaled(1500), 11, stale, 0.03
 				untouched := 5 * time.Second
 				if cfg.Clients > 8 {
 					// Porcupine on the untouched history of a hot key gives up
 					// within a few hundred ops: that is why tighten exists.
 					cfg.Ops, untouched = 400, time.Second
+					if testing.Short() {
+						untouched = time.Millisecond
+					}
 				}
 				h := simulate(cfg)
 				if !complete {
