@@ -14,6 +14,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"time"
 
@@ -93,7 +94,8 @@ type Options struct {
 	Timeout time.Duration
 	// MaxExamples caps the examples kept per anomaly kind (0: 10).
 	MaxExamples int
-	// MaxVisualizations caps the porcupine HTML files written (0: 5).
+	// MaxVisualizations caps the porcupine HTML files written (0: 5;
+	// negative: none).
 	MaxVisualizations int
 	// ChunkOps is the smallest sub-history the linearizability checker
 	// hands to porcupine when it can cut a key's history (0: 200). Smaller
@@ -203,10 +205,14 @@ func (e *examples) add(a Anomaly) {
 	e.list = append(e.list, a)
 }
 
-// refs builds OpRefs for op indices; negative indices are skipped.
+// refs builds OpRefs for op indices; negative and repeated indices are
+// skipped.
 func refs(ops []history.Op, idx ...int) []OpRef {
 	out := make([]OpRef, 0, len(idx))
-	for _, i := range idx {
+	for n, i := range idx {
+		if slices.Contains(idx[:n], i) {
+			continue
+		}
 		if i >= 0 && i < len(ops) {
 			out = append(out, OpRef{Index: i, Op: ops[i]})
 		}

@@ -329,7 +329,7 @@ func describeMeta(m any) string {
 		return ""
 	}
 	d := fmt.Sprintf("client %d, history line %d, ran %s-%s", o.client, o.idx+1, fmtNs(o.ocall), fmtNs(o.oret))
-	if o.call != o.ocall || o.ret != o.oret {
+	if o.call/4 != o.ocall || (o.ret != math.MaxInt64 && o.ret/4 != o.oret) {
 		d += fmt.Sprintf(", must take effect within %s-%s", fmtT(o.call), fmtT(o.ret))
 	}
 	return d
