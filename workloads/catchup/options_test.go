@@ -2,9 +2,12 @@ package catchup
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
@@ -228,5 +231,54 @@ func TestRefuse(t *testing.T) {
 	err := o.Refuse(noLimits)
 	if !errors.Is(err, cluster.ErrUnsupported) || !strings.Contains(err.Error(), "--memory-limit") {
 		t.Errorf("Refuse = %v, want an ErrUnsupported naming --memory-limit", err)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want func(*Options)
+		err  string
+	}{
+		{"defaults", nil, func(o *Options) {}, ""},
+		{"sizes and durations", []string{"--backlog=1GiB", "--payload", "8KiB", "--down=10s", "--memory-limit=1.5GiB", "--gomemlimit=off", "--target=leader"},
+			func(o *Options) {
+				o.Backlog, o.Payload, o.Down, o.MemoryLimit, o.GoMemLimit, o.Target = 1<<30, 8<<10, 10*time.Second, 1536<<20, GoMemLimitOff, Leader
+			}, ""},
+		{"preset", []string{"--preset=seed-oom"}, func(o *Options) { *o, _ = Preset("seed-oom") }, ""},
+		{"preset overridden", []string{"--preset=seed-oom", "--memory-limit=2GiB", "--max-outstanding-catchup=8MiB"},
+			func(o *Options) {
+				*o, _ = Preset("seed-oom")
+				o.MemoryLimit, o.MaxOutstandingCatchup = 2<<30, 8<<20
+			}, ""},
+		{"unknown preset", []string{"--preset=huge"}, nil, "--preset"},
+		{"bad size", []string{"--backlog=lots"}, nil, "backlog"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			f := BindFlags(fs)
+			err := fs.Parse(tc.args)
+			var got Options
+			if err == nil {
+				got, err = f.Options()
+			}
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one naming %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Defaults
+			tc.want(&want)
+			want = want.WithDefaults()
+			if got != want {
+				t.Errorf("Options =\n %+v\nwant\n %+v", got, want)
+			}
+		})
 	}
 }

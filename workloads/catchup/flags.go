@@ -1,0 +1,105 @@
+package catchup
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Flags binds the workload's own flags to a flag set, for `chaos run
+// --workload catchup`. Flags chaos run already has for every workload are
+// left to it: --direct-get (one cell each), --server-version (one cell
+// each), --recovery-timeout, --keep-data and --rate (kv-update's is ops/s;
+// here it is bytes/s, a size such as 40MB: ParseBytes reads it). Set those
+// fields on the Options afterwards, and only when the flag was given, or a
+// preset's value is lost.
+type Flags struct {
+	fs     *pflag.FlagSet
+	o      Options
+	preset string
+	copies map[string]func(dst, src *Options)
+}
+
+// BindFlags registers the flags on fs, with Defaults as defaults.
+func BindFlags(fs *pflag.FlagSet) *Flags {
+	f := &Flags{fs: fs, o: Defaults, copies: map[string]func(dst, src *Options){}}
+	o := &f.o
+	fs.StringVar(&f.preset, "preset", "", "start from a named preset ("+joinNames()+"); flags given explicitly override it")
+	f.bytes("backlog", &o.Backlog, func(d, s *Options) { d.Backlog = s.Backlog }, "payload bytes to fill the R3 stream with before a replica is wiped (4096, 4KiB, 512MiB, 6GB)")
+	f.bytes("payload", &o.Payload, func(d, s *Options) { d.Payload = s.Payload }, "message payload size")
+	fs.Var((*targetValue)(&o.Target), "target", "which replica is wiped and catches up: follower or leader")
+	f.copies["target"] = func(d, s *Options) { d.Target = s.Target }
+	f.dur("down", &o.Down, func(d, s *Options) { d.Down = s.Down }, "how long the wiped replica stays down while publishing goes on at --rate")
+	f.dur("write-for", &o.WriteFor, func(d, s *Options) { d.WriteFor = s.WriteFor }, "how long publishing goes on after the restart (0: until the replica is current)")
+	f.bytes("memory-limit", &o.MemoryLimit, func(d, s *Options) { d.MemoryLimit = s.MemoryLimit }, "hard memory limit of the catching-up node from its restart (0: none; needs the docker runtime)")
+	fs.Var(&o.GoMemLimit, "gomemlimit", "GOMEMLIMIT of the nodes: auto (80% of --memory-limit, unset without one), off, or a size")
+	f.copies["gomemlimit"] = func(d, s *Options) { d.GoMemLimit = s.GoMemLimit }
+	f.bytes("max-outstanding-catchup", &o.MaxOutstandingCatchup, func(d, s *Options) { d.MaxOutstandingCatchup = s.MaxOutstandingCatchup }, "JetStream max_outstanding_catchup (0: the server default, 64MB)")
+	f.dur("catchup-timeout", &o.CatchupTimeout, func(d, s *Options) { d.CatchupTimeout = s.CatchupTimeout }, "bound on the restart -> current wait")
+	f.dur("settle", &o.Settle, func(d, s *Options) { d.Settle = s.Settle }, "how long to keep watching after the replica is current")
+	f.dur("verify-timeout", &o.VerifyTimeout, func(d, s *Options) { d.VerifyTimeout = s.VerifyTimeout }, "bound on reading the stream back")
+	fs.IntVar(&o.CrashLoop, "crash-loop", o.CrashLoop, "restarts of one node by the runtime that make a crash loop and end the wait")
+	f.copies["crash-loop"] = func(d, s *Options) { d.CrashLoop = s.CrashLoop }
+	f.dur("sample-interval", &o.SampleInterval, func(d, s *Options) { d.SampleInterval = s.SampleInterval }, "memory sampling period, at most 250ms")
+	fs.IntVar(&o.Publishers, "publishers", o.Publishers, "concurrent publishers, each its own connection")
+	f.copies["publishers"] = func(d, s *Options) { d.Publishers = s.Publishers }
+	fs.IntVar(&o.Window, "window", o.Window, "unacknowledged publishes per publisher")
+	f.copies["window"] = func(d, s *Options) { d.Window = s.Window }
+	f.dur("publish-timeout", &o.PublishTimeout, func(d, s *Options) { d.PublishTimeout = s.PublishTimeout }, "a publish not acknowledged by then is indeterminate")
+	fs.Float64Var(&o.ReadRate, "read-rate", o.ReadRate, "gets/s by sequence through the catching-up node (0: none)")
+	f.copies["read-rate"] = func(d, s *Options) { d.ReadRate = s.ReadRate }
+	return f
+}
+
+func (f *Flags) bytes(name string, p *Bytes, cp func(d, s *Options), usage string) {
+	f.fs.Var(p, name, usage)
+	f.copies[name] = cp
+}
+
+func (f *Flags) dur(name string, p *time.Duration, cp func(d, s *Options), usage string) {
+	f.fs.DurationVar(p, name, *p, usage)
+	f.copies[name] = cp
+}
+
+// Options is the preset named by --preset (else Defaults) with every flag
+// given explicitly on top. It does not validate: call Validate with the
+// cluster size.
+func (f *Flags) Options() (Options, error) {
+	out := Defaults
+	if f.preset != "" {
+		p, err := Preset(f.preset)
+		if err != nil {
+			return Options{}, err
+		}
+		out = p
+	}
+	for name, cp := range f.copies {
+		if f.fs.Changed(name) {
+			cp(&out, &f.o)
+		}
+	}
+	return out.WithDefaults(), nil
+}
+
+// Changed reports whether a flag was given: for the flags chaos run owns.
+func (f *Flags) Changed(name string) bool { return f.fs.Changed(name) }
+
+func joinNames() string {
+	s := ""
+	for i, n := range PresetNames() {
+		if i > 0 {
+			s += ", "
+		}
+		s += n
+	}
+	return s
+}
+
+type targetValue Target
+
+func (t *targetValue) String() string { return string(*t) }
+func (t *targetValue) Type() string   { return "leader|follower" }
+func (t *targetValue) Set(s string) error {
+	*t = targetValue(s)
+	return nil // Validate names the flag if it is neither
+}
