@@ -44,19 +44,45 @@ func ParseBytes(s string) (Bytes, error) {
 	return Bytes(math.Round(v * mult)), nil
 }
 
-// String prints the size in the largest binary unit it reaches, to two
-// decimals at most (4KiB, 1.5GiB, 5.59GiB).
+// String prints the size as it was most likely written: exactly, in the
+// largest unit that needs at most two decimals, binary (4KiB, 1.5GiB) or
+// decimal (6GB, 40MB) whichever is shorter; a size exact in neither is
+// printed in binary units to two decimals.
 func (b Bytes) String() string {
-	v := float64(b)
-	for _, u := range []struct {
+	type unit struct {
 		name string
-		mult float64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if math.Abs(v) >= u.mult {
-			return short(v/u.mult) + u.name
+		mult int64
+	}
+	exact := func(units []unit) string {
+		for _, u := range units {
+			if abs(int64(b)) >= u.mult && (int64(b)*100)%u.mult == 0 {
+				return short(float64(b)/float64(u.mult)) + u.name
+			}
+		}
+		return ""
+	}
+	bin := []unit{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+	dec := []unit{{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"kB", 1e3}}
+	bs, ds := exact(bin), exact(dec)
+	switch {
+	case bs != "" && (ds == "" || len(bs) <= len(ds)):
+		return bs
+	case ds != "":
+		return ds
+	}
+	for _, u := range bin {
+		if abs(int64(b)) >= u.mult {
+			return short(float64(b)/float64(u.mult)) + u.name
 		}
 	}
 	return strconv.FormatInt(int64(b), 10) + "B"
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 // short formats f with at most two decimals and no trailing zeros.
