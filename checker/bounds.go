@@ -45,10 +45,20 @@ type refutation struct {
 	related []*linOp // the ops whose intervals set the bounds
 }
 
+// An indeterminate write the stream cannot settle is open-ended: it may take
+// effect any time after its call. For an update that is not so: it needs the
+// revision it expected, so it can only take effect before the first pinned
+// write of a higher revision; a create needs the key absent, so before the
+// first pinned write. Its interval ends there (not taking effect is allowed
+// anywhere, so that loses nothing), and if it starts after that point it
+// can never take effect and is dropped. Without this a single timeout would
+// forbid cutting the rest of the key's history into pieces.
+
 // tighten narrows the intervals of one key's ops in place and returns the
-// ops it refutes. Keys with two pinned writes of one revision are left
-// alone (porcupine will reject them).
-func tighten(ops []*linOp) []refutation {
+// ops to check (without unsettled writes that cannot take effect) and the
+// ops it refutes. Keys with two pinned writes of one revision are left alone
+// (porcupine will reject them).
+func tighten(ops []*linOp) ([]*linOp, []refutation) {
 	var ws []*linOp
 	for _, o := range ops {
 		if o.pinned() {
@@ -58,7 +68,7 @@ func tighten(ops []*linOp) []refutation {
 	sort.Slice(ws, func(a, b int) bool { return ws[a].rev < ws[b].rev })
 	for i := 1; i < len(ws); i++ {
 		if ws[i].rev == ws[i-1].rev {
-			return nil
+			return ops, nil
 		}
 	}
 	m := len(ws)
@@ -159,12 +169,35 @@ func tighten(ops []*linOp) []refutation {
 		}
 		o.call, o.ret = c, r
 	}
+	// Unsettled writes.
+	unsettled := false
+	kept := ops[:0:0]
+	for _, o := range ops {
+		if o.out != oUnknown {
+			kept = append(kept, o)
+			continue
+		}
+		j := m // the first pinned write that ends its chance
+		switch o.kind {
+		case kUpdate:
+			j = sort.Search(m, func(j int) bool { return ws[j].rev > o.expected })
+		case kCreate:
+			j = 0
+		}
+		if j < m {
+			if o.call > hi[j] {
+				continue // can never take effect
+			}
+			o.ret = min(o.ret, hi[j])
+		}
+		unsettled = true
+		kept = append(kept, o)
+	}
+	ops = kept
 	// Rejections: only when no unsettled write could change the state
 	// between two pinned writes.
-	for _, o := range ops {
-		if o.out == oUnknown {
-			return out
-		}
+	if unsettled {
+		return ops, out
 	}
 	for _, o := range ops {
 		if o.kind != kUpdate || o.out != oWrongSeq {
@@ -185,7 +218,7 @@ func tighten(ops []*linOp) []refutation {
 		}
 		out = append(out, rf)
 	}
-	return out
+	return ops, out
 }
 
 // Porcupine only uses the order of call and return events and sorts events

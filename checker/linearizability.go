@@ -37,9 +37,11 @@ import (
 //
 // Counts: ops_checked, keys, keys_illegal, keys_unknown, pieces,
 // pieces_illegal, pieces_unknown, pieces_refuted (illegal pieces proved so
-// by the interval bounds of bounds.go without a search), ops_refuted,
-// max_piece_ops, dropped_failed,
-// dropped_reads, info_applied, info_not_applied, info_unresolved.
+// by the interval bounds of bounds.go, without a search), pieces_too_large
+// (over maxPieceOps, left unknown), ops_refuted, max_piece_ops,
+// dropped_failed, dropped_reads, info_applied, info_not_applied,
+// info_unresolved, info_never_applicable (unresolved updates or creates
+// that started after their expected state was gone: dropped).
 type Linearizability struct{ opts Options }
 
 // NewLinearizability returns the porcupine checker.
@@ -162,7 +164,7 @@ type linJob struct {
 func (c *Linearizability) Check(h history.History) Result {
 	counts := map[string]int{}
 	for _, k := range []string{"ops_checked", "keys", "keys_illegal", "keys_unknown", "pieces", "pieces_illegal",
-		"pieces_unknown", "pieces_refuted", "ops_refuted", "max_piece_ops", "dropped_failed", "dropped_reads", "info_applied", "info_not_applied", "info_unresolved"} {
+		"pieces_unknown", "pieces_refuted", "pieces_too_large", "ops_refuted", "info_never_applicable", "max_piece_ops", "dropped_failed", "dropped_reads", "info_applied", "info_not_applied", "info_unresolved"} {
 		counts[k] = 0
 	}
 	perKey := buildLinOps(&h, counts)
@@ -174,16 +176,21 @@ func (c *Linearizability) Check(h history.History) Result {
 	var jobs []linJob
 	for _, k := range keys {
 		refuted := map[*linOp]*refutation{}
-		rs := tighten(perKey[k])
+		ops, rs := tighten(perKey[k])
+		counts["info_never_applicable"] += len(perKey[k]) - len(ops)
 		for i := range rs {
 			if refuted[rs[i].op] == nil {
 				refuted[rs[i].op] = &rs[i]
 			}
 		}
 		counts["ops_refuted"] += len(refuted)
-		pieces := chunkKey(perKey[k], c.opts.ChunkOps)
+		pieces := chunkKey(ops, c.opts.ChunkOps)
 		for n, p := range pieces {
 			j := linJob{key: k, n: n, pieces: len(pieces), piece: p, all: pieces}
+			if len(p) > maxPieceOps {
+				j.res = porcupine.Unknown
+				counts["pieces_too_large"]++
+			}
 			for _, o := range p {
 				if r := refuted[o]; r != nil && (j.refuted == nil || o.call < j.refuted.op.call) {
 					j.refuted, j.res = r, porcupine.Illegal
@@ -221,7 +228,7 @@ func (c *Linearizability) Check(h history.History) Result {
 				if j >= len(jobs) {
 					return
 				}
-				if jobs[j].refuted != nil {
+				if jobs[j].refuted != nil || jobs[j].res != "" {
 					continue
 				}
 				d, ok := remaining()
@@ -284,6 +291,10 @@ func (c *Linearizability) Check(h history.History) Result {
 	case len(unknownKeys) > 0:
 		r.Verdict = Unknown
 		r.Reason = fmt.Sprintf("porcupine did not finish %d of %d keys within %s", len(unknownKeys), len(keys), c.opts.Timeout)
+		if n := counts["pieces_too_large"]; n > 0 {
+			r.Reason = fmt.Sprintf("%d of %d keys undecided: %d pieces exceed %d ops (unsettled indeterminate writes prevent cutting them) or porcupine ran out of time (%s)",
+				len(unknownKeys), len(keys), n, maxPieceOps, c.opts.Timeout)
+		}
 		r.Summary = r.Reason + "; none found non-linearizable so far"
 	case counts["ops_checked"] == 0:
 		r.Verdict, r.Reason = Unknown, "no ops to check"
@@ -304,6 +315,10 @@ func listSome(xs []string, n int) string {
 	}
 	return strings.Join(xs[:n], ", ") + fmt.Sprintf(", and %d more", len(xs)-n)
 }
+
+// maxPieceOps is the largest piece handed to porcupine: its search keeps a
+// bitset of the piece per step, so memory grows with the square of the size.
+const maxPieceOps = 20000
 
 // explainBound caps each verbose porcupine run made to explain a piece.
 const explainBound = 10 * time.Second

@@ -356,8 +356,8 @@ func kvModel(chunkOps int) porcupine.Model {
 		sort.Strings(keys)
 		var out [][]porcupine.Operation
 		for _, k := range keys {
-			tighten(perKey[k])
-			for _, c := range chunkKey(perKey[k], chunkOps) {
+			ops, _ := tighten(perKey[k])
+			for _, c := range chunkKey(ops, chunkOps) {
 				out = append(out, toOperations(c, false))
 			}
 		}
