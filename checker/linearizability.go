@@ -29,9 +29,11 @@ import (
 // Definitely failed ops that constrain nothing (10164, no responders, other
 // errors) and failed or indeterminate gets are dropped.
 //
-// Each key's history is cut into pieces at points where the key's state is
-// known (see chunkKey) and porcupine checks the pieces in parallel within
-// Options.Timeout. For the first non-linearizable piece of a key, up to
+// Each key's intervals are first narrowed to what the revisions imply, which
+// keeps porcupine from stalling on hot keys and proves many anomalies
+// outright (see bounds.go); then the key is cut into pieces at points where
+// its state is known (see chunkKey) and porcupine checks the pieces in
+// parallel within Options.Timeout. Neither step changes the verdict. For the first non-linearizable piece of a key, up to
 // Options.MaxVisualizations porcupine HTML files are written to
 // Options.OutDir.
 //
