@@ -14,6 +14,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
 )
 
 var loopback = netip.MustParseAddr("127.0.0.1")
@@ -24,9 +25,10 @@ var loopback = netip.MustParseAddr("127.0.0.1")
 const noLimit = (1<<63 - 1) &^ 4095
 
 type node struct {
-	name, container string // server name, container name
-	id              string // container ID
-	clientPort      int    // on 127.0.0.1
+	name, container string                   // server name, container name
+	ctr             testcontainers.Container // nil until created
+	id              string                   // container ID, for the moby client
+	clientPort      int                      // on 127.0.0.1
 	monitorPort     int
 	dataDir         string // host store dir; "" on tmpfs
 
@@ -37,12 +39,12 @@ type node struct {
 }
 
 type dockerCluster struct {
-	cli         *client.Client
+	cli         *client.Client // what testcontainers cannot do; see docker.go
 	cfg         cluster.Config
 	image       string
 	id          string // unique; labels and names
-	netName     string
-	networkID   string
+	network     *testcontainers.DockerNetwork
+	netName     string // the network's, once created
 	nodes       []*node
 	ports       []int
 	stopTimeout time.Duration
@@ -86,18 +88,22 @@ func (c *dockerCluster) node(i int) (*node, error) {
 }
 
 func (c *dockerCluster) inspect(ctx context.Context, n *node) (container.InspectResponse, error) {
-	r, err := c.cli.ContainerInspect(ctx, n.id, client.ContainerInspectOptions{})
+	if n.ctr == nil {
+		return container.InspectResponse{}, fmt.Errorf("%s: no container", n.name)
+	}
+	r, err := n.ctr.Inspect(ctx)
 	if err != nil {
 		return container.InspectResponse{}, fmt.Errorf("%s: %w", n.name, err)
 	}
-	if r.Container.State == nil {
+	if r.State == nil {
 		return container.InspectResponse{}, fmt.Errorf("%s: inspect has no state", n.name)
 	}
-	return r.Container, nil
+	return *r, nil
 }
 
 // Kill sends SIGKILL. Docker never restarts a killed container, even with
-// AutoRestart: only deaths nobody asked for are restarted.
+// AutoRestart: only deaths nobody asked for are restarted. The moby client:
+// a testcontainers Container can only stop (SIGTERM first).
 func (c *dockerCluster) Kill(ctx context.Context, i int) error {
 	n, err := c.node(i)
 	if err != nil {
@@ -115,8 +121,11 @@ func (c *dockerCluster) Stop(ctx context.Context, i int) error {
 	if err != nil {
 		return err
 	}
-	secs := int(c.stopTimeout / time.Second)
-	if _, err := c.cli.ContainerStop(ctx, n.id, client.ContainerStopOptions{Timeout: &secs}); err != nil {
+	if n.ctr == nil {
+		return fmt.Errorf("stop %s: no container", n.name)
+	}
+	timeout := c.stopTimeout // Docker takes whole seconds
+	if err := n.ctr.Stop(ctx, &timeout); err != nil {
 		return fmt.Errorf("stop %s: %w", n.name, err)
 	}
 	return nil
@@ -142,13 +151,14 @@ func (c *dockerCluster) Start(ctx context.Context, i int) error {
 	c.mu.Lock()
 	n.restartBase += st.RestartCount
 	c.mu.Unlock()
-	if _, err := c.cli.ContainerStart(ctx, n.id, client.ContainerStartOptions{}); err != nil {
+	if err := n.ctr.Start(ctx); err != nil {
 		return fmt.Errorf("start %s: %w", n.name, err)
 	}
 	return c.applyPartition(ctx)
 }
 
-// Pause freezes every process of the node (cgroup freezer).
+// Pause freezes every process of the node (cgroup freezer). The moby client:
+// testcontainers has no pause.
 func (c *dockerCluster) Pause(ctx context.Context, i int) error {
 	n, err := c.node(i)
 	if err != nil {
@@ -197,9 +207,11 @@ func (c *dockerCluster) Wipe(ctx context.Context, i int) error {
 }
 
 // SetMemoryLimit changes the cgroup limit of a node, running or not (0
-// removes it). GOMEMLIMIT cannot follow: it is an environment variable read
-// once by the Go runtime at process start, fixed when the container was
-// created, so it keeps the value derived from Config.MemoryLimit.
+// removes it), with the moby client's ContainerUpdate (testcontainers cannot
+// change a created container). GOMEMLIMIT cannot follow: it is an
+// environment variable read once by the Go runtime at process start, fixed
+// when the container was created, so it keeps the value derived from
+// Config.MemoryLimit.
 func (c *dockerCluster) SetMemoryLimit(ctx context.Context, i int, bytes int64) error {
 	n, err := c.node(i)
 	if err != nil {
@@ -284,8 +296,9 @@ func haveNetem() bool {
 	return false
 }
 
-// Close saves every node's log to Dir/logs/<name>.log, then removes the
-// containers and the network, never the image. It does not depend on any
+// Close saves every node's log to Dir/logs/<name>.log, then terminates the
+// containers and removes the network, never the image (testcontainers
+// deletes only images it built, and it built none). It does not depend on any
 // earlier context, so it works after Ctrl-C with a fresh one, and a second
 // call retries whatever the first could not remove.
 func (c *dockerCluster) Close(ctx context.Context) error {
@@ -297,7 +310,7 @@ func (c *dockerCluster) Close(ctx context.Context) error {
 	var errs []error
 	if !c.logsSaved {
 		err := c.eachNode(func(n *node) error {
-			if n.id == "" {
+			if n.ctr == nil {
 				return nil
 			}
 			if err := c.saveLog(ctx, n); err != nil && !isNotFound(err) {
@@ -316,12 +329,20 @@ func (c *dockerCluster) Close(ctx context.Context) error {
 		c.stopWatch = nil
 	}
 	err := c.eachNode(func(n *node) error {
-		if n.id == "" {
+		if n.ctr == nil {
 			return nil
 		}
-		_, err := c.cli.ContainerRemove(ctx, n.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-		if err != nil && !isNotFound(err) {
-			return fmt.Errorf("remove %s: %w", n.name, err)
+		// No grace period: the logs are saved. Terminate stops, then
+		// removes the container with its volumes; on a second call there
+		// is nothing left to remove.
+		err := n.ctr.Terminate(ctx, testcontainers.StopTimeout(0))
+		if err == nil || isNotFound(err) {
+			return nil
+		}
+		// Terminate gives up when the stop fails; a forced remove kills
+		// whatever state the container is in.
+		if _, rerr := c.cli.ContainerRemove(ctx, n.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); rerr != nil && !isNotFound(rerr) {
+			return fmt.Errorf("remove %s: %w", n.name, errors.Join(err, rerr))
 		}
 		return nil
 	})
@@ -329,8 +350,8 @@ func (c *dockerCluster) Close(ctx context.Context) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if c.networkID != "" && removed {
-		if _, err := c.cli.NetworkRemove(ctx, c.networkID, client.NetworkRemoveOptions{}); err != nil && !isNotFound(err) {
+	if c.network != nil && removed {
+		if err := c.network.Remove(ctx); err != nil && !isNotFound(err) {
 			errs, removed = append(errs, fmt.Errorf("remove network %s: %w", c.netName, err)), false
 		}
 	}

@@ -2,9 +2,30 @@
 // bridge network per cluster, one container per node, built FROM scratch with
 // a static nats-server and the netfault helper, so nothing is ever pulled.
 //
-// It talks to the daemon with the moby client directly: testcontainers adds
-// nothing needed here (no pause, no fixed host ports, and Terminate deletes
-// images it built), so it is not used.
+// Two clients talk to the same daemon:
+//
+//   - testcontainers-go (the issue asked for it) owns the lifecycle of what
+//     a cluster creates: the private network (network.New, which names it
+//     with a UUID, and DockerNetwork.Remove) and each node's container
+//     (GenericContainer, fixed host ports and the rest of the host config
+//     through HostConfigModifier, then Start, Stop, Inspect, Exec, Logs and
+//     Terminate on the returned Container).
+//   - The moby client does what testcontainers has no call for: ping,
+//     building and inspecting the node image, kill with SIGKILL (Container
+//     can only stop), pause and unpause, ContainerUpdate for memory limits,
+//     the events stream (OOM kills), a log tail (Logs has no tail option),
+//     Sweep by label, and a forced remove when Terminate cannot stop.
+//
+// What once kept testcontainers out does not apply to this split:
+// Terminate deletes only images that testcontainers built itself, and the
+// node image is built by image.go with the moby client, so it survives; the
+// clients testcontainers closes early (NewDockerClientWithOpts and the
+// provider's Close) only drop their idle connections and stay usable. A
+// container request names our local tag with AlwaysPullImage off, and
+// testcontainers pulls only a tag the daemon lacks, which image() has just
+// checked. Ryuk is disabled (its image would be pulled), testcontainers is
+// pinned to the socket the moby client uses (see tcRuntime), so its
+// discovery dials nothing else, and its chatter goes to a silent logger.
 package docker
 
 import (
@@ -17,13 +38,66 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
 )
 
+// tcProvider is the testcontainers runtime provider registered by init; see
+// tcRuntime.
+const tcProvider = "jetstream-chaos"
+
 func init() {
-	// Anything in this process that reaches testcontainers must neither pull
-	// Ryuk (there is no registry) nor dial the default gateway (forbidden).
+	// Set before any testcontainers call: it reads its configuration once.
+	// No Ryuk (its image would have to be pulled, and there is no registry),
+	// and published ports are on localhost, so it never looks for (and
+	// dials) the default gateway.
 	os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	os.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "localhost")
+	os.Setenv("TESTCONTAINERS_PROVIDER", tcProvider)
+	if err := testcontainers.RegisterProvider(tcProvider, func() testcontainers.RuntimeProvider { return tcRuntime{} }); err != nil {
+		panic(err) // only if discovery already ran or the name is taken: a bug
+	}
+	// The default logger prints a banner on the first connection and is what
+	// network.New logs to; containers get quiet too (GenericContainerRequest).
+	tclog.SetDefault(quiet)
+}
+
+// quiet discards testcontainers' lifecycle chatter ("Creating container",
+// "Container started", ...): it would interleave with chaos run's output and
+// says nothing our own errors do not.
+var quiet = tclog.NewNoopLogger()
+
+// tcRuntime pins testcontainers to the endpoint of the moby client (DOCKER_HOST
+// or the default socket). Without it, testcontainers probes its own list of
+// candidates first (tc.host in ~/.testcontainers.properties, which may name a
+// remote service, then DOCKER_HOST, the default and rootless sockets), and the
+// network and containers could land on another daemon than the one the moby
+// client pauses, kills and watches. Only a local socket is pinned: for a tcp
+// DOCKER_HOST, testcontainers' own discovery keeps its TLS settings.
+type tcRuntime struct{}
+
+func (tcRuntime) Initialize(context.Context) (testcontainers.RuntimeConfig, error) {
+	cli, err := newClient()
+	if err != nil {
+		return testcontainers.RuntimeConfig{}, err
+	}
+	defer cli.Close()
+	host := cli.DaemonHost()
+	path, ok := strings.CutPrefix(host, "unix://")
+	if !ok {
+		return testcontainers.RuntimeConfig{}, nil
+	}
+	return testcontainers.RuntimeConfig{DockerHost: host, DockerSocketPath: path}, nil
+}
+
+// tcCheck refuses a testcontainers configuration that would pull our image:
+// a Docker Hub prefix renames every unqualified image, jetstream-chaos/nats
+// included, to a tag the daemon does not have.
+func tcCheck() error {
+	if p := testcontainers.ReadConfig().Config.HubImageNamePrefix; p != "" {
+		return fmt.Errorf("testcontainers is configured with the Docker Hub prefix %q (hub.image.name.prefix in ~/.testcontainers.properties or TESTCONTAINERS_HUB_IMAGE_NAME_PREFIX): it would look for %s/%s and pull it; unset it to use --runtime docker", p, p, ImageRepo)
+	}
+	return nil
 }
 
 // Labels on everything this package creates.

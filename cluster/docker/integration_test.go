@@ -7,11 +7,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -33,7 +36,8 @@ func TestMain(m *testing.M) {
 }
 
 // checkNoLeftovers: no container or network this process created remains,
-// and every image of ours is a tagged node image (no dangling ones).
+// every image of ours is a tagged node image (no dangling ones), and
+// testcontainers started no Ryuk and made no fallback network.
 func checkNoLeftovers(ctx context.Context) error {
 	cli, err := newClient()
 	if err != nil {
@@ -52,6 +56,17 @@ func checkNoLeftovers(ctx context.Context) error {
 	// Not Sweep's count: it also removes other killed runs' leftovers.
 	if len(cs.Items)+len(ns.Items) > 0 {
 		return fmt.Errorf("%d containers and %d networks", len(cs.Items), len(ns.Items))
+	}
+	ryuk, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", "org.testcontainers.ryuk=true")})
+	if err != nil {
+		return err
+	}
+	fallback, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: make(client.Filters).Add("name", "reaper_default")})
+	if err != nil {
+		return err
+	}
+	if len(ryuk.Items)+len(fallback.Items) > 0 {
+		return fmt.Errorf("testcontainers made %d Ryuk containers and %d reaper_default networks", len(ryuk.Items), len(fallback.Items))
 	}
 	imgs, err := cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).Add("label", LabelKey+"="+imageValue)})
 	if err != nil {
@@ -250,6 +265,7 @@ func TestControls(t *testing.T) {
 		if env := strings.Join(st.Config.Env, " "); !strings.Contains(env, fmt.Sprintf("GOMEMLIMIT=%d", (512<<20)/10*8)) {
 			t.Errorf("env %q lacks GOMEMLIMIT at 80 %% of the limit", env)
 		}
+		checkRequest(t, dc, 0, st)
 		if err := c.Supports(cluster.CapLatency); err == nil {
 			t.Error("latency is not implemented but Supports says yes")
 		}
@@ -364,9 +380,11 @@ func TestControls(t *testing.T) {
 	})
 
 	t.Run("PartitionHeal", func(t *testing.T) {
+		began := time.Now()
 		if err := c.Partition(ctx, [][]int{{0, 1}, {2}}); err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("Partition took %s (netfault in every node)", time.Since(began).Round(time.Millisecond))
 		cut := func() error { // routes gone on both sides
 			if p := peers(t, nodes[2]); len(p) != 0 {
 				return fmt.Errorf("n3 still routes to %v", p)
@@ -378,7 +396,7 @@ func TestControls(t *testing.T) {
 			}
 			return nil
 		}
-		began := time.Now()
+		began = time.Now()
 		waitFor(t, 15*time.Second, "routes drop", cut)
 		t.Logf("routes dropped on both sides %s after Partition", time.Since(began).Round(100*time.Millisecond))
 		// Clients still reach the cut-off node through its published port.
@@ -421,9 +439,14 @@ func TestControls(t *testing.T) {
 	t.Run("OOM", func(t *testing.T) {
 		// GOMEMLIMIT stays at 80 % of 512 MiB (it cannot follow a new limit),
 		// so the Go runtime does not hold back and the kernel kills.
-		if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "MEM", Subjects: []string{"mem.>"}, Replicas: 3, Storage: jetstream.MemoryStorage}); err != nil {
-			t.Fatal(err)
-		}
+		// Right after a heal the meta leader may still count the node
+		// restarted during the partition as offline ("no suitable peers").
+		waitFor(t, 30*time.Second, "create MEM", func() error {
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			_, err := js.CreateStream(cctx, jetstream.StreamConfig{Name: "MEM", Subjects: []string{"mem.>"}, Replicas: 3, Storage: jetstream.MemoryStorage})
+			return err
+		})
 		if err := c.SetMemoryLimit(ctx, 0, 80<<20); err != nil {
 			t.Fatal(err)
 		}
@@ -485,7 +508,88 @@ func TestControls(t *testing.T) {
 		if err := checkNoLeftovers(ctx); err != nil {
 			t.Error(err)
 		}
+		checkImage(t, c.(*dockerCluster).image)
 	})
+}
+
+// checkRequest: what createNode asks testcontainers for is what the daemon
+// made of node i.
+func checkRequest(t *testing.T, dc *dockerCluster, i int, st container.InspectResponse) {
+	t.Helper()
+	n := dc.nodes[i]
+	if st.Name != "/"+n.container || st.Config.Image != dc.image || st.Config.Hostname != n.name ||
+		st.Config.User != fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()) ||
+		strings.Join(st.Config.Cmd, " ") != "-c "+confPath {
+		t.Errorf("name %q image %q hostname %q user %q cmd %q", st.Name, st.Config.Image, st.Config.Hostname, st.Config.User, st.Config.Cmd)
+	}
+	l := st.Config.Labels
+	if l[LabelKey] != runValue || l[labelOwner] != selfOwner || l[labelCluster] != dc.id || l[labelNode] != n.name {
+		t.Errorf("labels %v: want ours", l)
+	}
+	if l["org.testcontainers"] != "true" || l["org.testcontainers.reap"] != "" {
+		t.Errorf("labels %v: want made by testcontainers, not for Ryuk", l)
+	}
+	hc := st.HostConfig
+	netAdmin := func(c string) bool { return strings.TrimPrefix(c, "CAP_") == "NET_ADMIN" } // 20.10 adds CAP_
+	if !slices.ContainsFunc(hc.CapAdd, netAdmin) || string(hc.NetworkMode) != dc.netName ||
+		!slices.Contains(hc.Binds, filepath.Join(dc.cfg.Dir, "config", n.name+".conf")+":"+confPath+":ro") {
+		t.Errorf("caps %v network mode %q binds %v", hc.CapAdd, hc.NetworkMode, hc.Binds)
+	}
+	for port, want := range map[uint16]int{clientPort: n.clientPort, monitorPort: n.monitorPort} {
+		p, _ := network.PortFrom(port, network.TCP)
+		if b := hc.PortBindings[p]; len(b) != 1 || b[0].HostIP != loopback || b[0].HostPort != fmt.Sprint(want) {
+			t.Errorf("port %d published as %+v, want 127.0.0.1:%d", port, b, want)
+		}
+	}
+	if ep := st.NetworkSettings.Networks[dc.netName]; ep == nil || !slices.Contains(ep.Aliases, n.name) {
+		t.Errorf("on %s: %+v, want the alias %s", dc.netName, ep, n.name)
+	}
+}
+
+// checkImage: the node image outlives the containers testcontainers
+// terminated (it deletes only images it built).
+func checkImage(t *testing.T, tag string) {
+	t.Helper()
+	cli, err := newClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if _, err := cli.ImageInspect(context.Background(), tag); err != nil {
+		t.Errorf("the node image %s is gone after Close: %v", tag, err)
+	}
+}
+
+// TestCloseInAnyState: Close removes paused, killed and running nodes, and
+// keeps the image.
+func TestCloseInAnyState(t *testing.T) {
+	needDocker(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	c, err := New().Start(ctx, cluster.Config{Dir: dir, RunID: "close"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Pause(ctx, 0); err != nil {
+		t.Error(err)
+	}
+	if err := c.Kill(ctx, 1); err != nil {
+		t.Error(err)
+	}
+	began := time.Now()
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Close took %s", time.Since(began).Round(time.Millisecond))
+	for _, n := range c.Nodes() {
+		if b, err := os.ReadFile(filepath.Join(dir, "logs", n.Name+".log")); err != nil || !strings.Contains(string(b), "Server is ready") {
+			t.Errorf("%s.log: %d bytes, %v", n.Name, len(b), err)
+		}
+	}
+	if err := checkNoLeftovers(ctx); err != nil {
+		t.Error(err)
+	}
+	checkImage(t, c.(*dockerCluster).image)
 }
 
 func TestSweep(t *testing.T) {

@@ -3,6 +3,7 @@ package docker
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,9 +14,10 @@ import (
 )
 
 // saveLog writes a node's whole log (nats-server logs to stderr) to
-// Dir/logs/<name>.log.
+// Dir/logs/<name>.log, read through testcontainers, which merges stdout and
+// stderr in order.
 func (c *dockerCluster) saveLog(ctx context.Context, n *node) error {
-	r, err := c.cli.ContainerLogs(ctx, n.id, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true})
+	r, err := n.ctr.Logs(ctx)
 	if err != nil {
 		return err
 	}
@@ -24,14 +26,15 @@ func (c *dockerCluster) saveLog(ctx context.Context, n *node) error {
 	if err != nil {
 		return err
 	}
-	if _, err := stdcopy.StdCopy(f, f, r); err != nil {
+	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
 		return err
 	}
 	return f.Close()
 }
 
-// logTail is the last lines of a container's log, indented.
+// logTail is the last lines of a container's log, indented. The moby client:
+// testcontainers' Logs has no tail option and would read the whole log.
 func (c *dockerCluster) logTail(ctx context.Context, id string, lines int) (string, error) {
 	r, err := c.cli.ContainerLogs(ctx, id, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Tail: strconv.Itoa(lines)})
 	if err != nil {

@@ -1,15 +1,13 @@
 package docker
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
-	"time"
 
-	"github.com/moby/moby/api/pkg/stdcopy"
-	"github.com/moby/moby/client"
+	tcexec "github.com/testcontainers/testcontainers-go/exec"
 )
 
 // Partition cuts the private network between groups with netfault inside
@@ -134,35 +132,16 @@ func (c *dockerCluster) applyPartition(ctx context.Context) error {
 
 // netfault runs /netfault in the node as root (the container runs as the
 // caller's uid, and only root holds the NET_ADMIN capability added to it).
+// Exec returns once the output has ended and the daemon reports the exit code.
 func (c *dockerCluster) netfault(ctx context.Context, n *node, args ...string) error {
 	cmd := append([]string{"/netfault"}, args...)
-	ex, err := c.cli.ExecCreate(ctx, n.id, client.ExecCreateOptions{User: "0:0", AttachStdout: true, AttachStderr: true, Cmd: cmd})
+	code, out, err := n.ctr.Exec(ctx, cmd, tcexec.WithUser("0:0"), tcexec.Multiplexed())
 	if err != nil {
 		return fmt.Errorf("%s: netfault %s: %w", n.name, args[0], err)
 	}
-	att, err := c.cli.ExecAttach(ctx, ex.ID, client.ExecAttachOptions{})
-	if err != nil {
-		return fmt.Errorf("%s: netfault %s: %w", n.name, args[0], err)
-	}
-	defer att.Close()
-	var out bytes.Buffer
-	if _, err := stdcopy.StdCopy(&out, &out, att.Reader); err != nil {
-		return fmt.Errorf("%s: netfault %s: %w", n.name, args[0], err)
-	}
-	// The output ends when the process exits; its exit code may land a
-	// moment later.
-	var res client.ExecInspectResult
-	for try := 0; ; try++ {
-		if res, err = c.cli.ExecInspect(ctx, ex.ID, client.ExecInspectOptions{}); err != nil {
-			return fmt.Errorf("%s: netfault %s: %w", n.name, args[0], err)
-		}
-		if !res.Running || try == 20 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if res.ExitCode != 0 {
-		return fmt.Errorf("%s: netfault %s exited %d: %s", n.name, args[0], res.ExitCode, strings.TrimSpace(out.String()))
+	if code != 0 {
+		msg, _ := io.ReadAll(out)
+		return fmt.Errorf("%s: netfault %s exited %d: %s", n.name, args[0], code, strings.TrimSpace(string(msg)))
 	}
 	return nil
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tcnetwork "github.com/testcontainers/testcontainers-go/network"
 )
 
 // Ports inside every container; the host sees client and monitor ports on
@@ -79,6 +81,10 @@ func (r *Runtime) Start(ctx context.Context, cfg cluster.Config) (cluster.Cluste
 		cli.Close()
 		return nil, err
 	}
+	if err := tcCheck(); err != nil {
+		cli.Close()
+		return nil, err
+	}
 	tag, err := image(ctx, cli, cfg.ServerVersion)
 	if err != nil {
 		cli.Close()
@@ -113,7 +119,7 @@ func newCluster(cli *client.Client, cfg cluster.Config, tag string, stop time.Du
 	}
 	id := clusterID(cfg.RunID, randomHex(3))
 	c := &dockerCluster{
-		cli: cli, cfg: cfg, image: tag, id: id, netName: "jschaos-" + id,
+		cli: cli, cfg: cfg, image: tag, id: id,
 		stopTimeout: stop, oomKills: map[int]int{},
 	}
 	for i := range cfg.Nodes {
@@ -156,7 +162,8 @@ func (c *dockerCluster) labels(node string) map[string]string {
 	return l
 }
 
-// create makes the network and containers and starts them.
+// create makes the network and containers and starts them, both through
+// testcontainers.
 func (c *dockerCluster) create(ctx context.Context) error {
 	ports, err := freePorts(2 * len(c.nodes))
 	c.ports = ports
@@ -169,11 +176,13 @@ func (c *dockerCluster) create(ctx context.Context) error {
 		}
 	}
 	c.watchEvents() // before any container starts, so no oom event is missed
-	nw, err := c.cli.NetworkCreate(ctx, c.netName, client.NetworkCreateOptions{Driver: "bridge", Labels: c.labels("")})
+	// A bridge named by testcontainers (a random UUID: network.New takes no
+	// name); the labels say whose it is.
+	nw, err := tcnetwork.New(ctx, tcnetwork.WithDriver("bridge"), tcnetwork.WithLabels(c.labels("")))
 	if err != nil {
 		return fmt.Errorf("create network: %w", err)
 	}
-	c.networkID = nw.ID
+	c.network, c.netName = nw, nw.Name
 	var routes []string
 	for _, n := range c.nodes {
 		routes = append(routes, fmt.Sprintf("%s:%d", n.name, routePort))
@@ -185,9 +194,6 @@ func (c *dockerCluster) create(ctx context.Context) error {
 	return c.eachNode(func(n *node) error {
 		if err := c.createNode(ctx, n, routes); err != nil {
 			return fmt.Errorf("%s: %w", n.name, err)
-		}
-		if _, err := c.cli.ContainerStart(ctx, n.id, client.ContainerStartOptions{}); err != nil {
-			return fmt.Errorf("start %s: %w", n.name, err)
 		}
 		return nil
 	})
@@ -214,61 +220,79 @@ func (c *dockerCluster) createNode(ctx context.Context, n *node, routes []string
 	if err := os.WriteFile(confFile, []byte(conf), 0o644); err != nil {
 		return err
 	}
-	hc := &container.HostConfig{
-		Binds:        []string{confFile + ":" + confPath + ":ro"},
-		NetworkMode:  container.NetworkMode(c.netName),
-		PortBindings: network.PortMap{},
-		CapAdd:       []string{"NET_ADMIN"}, // for netfault, run by docker exec as root
-	}
-	exposed := network.PortSet{} // Docker 20.10 publishes only exposed ports
-	for _, p := range [][2]int{{clientPort, n.clientPort}, {monitorPort, n.monitorPort}} {
-		cp, _ := network.PortFrom(uint16(p[0]), network.TCP)
-		exposed[cp] = struct{}{}
-		hc.PortBindings[cp] = []network.PortBinding{{HostIP: loopback, HostPort: fmt.Sprint(p[1])}}
-	}
+	binds := []string{confFile + ":" + confPath + ":ro"}
+	var tmpfs map[string]string
 	if n.dataDir != "" {
 		if err := os.MkdirAll(n.dataDir, 0o755); err != nil {
 			return err
 		}
-		hc.Binds = append(hc.Binds, n.dataDir+":"+storeDir)
+		binds = append(binds, n.dataDir+":"+storeDir)
 	} else {
 		// A tmpfs lives as long as the container runs: stopping or killing
 		// the node loses its store, as Wipe would.
-		hc.Tmpfs = map[string]string{storeDir: "mode=1777"}
+		tmpfs = map[string]string{storeDir: "mode=1777"}
 	}
-	if m := c.cfg.MemoryLimit; m > 0 {
-		hc.Resources.Memory, hc.Resources.MemorySwap = m, m // equal: no swap
-	}
-	if c.cfg.AutoRestart {
-		// Docker does not restart after docker kill or stop, only after a
-		// death nobody asked for (OOM kill, crash); RestartCount counts those.
-		hc.RestartPolicy = container.RestartPolicy{Name: container.RestartPolicyOnFailure}
-	}
-	var env []string
+	env := map[string]string{}
 	if g := c.cfg.GoMemLimitFor(); g > 0 {
-		env = append(env, fmt.Sprintf("GOMEMLIMIT=%d", g))
+		env["GOMEMLIMIT"] = fmt.Sprint(g)
 	}
-	cfg := &container.Config{
-		Image:    c.image,
-		Hostname: n.name,
-		// The caller's uid, so the store under Dir stays deletable by the
-		// caller; netfault runs as root through exec.
-		User:         fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()),
-		Env:          env,
-		Labels:       c.labels(n.name),
-		ExposedPorts: exposed,
+	published := [][2]int{{clientPort, n.clientPort}, {monitorPort, n.monitorPort}}
+	var exposed []string // Docker 20.10 publishes only exposed ports
+	for _, p := range published {
+		exposed = append(exposed, fmt.Sprintf("%d/tcp", p[0]))
 	}
-	res, err := c.cli.ContainerCreate(ctx, client.ContainerCreateOptions{
-		Name: n.container, Config: cfg, HostConfig: hc,
-		NetworkingConfig: &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
-			c.netName: {Aliases: []string{n.name}},
-		}},
+	req := testcontainers.ContainerRequest{
+		Name: n.container,
+		// Our own local tag, never pulled: image() has just checked the
+		// daemon has it, and testcontainers pulls only a missing tag.
+		Image:           c.image,
+		AlwaysPullImage: false,
+		Cmd:             []string{"-c", confPath},
+		Env:             env,
+		Labels:          c.labels(n.name),
+		ExposedPorts:    exposed,
+		Tmpfs:           tmpfs,
+		Networks:        []string{c.netName},
+		NetworkAliases:  map[string][]string{c.netName: {n.name}},
+		// No WaitingFor: Start waits for the whole cluster with
+		// cluster.WaitReady (healthz, routes, meta leader).
+		ConfigModifier: func(cfg *container.Config) {
+			cfg.Hostname = n.name
+			// The caller's uid, so the store under Dir stays deletable by
+			// the caller; netfault runs as root through exec.
+			cfg.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
+		},
+		// Replaces testcontainers' default modifier, which would copy the
+		// request's deprecated host fields: everything is set here.
+		HostConfigModifier: func(hc *container.HostConfig) {
+			hc.Binds = binds
+			hc.NetworkMode = container.NetworkMode(c.netName)
+			hc.CapAdd = []string{"NET_ADMIN"} // for netfault, run by exec as root
+			// Fixed host ports on 127.0.0.1, so a restarted node keeps its
+			// URLs (ports Docker picks change on restart).
+			hc.PortBindings = network.PortMap{}
+			for _, p := range published {
+				cp, _ := network.PortFrom(uint16(p[0]), network.TCP)
+				hc.PortBindings[cp] = []network.PortBinding{{HostIP: loopback, HostPort: fmt.Sprint(p[1])}}
+			}
+			if m := c.cfg.MemoryLimit; m > 0 {
+				hc.Resources.Memory, hc.Resources.MemorySwap = m, m // equal: no swap
+			}
+			if c.cfg.AutoRestart {
+				// Docker does not restart after docker kill or stop, only
+				// after a death nobody asked for (OOM kill, crash);
+				// RestartCount counts those.
+				hc.RestartPolicy = container.RestartPolicy{Name: container.RestartPolicyOnFailure}
+			}
+		},
+	}
+	ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
+		ContainerRequest: req, Started: true, Logger: quiet,
 	})
-	if err != nil {
-		return fmt.Errorf("create container: %w", err)
+	if ctr != nil { // also on a failed start: Close must remove it
+		n.ctr, n.id = ctr, ctr.GetContainerID()
 	}
-	n.id = res.ID
-	return nil
+	return err
 }
 
 // failingTail is the end of the log of the node most likely to blame for
@@ -278,10 +302,10 @@ func (c *dockerCluster) failingTail(ctx context.Context, err error) string {
 	defer cancel()
 	pick := -1
 	for i, n := range c.nodes {
-		if n.id == "" {
+		if n.ctr == nil {
 			continue
 		}
-		if st, ierr := c.cli.ContainerInspect(ctx, n.id, client.ContainerInspectOptions{}); ierr == nil && !st.Container.State.Running {
+		if st, ierr := c.inspect(ctx, n); ierr == nil && !st.State.Running {
 			pick = i
 			break
 		}

@@ -252,6 +252,23 @@ func TestSupports(t *testing.T) {
 	}
 }
 
+func TestTCRuntimePinsLocalSockets(t *testing.T) {
+	cases := []struct{ dockerHost, want string }{
+		{"unix:///run/other.sock", "unix:///run/other.sock"},
+		{"tcp://127.0.0.1:2376", ""}, // testcontainers' discovery, with its TLS settings
+	}
+	for _, c := range cases {
+		t.Setenv("DOCKER_HOST", c.dockerHost)
+		rc, err := tcRuntime{}.Initialize(context.Background())
+		if err != nil || rc.DockerHost != c.want || (c.want != "" && rc.DockerSocketPath != strings.TrimPrefix(c.want, "unix://")) {
+			t.Errorf("DOCKER_HOST=%s: %+v, %v; want %q", c.dockerHost, rc, err, c.want)
+		}
+	}
+	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") != "true" || os.Getenv("TESTCONTAINERS_PROVIDER") != tcProvider {
+		t.Error("init did not configure testcontainers")
+	}
+}
+
 func TestAvailableSaysWhatToTry(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
 	err := Available(context.Background())
