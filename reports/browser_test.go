@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // ChromiumPackage is the Debian package the browser test needs.
@@ -23,6 +24,22 @@ func screenshotDir(t *testing.T) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// profileDir is a throwaway browser profile. Not t.TempDir: Chromium's
+// helpers may still be writing there as the test ends, and that must not
+// fail the test; it is removed on a best-effort basis.
+func profileDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "chaos-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 10 && os.RemoveAll(dir) != nil; i++ {
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
 	return dir
 }
 
@@ -59,7 +76,7 @@ func TestBrowserRendersReport(t *testing.T) {
 			if _, err := Write(dir); err != nil {
 				t.Fatal(err)
 			}
-			b, err := startBrowser(bin, t.TempDir(), 1280, 900)
+			b, err := startBrowser(bin, profileDir(t), 1280, 900)
 			if err != nil {
 				t.Fatalf("start %s: %v", bin, err)
 			}

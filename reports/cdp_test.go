@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -73,6 +74,9 @@ func startBrowser(bin, profile string, width, height int) (*browser, error) {
 		"--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
 		"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "--remote-allow-origins=*",
 		"--user-data-dir="+profile, fmt.Sprintf("--window-size=%d,%d", width, height), "about:blank")
+	// Its own process group, so closing it ends its renderer and GPU
+	// helpers too, not only the browser process.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -142,14 +146,27 @@ func firstPage(host string) (string, error) {
 	}
 }
 
+// close asks the browser to quit, then ends its process group if it has
+// not within 5 s, and waits for it.
 func (b *browser) close() {
 	if b.ws != nil {
+		_ = b.call("Browser.close", nil, nil)
 		b.ws.c.Close()
 	}
-	if b.cmd.Process != nil {
-		_ = b.cmd.Process.Kill()
-		_ = b.cmd.Wait()
+	if b.cmd.Process == nil {
+		return
 	}
+	done := make(chan struct{})
+	go func() { _ = b.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	// Helpers may outlive the browser by a moment; end what is left of the
+	// group (ours alone: it was made for this browser).
+	_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
 }
 
 func (b *browser) readLoop() {

@@ -87,11 +87,14 @@ func onOff(b bool) string {
 // Headline is the verdict of a run in one sentence a person understands:
 // "Direct Get on: 2,807 stale reads (5.6 % of reads), 2,808 updates
 // rejected because of them; Direct Get off: none (all 6 checks passed)".
-func Headline(res run.Result) string { return strings.Join(HeadlineParts(res), " ") }
+func Headline(res run.Result, exps ...Expectation) string {
+	return strings.Join(HeadlineParts(res, exps...), " ")
+}
 
 // HeadlineParts is Headline cut into one clause per cell (the page shows
 // one a line); joined with spaces they are the sentence.
-func HeadlineParts(res run.Result) []string {
+func HeadlineParts(res run.Result, exps ...Expectation) []string {
+	judged, _ := JudgeRun(res, exps)
 	if len(res.Cells) == 0 {
 		if res.Interrupted {
 			return []string{"The run was interrupted before any cell finished."}
@@ -106,7 +109,11 @@ func HeadlineParts(res run.Result) []string {
 			quiet = append(quiet, labels[i])
 			continue
 		}
-		parts = append(parts, labels[i]+": "+s.Sentence())
+		part := labels[i] + ": " + s.Sentence()
+		if c.Verdict == run.Invalid && judged[i].Verdict == run.Valid {
+			part += " (expected)"
+		}
+		parts = append(parts, part)
 	}
 	switch {
 	case len(parts) == 0:
@@ -124,10 +131,14 @@ func HeadlineParts(res run.Result) []string {
 	return parts
 }
 
-// VerdictLine says what the run's verdict and exit code mean.
-func VerdictLine(v run.Verdict) string {
+// VerdictLine says what the run's verdict and exit code mean; raw is the
+// verdict before expected anomalies were excused.
+func VerdictLine(v, raw run.Verdict) string {
 	switch v {
 	case run.Valid:
+		if raw == run.Invalid {
+			return "Only the expected anomalies were found (exit code 0 under --expect): the known finding reproduced and everything else passed."
+		}
 		return "Valid: every check passed in every cell (exit code 0)."
 	case run.Invalid:
 		return "Anomalies found in at least one cell (exit code 1)."

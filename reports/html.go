@@ -81,7 +81,7 @@ func buildPage(r *Run, now time.Time) page {
 		eff = res.Verdict
 	}
 	p := page{RunID: res.ID, Verdict: strings.ToUpper(string(eff)), VerdictClass: verdictClass(string(eff)),
-		VerdictLine: VerdictLine(eff), Headline: Headline(res), HeadlineParts: HeadlineParts(res), Partial: r.Partial, Interrupted: res.Interrupted,
+		VerdictLine: VerdictLine(eff, res.Verdict), Headline: Headline(res, exps...), HeadlineParts: HeadlineParts(res, exps...), Partial: r.Partial, Interrupted: res.Interrupted,
 		Command: res.Command, Generated: now.UTC().Format("2006-01-02 15:04:05 UTC")}
 	if res.Interrupted {
 		p.VerdictLine = "The run was interrupted (exit code 130); the cells below are what it finished."
