@@ -66,6 +66,10 @@ func (c *BarChart) SVG() template.HTML {
 				h = 1
 			}
 			b.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s, %s: %s</title></rect>`, x, padT+ph-h, math.Max(0.5, bw-1), h, s.Color, esc(s.Name), esc(cat), fmtCount(v))
+			if v > 0 {
+				// The count over its bar: small bars next to a tall one stay readable.
+				b.f(`<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10" fill="#333">%s</text>`, x+bw/2, padT+ph-h-3, fmtCount(v))
+			}
 		}
 		b.f(`<text x="%.1f" y="%g" text-anchor="middle" font-size="10" fill="#555">%s</text>`, padL+float64(i)*slot+slot/2, padT+ph+14, esc(cat))
 	}
