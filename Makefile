@@ -7,7 +7,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := localhost
 COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
 
-.PHONY: help run build test unit integration bench vet fmt compose-up compose-down clean
+.PHONY: help run build test unit integration bench vet nightly compose-up compose-down clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -33,6 +33,16 @@ bench: ## benchmarks (compare runs with benchstat)
 vet: ## gofmt and go vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
+
+NIGHTLY_STORE  ?= store/nightly
+NIGHTLY_TIME   ?= 60s
+NIGHTLY_FAULTS := partition-one partition-leader partition-halves kill restart pause stepdown wipe partition-leader+kill
+nightly: build ## CI nightly: Direct Get off must stay valid under every fault; Direct Get on must still show its stale reads
+	bin/chaos run --runtime docker --store $(NIGHTLY_STORE) --direct-get off --time-limit $(NIGHTLY_TIME) --nemesis-interval 10s \
+	  --nemesis none $(foreach f,$(NIGHTLY_FAULTS),--nemesis $(f)); h=$$?; \
+	bin/chaos run --runtime docker --store $(NIGHTLY_STORE) --direct-get on --nemesis none --time-limit $(NIGHTLY_TIME) \
+	  --expect direct-get-on=stale-reads; c=$$?; \
+	echo "nightly: healthy matrix exit $$h, Direct Get on control exit $$c"; test $$h -eq 0 -a $$c -eq 0
 
 compose-up: ## the same 3-node cluster with docker compose (ports 4222-4224, 8222-8224 on 127.0.0.1)
 	CGO_ENABLED=0 GOBIN=$(CURDIR)/compose $(GO) install github.com/nats-io/nats-server/v2@$$($(GO) list -m -f '{{.Version}}' github.com/nats-io/nats-server/v2)

@@ -127,18 +127,21 @@ func (r *CellResult) phase(name string, start time.Time) {
 
 // Result is the run's results.json.
 type Result struct {
-	ID          string       `json:"id"`
-	Dir         string       `json:"dir"`
-	Command     string       `json:"command"`
-	Seed        uint64       `json:"seed"`
-	Runtime     string       `json:"runtime"`
-	StartedAt   time.Time    `json:"started_at"`
-	Spec        Spec         `json:"spec"`
-	Cells       []CellResult `json:"cells"`
-	Verdict     Verdict      `json:"verdict"`
-	Interrupted bool         `json:"interrupted,omitempty"`
+	ID      string `json:"id"`
+	Dir     string `json:"dir"`
+	Command string `json:"command"`
+	Seed    uint64 `json:"seed"`
+	Runtime string `json:"runtime"`
+	// ClientVersion is the nats.go the clients ran.
+	ClientVersion string       `json:"client_version,omitempty"`
+	StartedAt     time.Time    `json:"started_at"`
+	Spec          Spec         `json:"spec"`
+	Cells         []CellResult `json:"cells"`
+	Verdict       Verdict      `json:"verdict"`
+	Interrupted   bool         `json:"interrupted,omitempty"`
 }
 
+// VerdictOf is the verdict of a cell's checks.
 func VerdictOf(checks []checker.Result) Verdict {
 	switch checker.Worst(checks) {
 	case checker.Valid:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
@@ -83,7 +84,8 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 	}
 	r := &runner{spec: spec, rt: rt, id: id, dir: dir, out: out}
 	r.logf = func(format string, args ...any) { fmt.Fprintf(out, "  "+format+"\n", args...) }
-	res := Result{ID: id, Dir: dir, Command: spec.Command, Seed: spec.Seed, Runtime: rt.Name(), StartedAt: time.Now(), Spec: spec, Verdict: Valid}
+	res := Result{ID: id, Dir: dir, Command: spec.Command, Seed: spec.Seed, Runtime: rt.Name(), ClientVersion: natsGoVersion(),
+		StartedAt: time.Now(), Spec: spec, Verdict: Valid}
 	if err := writeJSON(filepath.Join(dir, "run.json"), spec); err != nil {
 		return res, err
 	}
@@ -113,4 +115,16 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 	}
 	fmt.Fprintf(out, "\nverdict: %s (results in %s)\nrerun: %s\n", res.Verdict, dir, spec.Command)
 	return res, nil
+}
+
+// natsGoVersion is the nats.go version this binary was built with.
+func natsGoVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/nats-io/nats.go" {
+				return d.Version
+			}
+		}
+	}
+	return ""
 }

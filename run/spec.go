@@ -31,6 +31,9 @@ type Spec struct {
 	// KV lists the workload settings; each is a cell (with every other axis).
 	KV      []kvupdate.Options `json:"kv"`
 	Command string             `json:"command"` // the exact command that reruns this run
+	// Expect names known anomalies (reports.ParseExpect) that a nightly
+	// keeps as a positive control: "direct-get-on=stale-reads".
+	Expect []string `json:"expect,omitempty"`
 }
 
 // Cell is one combination of the matrix.

@@ -35,7 +35,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
-	root.AddCommand(runCmd(), checkCmd(), clusterCmd(), versionCmd())
+	root.AddCommand(runCmd(), checkCmd(), reportCmd(), clusterCmd(), versionCmd())
 	err := root.Execute()
 	if err == nil {
 		return

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
@@ -32,6 +34,7 @@ type runFlags struct {
 	keys, clients, replicas  []int
 	rates                    []float64
 	keepData                 bool
+	expect                   []string
 }
 
 func runCmd() *cobra.Command {
@@ -74,6 +77,7 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.DurationVar(&f.recovery, "recovery-timeout", 60*time.Second, "how long to wait for the cluster to recover after the final heal")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 60*time.Second, "time bound of the linearizability check per cell")
 	fl.BoolVar(&f.keepData, "keep-data", false, "keep the nodes' JetStream stores after the run")
+	fl.StringArrayVar(&f.expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (e.g. direct-get-on=stale-reads): those cells pass only if it shows, and nothing else does; repeatable")
 	return cmd
 }
 
@@ -92,6 +96,7 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 		KV:      f.workloads(),
 		Command: rerunCommand(cmd, f.seed),
 	}
+	s.Expect = f.expect
 	s.Cluster.RoutePingInterval = f.pingInterval
 	s.Cluster.SyncInterval = f.syncInterval
 	return s, s.Validate()
@@ -148,6 +153,10 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	exps, err := reports.ParseExpects(f.expect)
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	ctx, stop := interruptible()
 	defer stop()
 	// Build every server version first, so an unknown one fails before
@@ -171,10 +180,18 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	if err != nil {
 		return harnessErr(err)
 	}
-	if res.Interrupted {
-		return &exitError{code: run.ExitInterrupted}
+	code := reports.ExitCode(res, exps)
+	// The page and junit.xml are written even for an interrupted run: a
+	// partial run is still worth reading.
+	if r, err := reports.Write(res.Dir); err != nil {
+		fmt.Fprintf(os.Stderr, "chaos: report: %v\n", err)
+		if code == run.ExitValid {
+			code = run.ExitHarness // CI needs junit.xml
+		}
+	} else {
+		fmt.Printf("%s\nreport: %s\n", reports.Headline(r.Result, r.Expect...), filepath.Join(res.Dir, reports.HTMLFile))
 	}
-	return &exitError{code: res.Verdict.ExitCode()}
+	return &exitError{code: code}
 }
 
 // interruptible cancels on the first SIGINT/SIGTERM so the run heals, saves

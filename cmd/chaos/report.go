@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
+)
+
+func reportCmd() *cobra.Command {
+	var expect []string
+	cmd := &cobra.Command{
+		Use:   "report DIR",
+		Short: "Rebuild report.html and junit.xml of a stored run from its files",
+		Long: `Report reads a run folder (results.json, run.json and each cell's files)
+and writes report.html and junit.xml into it again. It exits with the run's
+verdict, as run does.`,
+		Example: "  chaos report store/latest",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			exps, err := reports.ParseExpects(expect)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			r, err := reports.WriteWith(args[0], reports.Options{Expect: exps})
+			if err != nil {
+				return harnessErr(err)
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintln(out, reports.Headline(r.Result, r.Expect...))
+			fmt.Fprintf(out, "report: %s\njunit:  %s\n", filepath.Join(args[0], reports.HTMLFile), filepath.Join(args[0], reports.JUnitFile))
+			return &exitError{code: reports.ExitCode(r.Result, r.Expect)}
+		},
+	}
+	cmd.Flags().StringArrayVar(&expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (added to those the run recorded)")
+	return cmd
+}
