@@ -45,18 +45,23 @@ func ParseBytes(s string) (Bytes, error) {
 }
 
 // String prints the size as it was most likely written: exactly, in the
-// largest unit that needs at most two decimals, binary (4KiB, 1.5GiB) or
-// decimal (6GB, 40MB) whichever is shorter; a size exact in neither is
-// printed in binary units to two decimals.
+// largest unit it reaches, with at most two decimals, binary (4KiB, 1.5GiB)
+// or decimal (6GB, 40MB) whichever is shorter; any other size (a
+// measurement) in the largest binary unit to two decimals (68.79MiB).
 func (b Bytes) String() string {
 	type unit struct {
 		name string
 		mult int64
 	}
+	// Exact in the largest unit it reaches, or not at all: 70444KiB is
+	// exact but unreadable, and 68.79MiB is what a measurement wants.
 	exact := func(units []unit) string {
 		for _, u := range units {
-			if abs(int64(b)) >= u.mult && (int64(b)*100)%u.mult == 0 {
-				return short(float64(b)/float64(u.mult)) + u.name
+			if abs(int64(b)) >= u.mult {
+				if (int64(b)*100)%u.mult == 0 {
+					return short(float64(b)/float64(u.mult)) + u.name
+				}
+				return ""
 			}
 		}
 		return ""

@@ -174,6 +174,9 @@ type PublishSummary struct {
 	SentBytes int64 `json:"sent_bytes"`
 	// Latency of acknowledged publishes, by phase.
 	Latency map[Phase]Latency `json:"latency_by_phase"`
+	// AckedMBps is the payload acknowledged per second of each phase (MB/s):
+	// what the cluster took, next to what --rate asked.
+	AckedMBps map[Phase]float64 `json:"acked_mb_per_s_by_phase,omitempty"`
 	// Errors by phase, then kind (timeout, no_responders, api_<code>, ...).
 	Errors map[Phase]map[string]int64 `json:"errors_by_phase,omitempty"`
 	// PerSecond is the series over the run, one entry per second.

@@ -206,7 +206,7 @@ func Print(w io.Writer, r Result) {
 			if e := p.Errors[ph]; len(e) > 0 {
 				errs = "; errors " + errorTotals(map[Phase]map[string]int64{ph: e})
 			}
-			fmt.Fprintf(w, "    %-8s %8d acks  p50 %7.1fms  p99 %7.1fms  max %7.1fms%s\n", ph, l.Count, l.P50Ms, l.P99Ms, l.MaxMs, errs)
+			fmt.Fprintf(w, "    %-8s %8d acks %6.1f MB/s  p50 %7.1fms  p99 %7.1fms  max %7.1fms%s\n", ph, l.Count, p.AckedMBps[ph], l.P50Ms, l.P99Ms, l.MaxMs, errs)
 		} else if e := p.Errors[ph]; len(e) > 0 {
 			fmt.Fprintf(w, "    %-8s no acks; errors %s\n", ph, errorTotals(map[Phase]map[string]int64{ph: e}))
 		}
@@ -222,7 +222,7 @@ func Print(w io.Writer, r Result) {
 		fmt.Fprintf(w, "  log %s: %q x%d, first: %s\n", l.Node, l.Pattern, l.Count, oneLine(l.First, 140))
 	}
 	if t := targetMemory(r); t != nil && len(t.RSS.T) > 1 {
-		fmt.Fprintf(w, "  memory of %s over the run (# rss, : cgroup usage above it, = limit; K kill, R restart, C current, X OOM kill, H heal):\n", r.Target)
+		fmt.Fprintf(w, "  memory of %s over the run (# rss, : cgroup usage above it, ^ usage off the scale, = limit; K kill, R restart, C current, X OOM kill, H heal):\n", r.Target)
 		fmt.Fprint(w, Chart(*t, chartMarks(r), 72, 10, "    "))
 	}
 	for _, n := range r.Notes {
@@ -289,20 +289,27 @@ func Chart(m NodeMemory, marks map[int64]rune, width, height int, indent string)
 	}
 	col := func(t int64) int { return min(int(t*int64(width)/(end+1)), width-1) }
 	rss, usage, limit := bin(m.RSS, width, end, col), bin(m.Usage, width, end, col), make([]int64, width)
-	var top int64
+	// The scale follows RSS and the limit. Cgroup usage counts page cache,
+	// which on an unlimited node grows with the stream: it would flatten
+	// everything else, so it is clipped at the top ('^' marks a clip).
+	var top, topUsage int64
 	for c := range width {
 		limit[c] = m.Limit.At(int64(c+1) * (end + 1) / int64(width))
-		top = max(top, rss[c], usage[c], limit[c])
+		top = max(top, rss[c], limit[c])
+		topUsage = max(topUsage, usage[c])
+	}
+	if top == 0 {
+		top = topUsage
 	}
 	if top == 0 {
 		return ""
 	}
-	top = top + top/20
+	top = top + top/5
 	rowOf := func(v int64) int { // 0 is the top row
 		if v <= 0 {
 			return height
 		}
-		return height - 1 - min(int(v*int64(height)/top), height-1)
+		return height - 1 - min(int(float64(v)*float64(height)/float64(top)), height-1)
 	}
 	grid := make([][]rune, height)
 	for y := range grid {
@@ -310,8 +317,11 @@ func Chart(m NodeMemory, marks map[int64]rune, width, height int, indent string)
 	}
 	for c := range width {
 		ry, uy := rowOf(rss[c]), rowOf(usage[c])
-		for y := uy; y < height; y++ {
+		for y := max(uy, 0); y < height; y++ {
 			grid[y][c] = ':'
+		}
+		if usage[c] > top {
+			grid[0][c] = '^'
 		}
 		for y := ry; y < height; y++ {
 			grid[y][c] = '#'

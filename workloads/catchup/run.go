@@ -726,7 +726,9 @@ func (r *cell) track(cur, prev LagSample) {
 	if cur.TargetHas && cu.FirstSeenAtMs == 0 {
 		cu.FirstSeenAtMs = cur.TMs
 	}
-	if cur.TMs >= cu.RestartAtMs {
+	// Only while the target answers with its copy: a node that is down or
+	// still loading its store says nothing about how far behind it is.
+	if cur.TargetHas && cur.TMs >= cu.RestartAtMs {
 		cu.MaxBehind = max(cu.MaxBehind, cur.Behind)
 	}
 	// Caught up on data: the target holds what the leader held one sample
@@ -914,6 +916,12 @@ func (r *cell) collect() {
 	r.res.Deaths = Summarize(r.res.Events, r.opts.CrashLoop)
 	if r.fleet != nil {
 		r.res.Publish = r.fleet.stats.summary()
+		r.res.Publish.AckedMBps = map[Phase]float64{}
+		for _, ph := range r.res.Phases {
+			if l, ok := r.res.Publish.Latency[ph.Name]; ok && ph.Seconds > 0 {
+				r.res.Publish.AckedMBps[ph.Name] = round3(float64(l.Count) * float64(r.opts.Payload) / 1e6 / ph.Seconds)
+			}
+		}
 	}
 	if r.reader != nil {
 		r.res.Reads = r.reader.summary()
