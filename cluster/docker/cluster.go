@@ -357,7 +357,7 @@ func (c *dockerCluster) Close(ctx context.Context) error {
 	}
 	if removed {
 		c.closed = true
-		releasePorts(c.ports)
+		cluster.ReleasePorts(c.ports)
 		c.cli.Close()
 	}
 	return errors.Join(errs...)

@@ -85,3 +85,8 @@ func readInt(file string) (int64, error) {
 	}
 	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 }
+
+func readFile(name string) string {
+	b, _ := os.ReadFile(name)
+	return string(b)
+}

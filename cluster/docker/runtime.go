@@ -165,7 +165,7 @@ func (c *dockerCluster) labels(node string) map[string]string {
 // create makes the network and containers and starts them, both through
 // testcontainers.
 func (c *dockerCluster) create(ctx context.Context) error {
-	ports, err := freePorts(2 * len(c.nodes))
+	ports, err := cluster.FreePorts(2 * len(c.nodes))
 	c.ports = ports
 	if err != nil {
 		return err

@@ -510,6 +510,9 @@ func (c *Cluster) Close(ctx context.Context) error {
 			}
 		}
 		c.closeErr = errors.Join(errs...)
+		for _, n := range c.nodes {
+			cluster.ReleasePorts([]int{n.ports.Client, n.ports.Monitor, n.ports.Cluster})
+		}
 	})
 	return c.closeErr
 }

@@ -3,61 +3,27 @@ package local
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
-func TestPickRange(t *testing.T) {
-	cases := []struct {
-		in     string
-		lo, hi int
-		ok     bool
-	}{
-		{"32768\t60999\n", 10000, 32767, true},
-		{"1024 65535", 0, 0, false}, // no room below the ephemeral range
-		{"", 0, 0, false},
-		{"x y", 0, 0, false},
-	}
-	for _, c := range cases {
-		lo, hi, ok := pickRange(c.in)
-		if lo != c.lo || hi != c.hi || ok != c.ok {
-			t.Errorf("pickRange(%q) = %d, %d, %v; want %d, %d, %v", c.in, lo, hi, ok, c.lo, c.hi, c.ok)
-		}
-	}
-}
-
-func TestPickPortsDistinctFreeAndBelowEphemeral(t *testing.T) {
-	for _, r := range []string{"32768 60999", ""} { // ranged, and kernel-picked
-		ports, err := pickPorts(27, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen := map[int]bool{}
-		for _, p := range ports {
-			if seen[p] {
-				t.Fatalf("range %q: port %d picked twice in %v", r, p, ports)
-			}
-			seen[p] = true
-			if r != "" && (p < 10000 || p > 32767) {
-				t.Errorf("port %d outside 10000..32767", p)
-			}
-			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
-			if err != nil {
-				t.Errorf("picked port %d is not free: %v", p, err)
-				continue
-			}
-			l.Close()
-		}
-	}
+func TestPickNodePorts(t *testing.T) {
 	nps, err := pickNodePorts(3)
 	if err != nil || len(nps) != 3 || nps[2].Cluster == 0 {
 		t.Fatalf("pickNodePorts(3) = %v, %v", nps, err)
+	}
+	seen := map[int]bool{}
+	for _, np := range nps {
+		for _, p := range []int{np.Client, np.Monitor, np.Cluster} {
+			if seen[p] {
+				t.Fatalf("port %d picked twice in %v", p, nps)
+			}
+			seen[p] = true
+		}
 	}
 }
 

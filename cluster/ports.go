@@ -1,4 +1,4 @@
-package docker
+package cluster
 
 import (
 	"fmt"
@@ -10,20 +10,22 @@ import (
 	"sync"
 )
 
-// Host ports are fixed when a cluster starts and published as
-// 127.0.0.1:<port>, so a restarted container keeps its URLs (ports Docker
-// maps itself change on restart). They are drawn below the kernel's
-// ephemeral range: a port there may be taken by some outgoing connection
-// while its node is down, and then the node could not start again.
+// Runtimes fix a node's ports when its cluster starts and keep them across
+// restarts, so its URLs stay valid for the whole run (ports Docker maps
+// itself change on restart). They are drawn below the kernel's ephemeral
+// range: a port there may be taken by some outgoing connection while its
+// node is down, and then the node could not start again.
 
 var (
 	portsMu sync.Mutex
 	inUse   = map[int]bool{} // handed to clusters of this process and not released
 )
 
-// freePorts picks n distinct free ports on 127.0.0.1.
-func freePorts(n int) ([]int, error) {
-	lo, hi := portRange(readFile("/proc/sys/net/ipv4/ip_local_port_range"))
+// FreePorts picks n distinct free ports on 127.0.0.1 that no other cluster
+// of this process holds. Give them back with ReleasePorts.
+func FreePorts(n int) ([]int, error) {
+	b, _ := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	lo, hi := portRange(string(b))
 	portsMu.Lock()
 	defer portsMu.Unlock()
 	free := func(p int) bool {
@@ -44,17 +46,13 @@ func freePorts(n int) ([]int, error) {
 	return ps, err
 }
 
-func releasePorts(ps []int) {
+// ReleasePorts hands ports back once their cluster is gone.
+func ReleasePorts(ps []int) {
 	portsMu.Lock()
 	defer portsMu.Unlock()
 	for _, p := range ps {
 		delete(inUse, p)
 	}
-}
-
-func readFile(name string) string {
-	b, _ := os.ReadFile(name)
-	return string(b)
 }
 
 // portRange is where to pick from, given ip_local_port_range ("32768\t60999"):
