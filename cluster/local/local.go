@@ -171,9 +171,6 @@ func (r *Runtime) startOnce(ctx context.Context, cfg cluster.Config, bin string)
 		text := cfg.Render(cluster.ServerConf{Name: name, Host: "127.0.0.1",
 			ClientPort: p.Client, MonitorPort: p.Monitor, ClusterPort: p.Cluster,
 			Routes: routes, StoreDir: n.store})
-		if cfg.Nodes == 1 {
-			text = standalone(text)
-		}
 		if err := os.WriteFile(n.conf, []byte(text), 0o644); err != nil {
 			return nil, err
 		}
@@ -217,7 +214,7 @@ func (r *Runtime) startOnce(ctx context.Context, cfg cluster.Config, bin string)
 			}
 		}()
 	}
-	err = c.waitReady(readyCtx, r.readyTimeout())
+	err = cluster.WaitReady(readyCtx, c, r.readyTimeout())
 	if err == nil {
 		return c, nil
 	}
@@ -230,45 +227,6 @@ func (r *Runtime) startOnce(ctx context.Context, cfg cluster.Config, bin string)
 	default:
 	}
 	return fail(c.blame(err), err)
-}
-
-// standalone drops the cluster block from a one-node config. A lone server
-// with a cluster listener runs JetStream clustered and waits for a route
-// forever ("Waiting for routing to be established..."); without the block it
-// runs JetStream standalone.
-func standalone(conf string) string {
-	i := strings.Index(conf, "\ncluster {\n")
-	if i < 0 {
-		return conf
-	}
-	j := strings.Index(conf[i+1:], "\n}\n")
-	if j < 0 {
-		return conf
-	}
-	end := i + 1 + j + len("\n}\n")
-	return conf[:i+1] + "# one node: no cluster block, so JetStream runs standalone\n" + conf[end:]
-}
-
-// waitReady is cluster.WaitReady, except for one node: a standalone server
-// has no meta leader, so there the full /healthz is the test.
-func (c *Cluster) waitReady(ctx context.Context, timeout time.Duration) error {
-	if len(c.nodes) > 1 {
-		return cluster.WaitReady(ctx, c, timeout)
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	n := c.nodes[0].clusterNode()
-	for {
-		err := cluster.Healthy(ctx, n)
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("node not ready after %s: %s: %v", timeout, n.Name, err)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }
 
 // blame picks the node a readiness error names ("n2: ..."), else the first.

@@ -109,23 +109,6 @@ func TestStartFailureQuotesLogAndCleansUp(t *testing.T) {
 	}
 }
 
-func TestStandaloneDropsOnlyTheClusterBlock(t *testing.T) {
-	cfg := cluster.Config{}.WithDefaults()
-	conf := cfg.Render(cluster.ServerConf{Name: "n1", Host: "127.0.0.1", ClientPort: 1, MonitorPort: 2, ClusterPort: 3,
-		Routes: []string{"127.0.0.1:3"}, StoreDir: "/s/n1"})
-	got := standalone(conf)
-	if strings.Contains(got, "cluster {") || strings.Contains(got, "routes") || strings.Contains(got, "127.0.0.1:3") {
-		t.Errorf("cluster block left in:\n%s", got)
-	}
-	before, _, _ := strings.Cut(conf, "cluster {")
-	if !strings.HasPrefix(got, before) || !strings.Contains(got, "jetstream {") {
-		t.Errorf("more than the cluster block dropped:\n%s", got)
-	}
-	if strings.Count(got, "{") != strings.Count(got, "}") {
-		t.Errorf("unbalanced braces:\n%s", got)
-	}
-}
-
 // A port another program took between picking and binding: Start picks
 // again, at most three times, then reports it.
 func TestStartRepicksTakenPorts(t *testing.T) {
