@@ -15,7 +15,7 @@ type cellView struct {
 	Expected                                                         []string
 	Facts                                                            []kv
 	ChartNote                                                        string
-	charts                                                           map[string]*TimeChart
+	charts                                                           map[string]*chart
 	Faults                                                           []faultRow
 	Recovery                                                         string
 	Checks                                                           []checkRow
@@ -50,7 +50,7 @@ func buildCell(r *Run, c *Cell, j JudgedCell, short string, s Summary) cellView 
 	}
 	xmax := timeAxis(c.Series, c.Faults, workload)
 	bands, marks := faultBands(c.Faults), workloadMark(workload)
-	v.charts = map[string]*TimeChart{}
+	v.charts = map[string]*chart{}
 	if c.Series != nil && c.Series.Ops > 0 {
 		v.charts[chThroughput] = throughputChart(c.Series, bands, marks, xmax)
 		v.charts[chLatency] = latencyChart(c.Series, bands, marks, xmax)
@@ -136,7 +136,7 @@ func timelines(cells []cellView, cols int) []timelineRow {
 		w = 560
 	}
 	for _, kind := range []string{chThroughput, chLatency, chErrors, chMemory} {
-		var cs []*TimeChart
+		var cs []*chart
 		for _, c := range cells {
 			if ch := c.charts[kind]; ch != nil {
 				cs = append(cs, ch)
@@ -147,8 +147,10 @@ func timelines(cells []cellView, cols int) []timelineRow {
 		}
 		hi, lo, xmax := 0.0, math.Inf(1), 0.0
 		for _, ch := range cs {
-			l, h := ch.YRange()
-			hi, lo, xmax = math.Max(hi, h), math.Min(lo, l), math.Max(xmax, ch.XMax)
+			if l, h := ch.yRange(); !math.IsNaN(h) {
+				hi, lo = math.Max(hi, h), math.Min(lo, l)
+			}
+			xmax = math.Max(xmax, ch.XMax)
 		}
 		// Error counts keep their own scale: a few timeouts next to
 		// thousands of rejections would vanish on a shared one.
@@ -170,12 +172,12 @@ func timelines(cells []cellView, cols int) []timelineRow {
 				if kind == chMemory {
 					why = "no memory samples recorded for this cell"
 				}
-				ch = &TimeChart{Title: kind, Empty: why}
+				ch = &chart{Title: kind, Empty: why}
 			} else {
 				ch.XMax = xmax
-				if shareY {
+				if shareY && hi > 0 {
 					ch.YMax = hi
-					if ch.YLog {
+					if ch.YLog && lo > 0 && !math.IsInf(lo, 0) {
 						ch.YMin = lo
 					}
 				}
@@ -185,7 +187,7 @@ func timelines(cells []cellView, cols int) []timelineRow {
 				ch.H = 220
 			}
 			ch.W = w
-			row.Charts = append(row.Charts, ch.SVG())
+			row.Charts = append(row.Charts, ch.HTML())
 		}
 		rows = append(rows, row)
 	}

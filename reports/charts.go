@@ -3,7 +3,12 @@ package reports
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 )
@@ -29,7 +34,8 @@ func errKindName(kind string) (name, color string) {
 	return kind, colGrey
 }
 
-// faultBands turns fault windows into shaded bands.
+// faultBands turns fault windows into shaded bands; the details are in
+// each cell's table of faults.
 func faultBands(ws []nemesis.Window) []Band {
 	out := make([]Band, 0, len(ws))
 	for _, w := range ws {
@@ -37,19 +43,11 @@ func faultBands(ws []nemesis.Window) []Band {
 		if len(w.Targets) > 0 {
 			label += " " + strings.Join(w.Targets, ",")
 		}
-		state := "verified"
 		col := ""
-		switch {
-		case !w.Injected:
-			state, col = "not injected", "#dddddd"
-		case !w.Verified:
-			state = "not verified"
+		if !w.Injected {
+			col, label = "#dddddd", label+" (not injected)"
 		}
-		title := fmt.Sprintf("%s: %.1fs to %.1fs, %s", label, w.Start.Seconds(), w.End.Seconds(), state)
-		if w.Detail != "" {
-			title += ": " + w.Detail
-		}
-		out = append(out, Band{From: w.Start.Seconds(), To: w.End.Seconds(), Label: label, Title: title, Color: col})
+		out = append(out, Band{From: w.Start.Seconds(), To: w.End.Seconds(), Label: label, Color: col})
 	}
 	return out
 }
@@ -76,16 +74,15 @@ func workloadMark(workloadSec float64) []Mark {
 	if workloadSec <= 0 {
 		return nil
 	}
-	return []Mark{{X: workloadSec, Label: "workload ends", Title: "the workload stopped here; later ops are the final reads after the heal", Color: "#666"}}
+	return []Mark{{X: workloadSec, Label: "workload ends", Color: "#666666"}}
 }
 
 func bucketWord(s *Series) string { return fmtMs(float64(s.Width) / 1e6) }
 
 // throughputChart draws acknowledged reads and writes per second.
-func throughputChart(s *Series, bands []Band, marks []Mark, xmax float64) *TimeChart {
-	c := &TimeChart{Title: "Throughput (acknowledged ops/s, per " + bucketWord(s) + ")", YLabel: "ops/s", YFmt: fmtCount[float64],
-		XMax: xmax, Bands: bands, Marks: marks}
-	var reads, writes []Point
+func throughputChart(s *Series, bands []Band, marks []Mark, xmax float64) *chart {
+	c := newTimeChart("Throughput (acknowledged ops/s, per "+bucketWord(s)+")", "ops/s", xmax, bands)
+	var reads, writes plotter.XYs
 	for i, b := range s.Buckets {
 		// The bucket cut by the end of the axis counts over its own part.
 		w := math.Min(s.Width.Seconds(), xmax-s.x(i))
@@ -93,54 +90,57 @@ func throughputChart(s *Series, bands []Band, marks []Mark, xmax float64) *TimeC
 			break
 		}
 		x := math.Min(s.mid(i), s.x(i)+w/2)
-		reads = append(reads, Point{x, math.Round(float64(b.Reads) / w)})
-		writes = append(writes, Point{x, math.Round(float64(b.Writes) / w)})
+		reads = append(reads, plotter.XY{X: x, Y: math.Round(float64(b.Reads) / w)})
+		writes = append(writes, plotter.XY{X: x, Y: math.Round(float64(b.Writes) / w)})
 	}
-	c.Lines = []Line{{Name: "reads", Color: colBlue, Points: reads}, {Name: "writes", Color: colGreen, Dashed: true, Points: writes}}
+	c.line("reads", reads, lineStyle(colBlue, 1.6, false))
+	c.line("writes", writes, lineStyle(colGreen, 1.6, true))
+	c.marks(marks)
 	return c
 }
 
 // latencyChart draws p50 and p99 of acknowledged reads and writes per
 // bucket, on a log scale.
-func latencyChart(s *Series, bands []Band, marks []Mark, xmax float64) *TimeChart {
-	c := &TimeChart{Title: "Latency of acknowledged ops (per " + bucketWord(s) + ", log scale)", YLabel: "latency", YLog: true,
-		YFmt: fmtMs, XMax: xmax, Bands: bands, Marks: marks}
-	series := func(pick func(*Bucket) *latHist, q float64) []Point {
-		out := make([]Point, len(s.Buckets))
+func latencyChart(s *Series, bands []Band, marks []Mark, xmax float64) *chart {
+	c := newTimeChart("Latency of acknowledged ops (per "+bucketWord(s)+", log scale)", "latency (log scale)", xmax, bands)
+	c.YLog = true
+	c.Plot.Y.Tick.Marker = msLogTicks
+	series := func(pick func(*Bucket) *latHist, q float64) plotter.XYs {
+		out := make(plotter.XYs, len(s.Buckets))
 		for i := range s.Buckets {
-			out[i] = Point{s.mid(i), pick(&s.Buckets[i]).quantile(q)}
+			out[i] = plotter.XY{X: s.mid(i), Y: pick(&s.Buckets[i]).quantile(q)}
 		}
 		return out
 	}
 	rd := func(b *Bucket) *latHist { return &b.readLat }
 	wr := func(b *Bucket) *latHist { return &b.writeLat }
-	c.Lines = []Line{
-		{Name: "reads p50", Color: colBlue, Width: 1, Dashed: true, Points: series(rd, 0.5)},
-		{Name: "reads p99", Color: colBlue, Points: series(rd, 0.99)},
-		{Name: "writes p50", Color: colGreen, Width: 1, Dashed: true, Points: series(wr, 0.5)},
-		{Name: "writes p99", Color: colGreen, Points: series(wr, 0.99)},
-	}
+	c.line("reads p50", series(rd, 0.5), lineStyle(colBlue, 1, true))
+	c.line("reads p99", series(rd, 0.99), lineStyle(colBlue, 1.6, false))
+	c.line("writes p50", series(wr, 0.5), lineStyle(colGreen, 1, true))
+	c.line("writes p99", series(wr, 0.99), lineStyle(colGreen, 1.6, false))
+	c.marks(marks)
 	return c
 }
 
 // errorChart stacks failed and indeterminate ops by error kind.
-func errorChart(s *Series, bands []Band, marks []Mark, xmax float64) *TimeChart {
-	c := &TimeChart{Title: "Errors by kind (ops per " + bucketWord(s) + ")", YLabel: "errors per " + bucketWord(s), YFmt: fmtCount[float64],
-		XMax: xmax, Bands: bands, Marks: marks, BarW: s.Width.Seconds()}
-	for i := range s.Buckets {
-		c.BarX = append(c.BarX, s.x(i))
-	}
+func errorChart(s *Series, bands []Band, marks []Mark, xmax float64) *chart {
+	c := newTimeChart("Errors by kind (ops per "+bucketWord(s)+")", "errors per "+bucketWord(s), xmax, bands)
 	kinds := append([]string(nil), s.Kinds...)
 	order := map[string]int{}
 	for i, k := range errKinds {
 		order[k.kind] = i
 	}
 	// Known kinds stack in a fixed order so colours and order match across cells.
-	for i := 1; i < len(kinds); i++ {
-		for j := i; j > 0 && kindRank(order, kinds[j]) < kindRank(order, kinds[j-1]); j-- {
-			kinds[j], kinds[j-1] = kinds[j-1], kinds[j]
-		}
+	sort.SliceStable(kinds, func(i, j int) bool { return kindRank(order, kinds[i]) < kindRank(order, kinds[j]) })
+	if len(kinds) == 0 {
+		c.Empty = "no failed or indeterminate ops"
+		return c
 	}
+	xs := make([]float64, len(s.Buckets))
+	for i := range s.Buckets {
+		xs[i] = s.x(i)
+	}
+	var layers []stack
 	for _, k := range kinds {
 		name, col := errKindName(k)
 		vals := make([]float64, len(s.Buckets))
@@ -149,11 +149,10 @@ func errorChart(s *Series, bands []Band, marks []Mark, xmax float64) *TimeChart 
 			vals[i] = float64(b.Errs[k])
 			total += b.Errs[k]
 		}
-		c.Stacks = append(c.Stacks, Stack{Name: fmt.Sprintf("%s: %s", name, fmtCount(total)), Color: col, Values: vals})
+		layers = append(layers, stack{name: fmt.Sprintf("%s: %s", name, fmtCount(total)), color: col, values: vals})
 	}
-	if len(kinds) == 0 {
-		c.Empty = "no failed or indeterminate ops"
-	}
+	c.stackedBars(xs, s.Width.Seconds(), layers)
+	c.marks(marks)
 	return c
 }
 
@@ -164,11 +163,11 @@ func kindRank(order map[string]int, k string) int {
 	return len(order)
 }
 
-// stalenessChart compares the staleness distributions of the cells. Empty
-// buckets past the last non-empty one are dropped.
-func stalenessChart(labels []string, sums []Summary) *BarChart {
-	c := &BarChart{Title: "How stale were the stale reads? (time since the newer revision was acknowledged)",
-		XLabel: "staleness", YLabel: "stale reads", W: 1100, H: 300}
+// stalenessChart compares the staleness distributions of the cells: one
+// bar per cell in each staleness bucket, its count above it. Empty buckets
+// past the last non-empty one are dropped.
+func stalenessChart(labels []string, sums []Summary) *chart {
+	c := &chart{Title: "How stale were the stale reads? (time since the newer revision was acknowledged)", W: 1100, H: 300}
 	last := -1
 	var cats []string
 	for _, s := range sums {
@@ -185,19 +184,49 @@ func stalenessChart(labels []string, sums []Summary) *BarChart {
 		c.Empty = "no stale reads in any cell"
 		return c
 	}
-	c.Categories = cats[:min(len(cats), max(last+2, 6))]
+	cats = cats[:min(len(cats), max(last+2, 6))]
+	p := newPlot("staleness")
+	c.Plot, c.YLabel = p, "stale reads"
+	p.NominalX(cats...)
+	tag := textStyle(sans, ptSmall, inkText)
+	tag.XAlign = draw.XCenter
 	for i, s := range sums {
 		if !s.HasStale {
 			continue
 		}
-		vals := make([]float64, len(c.Categories))
+		vals := make(plotter.Values, len(cats))
+		var at plotter.XYs
+		var texts []string
 		for j := range vals {
 			if j < len(s.StaleHist) {
 				vals[j] = float64(s.StaleHist[j].Count)
 			}
+			if vals[j] > 0 {
+				at = append(at, plotter.XY{X: float64(j), Y: vals[j]})
+				texts = append(texts, fmtCount(vals[j]))
+			}
 		}
-		c.Series = append(c.Series, Stack{Name: fmt.Sprintf("%s (%s)", labels[i], fmtCount(s.Stale)),
-			Color: seriesColors[i%len(seriesColors)], Values: vals})
+		b, err := plotter.NewBarChart(vals, 1)
+		if err != nil {
+			c.Plot, c.Empty = nil, err.Error()
+			return c
+		}
+		b.Color = rgb(seriesColors[i%len(seriesColors)])
+		b.LineStyle.Width = 0
+		p.Add(b)
+		c.bars = append(c.bars, b)
+		c.legend = append(c.legend, legendEntry{fmt.Sprintf("%s (%s)", labels[i], fmtCount(s.Stale)), b})
+		// The count over each bar: small bars next to a tall one stay readable.
+		var t *plotter.Labels
+		if len(at) > 0 {
+			t = &plotter.Labels{XYs: at, Labels: texts, TextStyle: make([]text.Style, len(at))}
+			for k := range t.TextStyle {
+				t.TextStyle[k] = tag
+			}
+			p.Add(t)
+		}
+		c.tags = append(c.tags, t)
 	}
+	p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
 	return c
 }

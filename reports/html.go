@@ -107,7 +107,7 @@ func buildPage(r *Run, now time.Time) page {
 	}
 	p.Matrix = buildMatrix(r, judged, labels, sums)
 	if anyStale(sums) {
-		p.Staleness = stalenessChart(labels, sums).SVG()
+		p.Staleness = stalenessChart(labels, sums).HTML()
 	} else {
 		for _, s := range sums {
 			p.NoStale = p.NoStale || s.HasStale

@@ -7,7 +7,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+
+	"gonum.org/v1/plot/plotter"
 
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
@@ -105,8 +108,7 @@ func memoryJSON(cellDir string, _ run.CellResult) (*Memory, error) {
 // peak of the samples it stands for, so no spike towards the limit is lost.
 const maxMemPoints = 400
 
-func memoryChart(m *Memory, bands []Band, xmax float64) *TimeChart {
-	c := &TimeChart{Title: "Memory per node", YLabel: "resident memory", YFmt: fmtBytes, YBytes: true, Bands: bands}
+func memoryChart(m *Memory, bands []Band, xmax float64) *chart {
 	for _, n := range m.Nodes {
 		for _, ss := range [][]MemSample{n.Samples, n.RSS} {
 			if len(ss) > 0 {
@@ -117,47 +119,61 @@ func memoryChart(m *Memory, bands []Band, xmax float64) *TimeChart {
 	for _, k := range append(append([]OOMKill(nil), m.OOMKills...), m.Events...) {
 		xmax = math.Max(xmax, float64(k.T)/1e9)
 	}
-	c.XMax = xmax
+	c := newTimeChart("Memory per node", "memory", xmax, bands)
+	if len(m.Nodes) == 0 {
+		c.Empty = "no memory samples"
+		return c
+	}
+	c.Plot.Y.Tick.Marker = byteTicks
 	for i, n := range m.Nodes {
 		col := seriesColors[i%len(seriesColors)]
-		c.Lines = append(c.Lines, Line{Name: n.Node, Color: col, Points: peakPoints(n.Samples, xmax)})
+		c.line(n.Node, peakPoints(n.Samples, xmax), lineStyle(col, 1.6, false))
 		if len(n.RSS) > 0 {
-			c.Lines = append(c.Lines, Line{Name: n.Node + " RSS", Color: col, Dashed: true, Width: 1, Points: peakPoints(n.RSS, xmax)})
+			c.line(n.Node+" RSS", peakPoints(n.RSS, xmax), lineStyle(col, 1, true))
 		}
 		if pts := limitSteps(n.Limit, xmax); len(pts) > 0 {
-			c.Lines = append(c.Lines, Line{Name: n.Node + " limit", Color: colRed, Dashed: true, Width: 1.3, Points: pts})
+			c.line(n.Node+" limit", pts, lineStyle(colRed, 1.3, true))
 		}
 	}
 	if m.LimitBytes > 0 {
-		c.HLines = append(c.HLines, HLine{Y: float64(m.LimitBytes), Label: "limit " + fmtBytes(float64(m.LimitBytes)), Color: colRed})
+		c.hline("limit "+fmtBytes(float64(m.LimitBytes)), float64(m.LimitBytes), lineStyle(colRed, 1.5, true))
 	}
+	var marks []Mark
+	var events, kills []string
 	for _, k := range m.Events {
-		title := fmt.Sprintf("%s %s at %.1fs", k.Node, k.Kind, float64(k.T)/1e9)
+		s := fmt.Sprintf("%s %s at %.1fs", k.Node, k.Kind, float64(k.T)/1e9)
 		if k.Detail != "" {
-			title += ": " + k.Detail
+			s += ": " + k.Detail
 		}
-		c.Marks = append(c.Marks, Mark{X: float64(k.T) / 1e9, Label: k.Kind + " " + k.Node, Title: title, Color: "#888"})
+		events = append(events, s)
+		marks = append(marks, Mark{X: float64(k.T) / 1e9, Label: k.Kind + " " + k.Node, Color: "#888888"})
 	}
 	for _, k := range m.OOMKills {
-		title := fmt.Sprintf("%s OOM-killed at %.1fs", k.Node, float64(k.T)/1e9)
+		s := fmt.Sprintf("%s OOM-killed at %.1fs", k.Node, float64(k.T)/1e9)
 		if k.Detail != "" {
-			title += ": " + k.Detail
+			s += ": " + k.Detail
 		}
-		c.Marks = append(c.Marks, Mark{X: float64(k.T) / 1e9, Label: "OOM " + k.Node, Title: title, Color: colRed, Solid: true})
+		kills = append(kills, s)
+		marks = append(marks, Mark{X: float64(k.T) / 1e9, Label: "OOM " + k.Node, Color: colRed, Solid: true})
 	}
-	if len(m.Nodes) == 0 {
-		c.Empty = "no memory samples"
+	c.marks(marks)
+	// What the marks stand for, in words.
+	if len(kills) > 0 {
+		c.Notes = append(c.Notes, "OOM kills (solid red): "+strings.Join(kills, "; ")+".")
+	}
+	if len(events) > 0 {
+		c.Notes = append(c.Notes, "Harness events (dashed grey): "+strings.Join(events, "; ")+".")
 	}
 	return c
 }
 
 // peakPoints keeps at most maxMemPoints points: the highest sample of each
 // of maxMemPoints equal slices of [0, xmax].
-func peakPoints(samples []MemSample, xmax float64) []Point {
+func peakPoints(samples []MemSample, xmax float64) plotter.XYs {
 	if len(samples) <= maxMemPoints || xmax <= 0 {
-		out := make([]Point, len(samples))
+		out := make(plotter.XYs, len(samples))
 		for i, s := range samples {
-			out[i] = Point{float64(s.T) / 1e9, float64(s.Bytes)}
+			out[i] = plotter.XY{X: float64(s.T) / 1e9, Y: float64(s.Bytes)}
 		}
 		return out
 	}
@@ -173,10 +189,10 @@ func peakPoints(samples []MemSample, xmax float64) []Point {
 			peak[i], at[i] = float64(s.Bytes), x
 		}
 	}
-	var out []Point
+	var out plotter.XYs
 	for i := range peak {
 		if !math.IsNaN(peak[i]) {
-			out = append(out, Point{at[i], peak[i]})
+			out = append(out, plotter.XY{X: at[i], Y: peak[i]})
 		}
 	}
 	return out
@@ -184,8 +200,8 @@ func peakPoints(samples []MemSample, xmax float64) []Point {
 
 // limitSteps draws a limit that changed over time as steps; a zero limit
 // (none) is a gap. Nil when the node never had one.
-func limitSteps(steps []MemSample, xmax float64) []Point {
-	var out []Point
+func limitSteps(steps []MemSample, xmax float64) plotter.XYs {
+	var out plotter.XYs
 	any := false
 	for i, s := range steps {
 		v := float64(s.Bytes)
@@ -198,9 +214,9 @@ func limitSteps(steps []MemSample, xmax float64) []Point {
 		if i+1 < len(steps) {
 			end = float64(steps[i+1].T) / 1e9
 		}
-		out = append(out, Point{float64(s.T) / 1e9, v}, Point{end, v})
+		out = append(out, plotter.XY{X: float64(s.T) / 1e9, Y: v}, plotter.XY{X: end, Y: v})
 		if i+1 < len(steps) {
-			out = append(out, Point{end, math.NaN()})
+			out = append(out, plotter.XY{X: end, Y: math.NaN()})
 		}
 	}
 	if !any {

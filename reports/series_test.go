@@ -102,55 +102,6 @@ func TestReadSeriesTornLine(t *testing.T) {
 	}
 }
 
-func TestNiceTicks(t *testing.T) {
-	for _, tt := range []struct {
-		lo, hi float64
-		want   string
-	}{
-		{0, 10, "[0 2 4 6 8 10]"},
-		{0, 4321, "[0 1000 2000 3000 4000]"},
-		{0, 0.7, "[0 0.2 0.4 0.6]"},
-		{0.5, 3, "[0.5 1 1.5 2 2.5 3]"},
-		{5, 5, "[5]"},
-	} {
-		if got := fmt.Sprint(niceTicks(tt.lo, tt.hi, 5)); got != tt.want {
-			t.Errorf("niceTicks(%g, %g) = %s, want %s", tt.lo, tt.hi, got, tt.want)
-		}
-	}
-	c := &TimeChart{YBytes: true}
-	if got := fmt.Sprint(c.linTicks(0, 600<<20)); got != fmt.Sprint([]float64{0, 200 << 20, 400 << 20, 600 << 20}) {
-		t.Errorf("byte ticks %s", got)
-	}
-}
-
-func TestTimeChartSVG(t *testing.T) {
-	c := &TimeChart{Title: "t <&>", XMax: 10, YLog: true,
-		Lines: []Line{{Name: "l", Color: colBlue, Points: []Point{{1, 1}, {2, math.NaN()}, {3, 10}, {4, 0}, {5, 100}, {11, 5}}}},
-		Bands: []Band{{From: 2, To: 4, Label: "kill n1", Title: "kill n1: 2s to 4s"}},
-		Marks: []Mark{{X: 9, Label: "end"}}}
-	svg := string(c.SVG())
-	if !strings.Contains(svg, "t &lt;&amp;&gt;") || strings.Contains(svg, "t <&>") {
-		t.Error("title not escaped")
-	}
-	// NaN and zero (on a log scale) break the line: three pieces; 11 is past the axis.
-	if n := strings.Count(svg, `d="M`); n != 1 || strings.Count(svg, "M") < 3 {
-		t.Errorf("line path: %d paths, %d moves", n, strings.Count(svg, "M"))
-	}
-	for _, w := range []string{"kill n1: 2s to 4s", ">end<", ">1<", ">100<"} {
-		if !strings.Contains(svg, w) {
-			t.Errorf("svg lacks %q", w)
-		}
-	}
-	empty := string((&TimeChart{Title: "x", Empty: "nothing here"}).SVG())
-	if !strings.Contains(empty, "nothing here") {
-		t.Error("empty chart lacks its message")
-	}
-	bars := string((&BarChart{Title: "b", Categories: []string{"a", "b"}, Series: []Stack{{Name: "s", Color: colRed, Values: []float64{3, 0}}}}).SVG())
-	if strings.Count(bars, "<rect") != 3 { // two bars and a legend box
-		t.Errorf("bar chart has %d rects", strings.Count(bars, "<rect"))
-	}
-}
-
 // writeBigHistory writes n ops of a single-writer history over secs
 // seconds, with a fault in the middle, as the recorder would.
 func writeBigHistory(tb testing.TB, path string, n int, secs float64) {
