@@ -1,17 +1,46 @@
 package reports
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 )
 
-// ChromiumPackage is the Debian package the browser test needs.
+// The browser test drives headless Chromium with chromedp, over the
+// DevTools protocol: it needs Debian's chromium package and nothing else.
+
+// chromiumPackage is the Debian package the browser test needs.
 const chromiumPackage = "chromium"
+
+// findChromium returns the browser to drive: $CHROMIUM, else the first of
+// the usual names on PATH (Debian's is /usr/bin/chromium).
+func findChromium() (string, bool) {
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p, true
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless_shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, true
+		}
+	}
+	return "", false
+}
 
 // screenshotDir is where the browser test leaves its screenshots:
 // $CHAOS_SCREENSHOTS, else a fixed folder under the system temp dir so a
@@ -27,7 +56,8 @@ func screenshotDir(t *testing.T) string {
 	return dir
 }
 
-// profileDir is a throwaway browser profile. Not t.TempDir: Chromium's
+// profileDir is a throwaway browser profile, unique to one browser, so the
+// processes started with it can be found. Not t.TempDir: Chromium's
 // helpers may still be writing there as the test ends, and that must not
 // fail the test; it is removed on a best-effort basis.
 func profileDir(t *testing.T) string {
@@ -43,10 +73,92 @@ func profileDir(t *testing.T) string {
 	return dir
 }
 
+// processesUsing lists the processes started with the profile dir.
+func processesUsing(dir string) []string {
+	want := []byte("--user-data-dir=" + dir + "\x00")
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, want) {
+			out = append(out, e.Name()+" "+string(bytes.ReplaceAll(bytes.SplitN(b, []byte{0}, 2)[0], []byte{0}, []byte{' '})))
+		}
+	}
+	return out
+}
+
+// problemLog collects what must not happen while the page loads: console
+// errors, uncaught exceptions, error entries of the browser log and
+// failed loads.
+type problemLog struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (p *problemLog) listen(ev any) {
+	var s string
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type != runtime.ConsoleAPICalledTypeError && ev.Type != runtime.ConsoleAPICalledTypeAssert {
+			return
+		}
+		var parts []string
+		for _, a := range ev.Args {
+			parts = append(parts, strings.TrimSpace(string(a.Value)+" "+a.Description))
+		}
+		s = "console." + string(ev.Type) + ": " + strings.Join(parts, " ")
+	case *runtime.EventExceptionThrown:
+		s = "exception: " + ev.ExceptionDetails.Text
+		if ev.ExceptionDetails.Exception != nil {
+			s += " " + ev.ExceptionDetails.Exception.Description
+		}
+	case *log.EventEntryAdded:
+		if ev.Entry.Level != log.EntryLevelError {
+			return
+		}
+		s = fmt.Sprintf("log %s: %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
+	case *network.EventLoadingFailed:
+		s = fmt.Sprintf("failed load (%s): %s", ev.Type, ev.ErrorText)
+	default:
+		return
+	}
+	p.mu.Lock()
+	p.list = append(p.list, s)
+	p.mu.Unlock()
+}
+
+func (p *problemLog) all() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.list...)
+}
+
+// pageFacts is what the test reads from the loaded page.
+type pageFacts struct {
+	Text   string  `json:"text"`
+	Title  string  `json:"title"`
+	Charts int     `json:"charts"`
+	Narrow int     `json:"narrow"` // charts narrower than 200 px or flatter than 100 px
+	Texts  int     `json:"texts"`  // text elements drawn inside the charts
+	Height float64 `json:"height"`
+}
+
+const factsJS = `(() => {
+	const charts = [...document.querySelectorAll('svg.chart')];
+	return {text: document.body.innerText, title: document.title, charts: charts.length,
+		narrow: charts.filter(s => { const r = s.getBoundingClientRect(); return r.width < 200 || r.height < 100; }).length,
+		texts: charts.reduce((n, s) => n + s.querySelectorAll('text').length, 0),
+		height: document.documentElement.scrollHeight};
+})()`
+
 // TestBrowserRendersReport opens report.html of the test run, and of a
 // synthetic matrix with faults, harness errors and memory, in headless
 // Chromium: the page must load with no console error, no exception and no
 // failed load, show the verdict and its charts, and it is screenshotted.
+// Chromium is gone when each case ends, helpers included.
 func TestBrowserRendersReport(t *testing.T) {
 	bin, ok := findChromium()
 	if !ok {
@@ -65,7 +177,7 @@ func TestBrowserRendersReport(t *testing.T) {
 			dir := unpackRun(t)
 			writeCatchupResult(t, filepath.Join(dir, "direct-get-off"))
 			return dir
-		}, []string{"Memory per node"}, 9, 1500},
+		}, []string{"Memory per node", "n2 OOM-killed at 30.0s: exit 137"}, 9, 1500},
 		{"matrix", func(t *testing.T) string { return writeSyntheticRun(t, syntheticMatrix()) },
 			[]string{"did not run to the end", "Memory per node", "undecided"}, 8, 1500},
 	}
@@ -76,35 +188,26 @@ func TestBrowserRendersReport(t *testing.T) {
 			if _, err := Write(dir); err != nil {
 				t.Fatal(err)
 			}
-			b, err := startBrowser(bin, profileDir(t), 1280, 900)
-			if err != nil {
-				t.Fatalf("start %s: %v", bin, err)
-			}
-			defer b.close()
 			abs, err := filepath.Abs(filepath.Join(dir, HTMLFile))
 			if err != nil {
 				t.Fatal(err)
 			}
 			u := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
-			if err := b.open(u); err != nil {
-				t.Fatal(err)
+			profile := profileDir(t)
+			got, probs, shots := browse(t, bin, profile, u, filepath.Join(out, "report-"+tc.name))
+			if len(probs) > 0 {
+				t.Errorf("problems while loading the page:\n%s", strings.Join(probs, "\n"))
 			}
-			var got struct {
-				Text   string  `json:"text"`
-				Charts int     `json:"charts"`
-				Height float64 `json:"height"`
-				Empty  int     `json:"empty"`
-				Title  string  `json:"title"`
+			// chromedp.Cancel has closed the browser and waited for it; its
+			// helpers go with it.
+			deadline := time.Now().Add(5 * time.Second)
+			left := processesUsing(profile)
+			for len(left) > 0 && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+				left = processesUsing(profile)
 			}
-			err = b.eval(`({text: document.body.innerText, title: document.title,
-				charts: document.querySelectorAll('svg.chart').length,
-				height: document.documentElement.scrollHeight,
-				empty: [...document.querySelectorAll('svg.chart')].filter(s => s.getBoundingClientRect().width < 200).length})`, &got)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p := b.problems(); len(p) > 0 {
-				t.Errorf("console errors:\n%s", strings.Join(p, "\n"))
+			if len(left) > 0 {
+				t.Errorf("Chromium processes left after the test:\n%s", strings.Join(left, "\n"))
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(got.Text, w) {
@@ -114,27 +217,115 @@ func TestBrowserRendersReport(t *testing.T) {
 			if got.Charts < tc.charts {
 				t.Errorf("%d charts rendered, want at least %d", got.Charts, tc.charts)
 			}
-			if got.Empty > 0 {
-				t.Errorf("%d charts are narrower than 200px", got.Empty)
+			if got.Narrow > 0 {
+				t.Errorf("%d charts are narrower than 200px or flatter than 100px", got.Narrow)
+			}
+			if got.Texts < 10*got.Charts {
+				t.Errorf("%d text elements in %d charts: titles, ticks and legends are missing", got.Texts, got.Charts)
 			}
 			if got.Height < float64(tc.minimum) {
 				t.Errorf("page is %.0fpx tall, want at least %d", got.Height, tc.minimum)
 			}
-			full := filepath.Join(out, "report-"+tc.name+".png")
-			if err := b.screenshot(full, 0, 0); err != nil {
-				t.Fatal(err)
-			}
-			top := filepath.Join(out, "report-"+tc.name+"-top.png")
-			if err := b.screenshot(top, 0, 1000); err != nil {
-				t.Fatal(err)
-			}
-			// The rest in viewport-sized slices, for reading at full size.
-			for i, y := 1, 1000.0; y < got.Height && i <= 8; i, y = i+1, y+1000 {
-				if err := b.screenshot(filepath.Join(out, fmt.Sprintf("report-%s-part%d.png", tc.name, i)), y, 1000); err != nil {
-					t.Fatal(err)
-				}
-			}
-			t.Logf("%s: title %q, %d charts, %.0fpx tall; screenshots %s and %s", tc.name, got.Title, got.Charts, got.Height, full, top)
+			t.Logf("%s: title %q, %d charts, %.0fpx tall; screenshots %s", tc.name, got.Title, got.Charts, got.Height, strings.Join(shots, ", "))
 		})
+	}
+}
+
+// browse opens u in a fresh headless Chromium, reads the page, lists the
+// problems seen while it loaded and, unless shotPrefix is empty, saves
+// screenshots: the whole page, its top, and the rest in viewport-sized
+// slices for reading at full size. The browser is closed before it
+// returns.
+func browse(t *testing.T, bin, profile, u, shotPrefix string) (got pageFacts, problems []string, shots []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// We are root in a container: Chromium needs --no-sandbox.
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1280, 900))...)
+	defer cancelAlloc()
+	var probs problemLog
+	bctx, cancelBrowser := chromedp.NewContext(actx, chromedp.WithListener(probs.listen))
+	defer cancelBrowser()
+	defer func() {
+		// Close the browser gracefully and wait for it, within 20 s; the
+		// deferred cancels kill what is left.
+		cctx, cc := context.WithTimeout(bctx, 20*time.Second)
+		defer cc()
+		if err := chromedp.Cancel(cctx); err != nil && ctx.Err() == nil {
+			t.Logf("closing Chromium: %v", err)
+		}
+	}()
+
+	if err := chromedp.Do(bctx,
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			if _, err := cdp.Call(ctx, tg, log.Enable, cdp.Empty{}); err != nil {
+				return err
+			}
+			_, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{})
+			return err
+		}),
+		chromedp.Navigate(u),
+	); err != nil {
+		t.Fatalf("open %s: %v", u, err)
+	}
+	got, err := chromedp.Run(bctx, chromedp.Evaluate[pageFacts](factsJS))
+	if err != nil {
+		t.Fatalf("read the page: %v", err)
+	}
+	problems = probs.all()
+	if shotPrefix == "" {
+		return got, problems, nil
+	}
+	save := func(name string, png []byte) {
+		if err := os.WriteFile(name, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		shots = append(shots, name)
+	}
+	full, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	save(shotPrefix+".png", full)
+	for i, y := 0, 0.0; y < got.Height && i <= 8; i, y = i+1, y+1000 {
+		clip := &cdppage.Viewport{X: 0, Y: y, Width: 1280, Height: min(1000, got.Height-y), Scale: 1}
+		png, err := chromedp.Call(bctx, cdppage.CaptureScreenshot, cdppage.CaptureScreenshotParams{
+			Format: cdppage.CaptureScreenshotFormatPng, Clip: clip, CaptureBeyondViewport: new(true)})
+		if err != nil {
+			t.Fatalf("screenshot at %.0fpx: %v", y, err)
+		}
+		name := fmt.Sprintf("%s-part%d.png", shotPrefix, i)
+		if i == 0 {
+			name = shotPrefix + "-top.png"
+		}
+		save(name, png.Data)
+	}
+	return got, problems, shots
+}
+
+// The listener sees what it is there for: a page with a console error, an
+// uncaught exception and a missing image is reported three times over.
+func TestBrowserCatchesProblems(t *testing.T) {
+	bin, ok := findChromium()
+	if !ok {
+		t.Skipf("headless Chromium not found: install Debian's package with `apt-get install -y %s`", chromiumPackage)
+	}
+	p := filepath.Join(t.TempDir(), "broken.html")
+	body := `<!doctype html><title>broken</title><p>hello</p><img src="missing.png">` +
+		`<script>console.error("boom"); throw new Error("bang");</script>`
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, probs, _ := browse(t, bin, profileDir(t), (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String(), "")
+	all := strings.Join(probs, "\n")
+	for _, w := range []string{`console.error: "boom"`, "exception: Uncaught", "bang", "failed load (Image)", "log network"} {
+		if !strings.Contains(all, w) {
+			t.Errorf("problems lack %q; got:\n%s", w, all)
+		}
+	}
+	if !strings.Contains(got.Text, "hello") {
+		t.Errorf("page text %q", got.Text)
 	}
 }
