@@ -1,8 +1,8 @@
 // Package reports turns a stored run into what people and CI read:
-// report.html, one self-contained page (inline CSS and SVG, nothing
-// fetched, relative links only) that states the verdict in one sentence,
-// compares the cells side by side and charts them over time; and
-// junit.xml, one testcase per cell and checker.
+// report.html, one self-contained page (inline CSS, and SVG charts drawn
+// with gonum/plot; nothing fetched, relative links only) that states the
+// verdict in one sentence, compares the cells side by side and charts them
+// over time; and junit.xml, one testcase per cell and checker.
 //
 // Everything is rebuilt from the run folder alone (results.json, run.json,
 // each cell's history.jsonl, logs, porcupine files), so `chaos report DIR`
