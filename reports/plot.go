@@ -551,7 +551,7 @@ func (ms markPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // countTicks are gonum's default ticks, labelled 1,500 rather than 1500;
-// for a small range of counts, where gonum would label 2.5, one tick per
+// for a small range of counts, where gonum would label 0.5 or 2.5, one tick per
 // whole step instead.
 var countTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(lo, hi)
@@ -562,7 +562,7 @@ var countTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 			ts[i].Label = fmtCount(ts[i].Value)
 		}
 	}
-	if whole || hi-lo < 2 || hi-lo > 20 {
+	if whole || hi-lo < 1 || hi-lo > 20 {
 		return ts
 	}
 	step := 1.0

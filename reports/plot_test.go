@@ -90,6 +90,7 @@ func TestTickers(t *testing.T) {
 		got, want string
 	}{
 		{lab(count, 0, 5.25), "0 1 2 3 4 5"},
+		{lab(count, 0, 1.05), "0 1"},
 		{lab(count, 0, 1680), "0 800 1,600"},
 		{lab(bytes, 0, 650<<20), "0 B 300 MiB 600 MiB"},
 	} {
