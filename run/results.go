@@ -48,9 +48,9 @@ func (v Verdict) ExitCode() int {
 	return ExitHarness
 }
 
-// worse orders verdicts: an anomaly found is the strongest signal, then a
+// Worse orders verdicts: an anomaly found is the strongest signal, then a
 // harness error, then unknown.
-func worse(a, b Verdict) Verdict {
+func Worse(a, b Verdict) Verdict {
 	rank := map[Verdict]int{Valid: 0, Unknown: 1, Error: 2, Invalid: 3}
 	if rank[b] > rank[a] {
 		return b

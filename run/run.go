@@ -105,7 +105,7 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 		}
 		PrintCell(out, cr)
 		res.Cells = append(res.Cells, cr)
-		res.Verdict = worse(res.Verdict, cr.Verdict)
+		res.Verdict = Worse(res.Verdict, cr.Verdict)
 	}
 	if ctx.Err() != nil {
 		res.Interrupted = true

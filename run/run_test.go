@@ -55,7 +55,7 @@ func TestParseDirectGet(t *testing.T) {
 }
 
 func TestWorseAndExitCodes(t *testing.T) {
-	if worse(Valid, Unknown) != Unknown || worse(Unknown, Error) != Error || worse(Error, Invalid) != Invalid || worse(Invalid, Valid) != Invalid {
+	if Worse(Valid, Unknown) != Unknown || Worse(Unknown, Error) != Error || Worse(Error, Invalid) != Invalid || Worse(Invalid, Valid) != Invalid {
 		t.Fatal("verdict order: want valid < unknown < error < invalid")
 	}
 	for v, code := range map[Verdict]int{Valid: 0, Invalid: 1, Unknown: 2, Error: 4} {

@@ -40,9 +40,7 @@ on partial histories of interrupted runs too. Exit codes as for run.`,
 				for _, c := range res {
 					fmt.Fprintf(cmd.OutOrStdout(), "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
 				}
-				if worst == run.Valid || v == run.Invalid {
-					worst = v
-				}
+				worst = run.Worse(worst, v)
 			}
 			return &exitError{code: worst.ExitCode()}
 		},

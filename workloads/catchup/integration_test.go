@@ -13,6 +13,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
 )
 
 // Integration tests: real 3-node clusters in Docker at a tiny scale (tens
@@ -178,5 +179,34 @@ func TestDockerCatchupOOMCrashLoop(t *testing.T) {
 	// The heal lifts the limit: the data must still all be there.
 	if c := res.Integrity; !c.Complete || c.Missing != 0 {
 		t.Errorf("integrity after the heal: %+v", c)
+	}
+}
+
+// The local runtime runs the workload without a limit (memory is the
+// processes' RSS) and refuses a limit up front, before starting anything.
+func TestLocalCatchup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: starts nats-server processes, skipped with -short")
+	}
+	rt := local.New()
+	opts := tiny()
+	opts.MemoryLimit = 256 << 20
+	dir := t.TempDir()
+	res := RunCell(context.Background(), rt, cluster.Config{RunID: "catchup-local"}, opts, dir, false, io.Discard)
+	if res.Error == "" || !strings.Contains(res.Error, "--memory-limit") || res.Verdict != checker.Unknown {
+		t.Fatalf("a memory limit on the local runtime: error %q verdict %s, want a refusal naming --memory-limit", res.Error, res.Verdict)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
+		t.Errorf("something was started: %v", err)
+	}
+
+	opts.MemoryLimit = 0
+	out := &tee{t: t}
+	res = RunCell(context.Background(), rt, cluster.Config{RunID: "catchup-local"}, opts, t.TempDir(), false, out)
+	if res.Error != "" || res.Verdict != checker.Valid {
+		t.Fatalf("verdict %s, error %q", res.Verdict, res.Error)
+	}
+	if tm := targetMemory(res); tm == nil || tm.PeakRSS <= 0 || tm.PeakUsage <= 0 {
+		t.Errorf("target memory %+v", tm)
 	}
 }
