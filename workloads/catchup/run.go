@@ -16,6 +16,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 )
 
@@ -35,6 +36,9 @@ func runCell(ctx context.Context, c cluster.Cluster, opts Options, dir string, o
 	r.res = Result{Options: r.opts, Runtime: c.Runtime(), Cluster: c.Config(), Nodes: c.Nodes(),
 		ServerVersion: c.Config().ServerVersion, GoMemLimit: c.Config().GoMemLimitFor(),
 		StartedAt: r.t0, Dir: dir, TargetRole: r.opts.Target}
+	if r.res.ServerVersion == "" { // the local runtime runs the pinned default without saying so
+		r.res.ServerVersion = serverbin.DefaultVersion()
+	}
 	r.res.Stream.Name, r.res.Stream.AllowDirect = r.opts.Stream, r.opts.DirectGet
 	r.res.CatchUp.Bound = r.opts.CatchupTimeout
 	if err := r.run(ctx); err != nil {
