@@ -210,3 +210,33 @@ func TestLocalCatchup(t *testing.T) {
 		t.Errorf("target memory %+v", tm)
 	}
 }
+
+// The stream leader as the target, and publishing for a fixed time after
+// the restart: a new leader takes over, the old one catches up as a
+// follower, and publishing stops on its own timer.
+func TestDockerCatchupLeaderWriteFor(t *testing.T) {
+	rt := needDocker(t)
+	opts := tiny()
+	opts.Target, opts.WriteFor, opts.ReadRate = Leader, 6*time.Second, 0
+	res := RunCell(context.Background(), rt, cluster.Config{RunID: "catchup-leader-test"}, opts, t.TempDir(), false, &tee{t: t})
+	if res.Error != "" || res.Verdict != checker.Valid {
+		t.Fatalf("verdict %s, error %q", res.Verdict, res.Error)
+	}
+	if res.LeaderAtKill != res.Target {
+		t.Errorf("target %s, but the stream leader at the kill was %s", res.Target, res.LeaderAtKill)
+	}
+	// Publishing went on for --write-for after the restart, not less.
+	restart := res.CatchUp.RestartAtMs
+	var lastOK int64
+	for _, s := range res.Publish.PerSecond {
+		if s.OK > 0 {
+			lastOK = s.T * 1000
+		}
+	}
+	if lastOK < restart+opts.WriteFor.Milliseconds()-1000 {
+		t.Errorf("last acks in second %dms, restart at %dms, want publishing for %s after it", lastOK, restart, opts.WriteFor)
+	}
+	if res.Reads.Gets != 0 {
+		t.Errorf("--read-rate 0 but %d gets", res.Reads.Gets)
+	}
+}

@@ -396,6 +396,19 @@ func (o *observer) lastLag() (cur, prev LagSample, n int) {
 	return cur, prev, n
 }
 
+// lastLeaderView is the latest lag sample that has the leader's view of
+// the stream.
+func (o *observer) lastLeaderView() (LagSample, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := len(o.lag) - 1; i >= 0; i-- {
+		if o.lag[i].LeaderBytes > 0 {
+			return o.lag[i], true
+		}
+	}
+	return LagSample{}, false
+}
+
 // lastRSS is node i's latest resident memory reading.
 func (o *observer) lastRSS(i int) int64 {
 	o.mu.Lock()

@@ -578,13 +578,25 @@ func limitNote(l Bytes) string {
 
 // restart starts the target and the reader on it.
 func (r *cell) restart(ctx context.Context) error {
-	if info, err := r.streamInfo(ctx); err == nil {
-		r.res.Stream.RestartMsgs, r.res.Stream.RestartBytes = info.State.Msgs, info.State.Bytes
+	// The stream's size now is what the target must catch up. The lag
+	// sampler has been reading it from the leader since the kill; asking
+	// again here could hold the restart up for seconds while a killed
+	// leader's successor is elected.
+	if ls, ok := r.obs.lastLeaderView(); ok {
+		r.res.Stream.RestartMsgs, r.res.Stream.RestartBytes = ls.LeaderMsgs, ls.LeaderBytes
 	}
 	r.res.CatchUp.RestartAtMs = r.now()
 	r.event(r.target, EvStart, "")
 	if err := r.c.Start(ctx, r.target); err != nil {
 		return fmt.Errorf("start %s: %w", r.res.Target, err)
+	}
+	if r.res.Stream.RestartBytes == 0 { // no view yet: ask now, after the start
+		for range 10 {
+			if info, err := r.streamInfo(ctx); err == nil {
+				r.res.Stream.RestartMsgs, r.res.Stream.RestartBytes = info.State.Msgs, info.State.Bytes
+				break
+			}
+		}
 	}
 	st, err := r.c.State(ctx, r.target)
 	if err != nil {
