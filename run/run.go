@@ -24,14 +24,20 @@ type runner struct {
 // Validate checks a spec before anything starts; errors are one line and
 // mean a usage error.
 func (s Spec) Validate() error {
-	if s.Workload != "kv-update" {
-		return fmt.Errorf("--workload %q: want kv-update", s.Workload)
+	switch s.Workload {
+	case "kv-update":
+		if len(s.KV) == 0 {
+			return fmt.Errorf("empty matrix: the workload flags need a value")
+		}
+	case "catchup":
+	default:
+		return fmt.Errorf("--workload %q: want kv-update or catchup", s.Workload)
 	}
 	if s.TimeLimit < time.Second {
 		return fmt.Errorf("--time-limit %s is below 1s", s.TimeLimit)
 	}
-	if len(s.DirectGet) == 0 || len(s.ServerVersions) == 0 || len(s.Nemeses) == 0 || len(s.KV) == 0 {
-		return fmt.Errorf("empty matrix: --direct-get, --server-version, --nemesis and the workload flags each need a value")
+	if len(s.DirectGet) == 0 || len(s.ServerVersions) == 0 || len(s.Nemeses) == 0 {
+		return fmt.Errorf("empty matrix: --direct-get, --server-version and --nemesis each need a value")
 	}
 	for _, n := range s.Nemeses {
 		if _, err := nemesis.Parse(n); err != nil {
@@ -51,6 +57,9 @@ func (s Spec) Validate() error {
 			return err
 		}
 	}
+	if s.Workload == "catchup" {
+		return s.validateCatchup(cfg.Nodes)
+	}
 	for _, kv := range s.KV {
 		if err := kv.Validate(cfg.Nodes); err != nil {
 			return err
@@ -62,6 +71,11 @@ func (s Spec) Validate() error {
 // Refuse says, before anything starts, whether the runtime can do every
 // fault of every cell.
 func (s Spec) Refuse(rt cluster.Runtime) error {
+	if s.Workload == "catchup" && s.Catchup != nil {
+		if err := s.Catchup.Refuse(rt.Supports); err != nil {
+			return err
+		}
+	}
 	for _, n := range s.Nemeses {
 		faults, err := nemesis.Parse(n)
 		if err != nil {
@@ -99,11 +113,16 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 		if err := os.MkdirAll(cdir, 0o755); err != nil {
 			return res, err
 		}
-		cr := r.runKVCell(ctx, cell, cdir)
+		var cr CellResult
+		if spec.Workload == "catchup" {
+			cr = r.runCatchupCell(ctx, cell, cdir) // prints its own summary
+		} else {
+			cr = r.runKVCell(ctx, cell, cdir)
+			PrintCell(out, cr)
+		}
 		if err := writeJSON(filepath.Join(cdir, "results.json"), cr); err != nil {
 			r.logf("write results: %v", err)
 		}
-		PrintCell(out, cr)
 		res.Cells = append(res.Cells, cr)
 		res.Verdict = Worse(res.Verdict, cr.Verdict)
 	}

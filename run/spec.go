@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
@@ -28,9 +29,11 @@ type Spec struct {
 	CheckTimeout    time.Duration  `json:"check_timeout"`
 	KeepData        bool           `json:"keep_data"`
 	Cluster         cluster.Config `json:"cluster"` // template; each cell fills version and dir
-	// KV lists the workload settings; each is a cell (with every other axis).
-	KV      []kvupdate.Options `json:"kv"`
-	Command string             `json:"command"` // the exact command that reruns this run
+	// KV lists the kv-update settings; each is a cell (with every other axis).
+	KV []kvupdate.Options `json:"kv,omitempty"`
+	// Catchup is the catch-up workload's settings.
+	Catchup *catchup.Options `json:"catchup,omitempty"`
+	Command string           `json:"command"` // the exact command that reruns this run
 	// Expect names known anomalies (reports.ParseExpect) that a nightly
 	// keeps as a positive control: "direct-get-on=stale-reads".
 	Expect []string `json:"expect,omitempty"`
@@ -50,11 +53,15 @@ type Cell struct {
 // workload settings, then Direct Get (so on and off of one setting stand
 // side by side). Names carry only the axes that vary.
 func (s Spec) Cells() []Cell {
-	tags := workloadTags(s.KV)
+	kvs := s.KV
+	if s.Workload == "catchup" || len(kvs) == 0 {
+		kvs = []kvupdate.Options{{}} // catch-up cells vary by version and Direct Get only
+	}
+	tags := workloadTags(kvs)
 	var cells []Cell
 	for _, v := range s.ServerVersions {
 		for _, n := range s.Nemeses {
-			for i, kv := range s.KV {
+			for i, kv := range kvs {
 				for _, dg := range s.DirectGet {
 					c := Cell{DirectGet: dg, ServerVersion: v, Nemesis: n, Workload: kv, workloadTag: tags[i]}
 					c.Name = c.name(len(s.ServerVersions) > 1, len(s.Nemeses) > 1)

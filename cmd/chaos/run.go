@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
@@ -32,7 +34,8 @@ type runFlags struct {
 	syncInterval             string
 	seed                     uint64
 	keys, clients, replicas  []int
-	rates                    []float64
+	rates                    []string
+	catchup                  *catchup.Flags
 	keepData                 bool
 	expect                   []string
 }
@@ -48,16 +51,22 @@ func runCmd() *cobra.Command {
 checks the history and stores everything under <store>/<run-id>/ with
 <store>/latest pointing at it.
 
+With --workload catchup a cell (--direct-get x --server-version) fills an
+R3 stream to --backlog, kills and wipes one replica, publishes at --rate
+while it is down, restarts it under --memory-limit and measures its memory,
+OOM kills, crash loops and catch-up time, then checks that nothing was lost.
+--preset seed-oom is the user report's scenario (6 GB, 40 MB/s, 1.5 GiB).
+
 Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 3 usage error, 4 harness error (e.g. the cluster did not start), 130 interrupted.`,
-		Example: "  chaos run --workload kv-update\n  chaos run --workload kv-update --direct-get off --nemesis partition-leader,kill --time-limit 60s",
+		Example: "  chaos run --workload kv-update\n  chaos run --workload kv-update --direct-get off --nemesis partition-leader,kill --time-limit 60s\n  chaos run --workload catchup\n  chaos run --workload catchup --preset seed-oom --server-version v2.10.7,v2.11.8,v2.15.3 --direct-get off",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return f.execute(cmd)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.workload, "workload", "kv-update", "workload to run: kv-update")
+	fl.StringVar(&f.workload, "workload", "kv-update", "workload to run: kv-update (stale reads, Direct Get on and off) or catchup (a wiped replica catches up a large stream under a memory limit)")
 	fl.StringVar(&f.runtime, "runtime", "auto", "cluster runtime: auto (docker when a daemon answers, else local), docker or local")
 	fl.StringVar(&f.store, "store", "store", "folder that holds every run's files")
 	fl.DurationVar(&f.timeLimit, "time-limit", 30*time.Second, "how long the workload runs in each cell")
@@ -70,13 +79,14 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.IntSliceVar(&f.clients, "clients", []int{10}, "number of clients, spread over the nodes (list: cells)")
 	fl.StringSliceVar(&f.patterns, "pattern", []string{string(kvupdate.SingleWriter)}, "single-writer (one writer per key: get, then update), contended (any client, any key) or blind-put (list: cells)")
 	fl.IntSliceVar(&f.replicas, "replicas", []int{3}, "bucket replicas (list: cells)")
-	fl.Float64SliceVar(&f.rates, "rate", []float64{0}, "total ops/s over all clients, 0 = as fast as they go (list: cells)")
+	fl.StringSliceVar(&f.rates, "rate", nil, "kv-update: total ops/s over all clients, 0 = as fast as they go (default 0; list: cells); catchup: bytes/s published during the catch-up, e.g. 40MB")
 	fl.DurationVar(&f.opTimeout, "op-timeout", 2*time.Second, "timeout of one KV operation; a write that times out is indeterminate")
 	fl.DurationVar(&f.pingInterval, "route-ping-interval", time.Second, "cluster route ping interval; short, so a partition is noticed in seconds")
 	fl.StringVar(&f.syncInterval, "sync-interval", "", "JetStream sync_interval: a duration or \"always\" (empty: the server default)")
 	fl.DurationVar(&f.recovery, "recovery-timeout", 60*time.Second, "how long to wait for the cluster to recover after the final heal")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 60*time.Second, "time bound of the linearizability check per cell")
 	fl.BoolVar(&f.keepData, "keep-data", false, "keep the nodes' JetStream stores after the run")
+	f.catchup = catchup.BindFlags(fl)
 	fl.StringArrayVar(&f.expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (e.g. direct-get-on=stale-reads): those cells pass only if it shows, and nothing else does; repeatable")
 	return cmd
 }
@@ -93,8 +103,10 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 		Workload: f.workload, Runtime: f.runtime, Store: f.store, TimeLimit: f.timeLimit,
 		DirectGet: dg, ServerVersions: f.versions, Nemeses: f.nemeses, NemesisInterval: f.interval,
 		Seed: f.seed, RecoveryTimeout: f.recovery, CheckTimeout: f.checkTimeout, KeepData: f.keepData,
-		KV:      f.workloads(),
 		Command: rerunCommand(cmd, f.seed),
+	}
+	if err := f.workloadFlags(cmd, &s); err != nil {
+		return run.Spec{}, err
 	}
 	s.Expect = f.expect
 	s.Cluster.RoutePingInterval = f.pingInterval
@@ -102,14 +114,73 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 	return s, s.Validate()
 }
 
-// workloads is the cross product of the workload flags' lists.
-func (f *runFlags) workloads() []kvupdate.Options {
+// kvOnly and catchupOnly are the flags that mean something to one workload
+// only; giving one to the other is a usage error rather than silently
+// ignored.
+var (
+	kvOnly      = []string{"keys", "clients", "pattern", "replicas", "op-timeout", "nemesis", "nemesis-interval", "check-timeout", "time-limit"}
+	catchupOnly = []string{"preset", "backlog", "payload", "target", "down", "write-for", "memory-limit", "gomemlimit",
+		"max-outstanding-catchup", "catchup-timeout", "settle", "verify-timeout", "crash-loop", "sample-interval",
+		"publishers", "window", "publish-timeout", "read-rate"}
+)
+
+// workloadFlags fills the spec's workload part and refuses flags of the
+// other workload.
+func (f *runFlags) workloadFlags(cmd *cobra.Command, s *run.Spec) error {
+	other := catchupOnly
+	if f.workload == "catchup" {
+		other = kvOnly
+	}
+	for _, name := range other {
+		if cmd.Flags().Changed(name) {
+			return fmt.Errorf("--%s does not apply to --workload %s", name, f.workload)
+		}
+	}
+	if f.workload != "catchup" {
+		kvs, err := f.workloads()
+		s.KV = kvs
+		return err
+	}
+	o, err := f.catchup.Options()
+	if err != nil {
+		return err
+	}
+	if len(f.rates) > 1 {
+		return fmt.Errorf("--rate takes one value with --workload catchup")
+	}
+	if len(f.rates) == 1 {
+		b, err := catchup.ParseBytes(f.rates[0])
+		if err != nil {
+			return fmt.Errorf("--rate %q: want bytes/s such as 40MB: %v", f.rates[0], err)
+		}
+		o.Rate = b
+	}
+	if cmd.Flags().Changed("recovery-timeout") {
+		o.RecoveryTimeout = f.recovery
+	}
+	s.Catchup = &o
+	return nil
+}
+
+// workloads is the cross product of the kv-update flags' lists.
+func (f *runFlags) workloads() ([]kvupdate.Options, error) {
+	rates := []float64{0}
+	if len(f.rates) > 0 {
+		rates = rates[:0]
+		for _, r := range f.rates {
+			v, err := strconv.ParseFloat(r, 64)
+			if err != nil {
+				return nil, fmt.Errorf("--rate %q: want ops/s, a number", r)
+			}
+			rates = append(rates, v)
+		}
+	}
 	var out []kvupdate.Options
 	for _, k := range f.keys {
 		for _, c := range f.clients {
 			for _, p := range f.patterns {
 				for _, r := range f.replicas {
-					for _, rate := range f.rates {
+					for _, rate := range rates {
 						out = append(out, kvupdate.Options{Keys: k, Clients: c, Pattern: kvupdate.Pattern(p),
 							Replicas: r, Rate: rate, OpTimeout: f.opTimeout}.WithDefaults())
 					}
@@ -117,7 +188,7 @@ func (f *runFlags) workloads() []kvupdate.Options {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // rerunCommand is the exact command, with the seed, that reruns this run.
