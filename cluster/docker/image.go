@@ -82,6 +82,13 @@ func image(ctx context.Context, cli *client.Client, version string) (string, err
 		}
 	}
 	tag := imageTag(version, sb, netfault)
+	// Parallel test binaries or runs must not build the same tag twice: the
+	// loser's image would be left dangling.
+	unlock, err := serverbin.Lock("image-" + version)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	if _, err := cli.ImageInspect(ctx, tag); err == nil {
 		images[version] = tag
 		return tag, nil

@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 const module = "github.com/nats-io/nats-server/v2"
@@ -74,6 +75,16 @@ func Path(ctx context.Context, version string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	// Another process (a parallel test binary, a second run) may be building
+	// the same version: wait for it rather than build twice.
+	unlock, err := lockFile(filepath.Join(dir, "build.lock"))
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		return bin, nil
+	}
 	tmp, err := os.MkdirTemp(dir, "build-")
 	if err != nil {
 		return "", err
@@ -110,4 +121,30 @@ func buildError(version, out string, err error) error {
 		first = first[:i]
 	}
 	return fmt.Errorf("building nats-server %s failed: %v: %s", version, err, first)
+}
+
+// Lock takes a cache-wide lock by name, across processes, for other
+// one-time builds (the Docker node image), and returns its release.
+func Lock(name string) (func(), error) {
+	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
+		return nil, err
+	}
+	return lockFile(filepath.Join(CacheDir(), name+".lock"))
+}
+
+// lockFile takes an exclusive advisory lock on path, blocking until it is
+// free, and returns its release.
+func lockFile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
 }
