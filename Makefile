@@ -18,8 +18,10 @@ run: ## the main job: kv-update, Direct Get on and off side by side (ARGS="..." 
 build: ## a static chaos binary in bin/
 	CGO_ENABLED=0 $(GO) build -o bin/chaos ./cmd/chaos
 
+# -p 1: the integration suites start real clusters; one package at a time
+# keeps two of them from competing for the 2 cores and skewing timings.
 test: vet ## every test: the unit suite and the integration suite on real clusters
-	$(GO) test -count=1 -timeout 60m ./...
+	$(GO) test -p 1 -count=1 -timeout 60m ./...
 
 unit: ## the fast unit suite: no Docker, no cluster
 	$(GO) test -short -count=1 ./...
