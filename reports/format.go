@@ -78,9 +78,14 @@ func fmtBytes(b float64) string {
 		return fmt.Sprintf("%.0f B", b)
 	}
 	exp, v := 0, b/unit
-	for v >= unit && exp < 4 {
+	// From 999.5 on, three digits would round to 1e+03: the next unit
+	// says it as 0.98 GiB.
+	for v >= 999.5 && exp < 4 {
 		v /= unit
 		exp++
+	}
+	if v < 1 {
+		return fmt.Sprintf("%.2f %ciB", v, "KMGTP"[exp])
 	}
 	return fmt.Sprintf("%.3g %ciB", v, "KMGTP"[exp])
 }

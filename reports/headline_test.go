@@ -111,6 +111,7 @@ func TestFormatting(t *testing.T) {
 		{fmtPct(2807, 50000), "5.6 %"}, {fmtPct(1, 50000), "0.002 %"}, {fmtPct(0, 10), "0 %"}, {fmtPct(1, 0), "0 %"}, {fmtPct(50, 100), "50 %"},
 		{fmtMs(0.004), "4 µs"}, {fmtMs(0.5), "0.5 ms"}, {fmtMs(56.4), "56 ms"}, {fmtMs(2500), "2.50 s"},
 		{fmtBytes(512 << 20), "512 MiB"}, {fmtBytes(1536 << 20), "1.5 GiB"}, {fmtBytes(100), "100 B"},
+		{fmtBytes(1056415744), "0.98 GiB"}, {fmtBytes(1000 << 10), "0.98 MiB"}, {fmtBytes(999 << 20), "999 MiB"},
 		{plural(1, "read", "reads"), "1 read"}, {plural(2807, "read", "reads"), "2,807 reads"},
 	} {
 		if tt.got != tt.want {
