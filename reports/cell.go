@@ -20,6 +20,7 @@ type cellView struct {
 	Recovery                                                         string
 	Checks                                                           []checkRow
 	Files, Logs, Configs, Porcupine                                  []link
+	CU                                                               *cuView // a catch-up cell's own parts
 }
 
 type faultRow struct {
@@ -42,6 +43,12 @@ func buildCell(r *Run, c *Cell, j JudgedCell, short string, s Summary) cellView 
 		v.Expected = append(v.Expected, e.String())
 	}
 	v.Facts = cellFacts(c)
+	if isCatchupRun(r.Result) {
+		v.checkRows(j)
+		v.links(r, c)
+		catchupCell(r, c, &v, SummarizeCatchup(c.CellResult, c.Catchup))
+		return v
+	}
 	// The clients stop at the time limit; the workload phase also holds the
 	// nemesis healing its last fault.
 	workload := r.Result.Spec.TimeLimit.Seconds()
@@ -79,6 +86,13 @@ func buildCell(r *Run, c *Cell, j JudgedCell, short string, s Summary) cellView 
 	if c.Recovery != nil {
 		v.Recovery = c.Recovery.Detail
 	}
+	v.checkRows(j)
+	v.links(r, c)
+	return v
+}
+
+// checkRows lists the cell's checks as judged.
+func (v *cellView) checkRows(j JudgedCell) {
 	for _, jr := range j.Checks {
 		cr := checkRow{Name: jr.Name, Verdict: string(jr.Verdict), Class: verdictClass(string(jr.Effective)), Summary: jr.Summary,
 			Reason: jr.Reason, Note: jr.Note}
@@ -94,6 +108,10 @@ func buildCell(r *Run, c *Cell, j JudgedCell, short string, s Summary) cellView 
 		}
 		v.Checks = append(v.Checks, cr)
 	}
+}
+
+// links lists the cell's files, logs, configs and porcupine pages.
+func (v *cellView) links(r *Run, c *Cell) {
 	if c.Rel != "" {
 		for _, f := range []struct{ rel, text string }{
 			{"history.jsonl", "history.jsonl (every operation)"},
@@ -117,7 +135,6 @@ func buildCell(r *Run, c *Cell, j JudgedCell, short string, s Summary) cellView 
 			v.Porcupine = append(v.Porcupine, link{Text: porcupineName(path.Base(f)), Href: hrefPath(f)})
 		}
 	}
-	return v
 }
 
 const (
@@ -135,7 +152,7 @@ func timelines(cells []cellView, cols int) []timelineRow {
 	if cols > 1 {
 		w = 560
 	}
-	for _, kind := range []string{chThroughput, chLatency, chErrors, chMemory} {
+	for _, kind := range []string{chThroughput, chLatency, chErrors, chMemory, chLag, chPublish} {
 		var cs []*chart
 		for _, c := range cells {
 			if ch := c.charts[kind]; ch != nil {

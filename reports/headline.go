@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
@@ -93,13 +94,31 @@ func Headline(res run.Result, exps ...Expectation) string {
 
 // HeadlineParts is Headline cut into one clause per cell (the page shows
 // one a line); joined with spaces they are the sentence.
+//
+// For a catch-up run each cell is a sentence of its own, read from the
+// cell's catchup.json under res.Dir (or the cell's recorded folder).
 func HeadlineParts(res run.Result, exps ...Expectation) []string {
+	return headlineParts(res, exps, nil)
+}
+
+// headlineParts is HeadlineParts with the catch-up results already loaded
+// (nil: read them from disk when the run is a catch-up run).
+func headlineParts(res run.Result, exps []Expectation, cus []*catchup.Result) []string {
 	judged, _ := JudgeRun(res, exps)
 	if len(res.Cells) == 0 {
 		if res.Interrupted {
 			return []string{"The run was interrupted before any cell finished."}
 		}
 		return []string{"No cell ran."}
+	}
+	if isCatchupRun(res) {
+		if cus == nil {
+			cus = make([]*catchup.Result, len(res.Cells))
+			for i, c := range res.Cells {
+				cus[i] = catchupOf(res, c)
+			}
+		}
+		return catchupHeadline(res, judged, cus)
 	}
 	labels := ShortLabels(res.Cells)
 	var parts, quiet []string

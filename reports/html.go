@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
@@ -33,19 +34,23 @@ type kv struct{ K, V string }
 
 type page struct {
 	RunID, Verdict, VerdictClass, VerdictLine, Headline string
-	HeadlineParts                                       []string
-	Expected                                            []string
-	Unused                                              []string
-	Partial, Interrupted, DirectGetBoth, ExplainKV      bool
-	Matrix                                              matrix
-	Staleness                                           template.HTML
-	NoStale                                             bool
-	Timelines                                           []timelineRow
-	Cols                                                int
-	Cells                                               []cellView
-	Params                                              []kv
-	Command, ReportCommand, Generated                   string
-	RunFiles                                            []link
+	// Kicker names what the run tested, over the headline; TitleWhat goes
+	// into the window title ("catch-up "; empty for kv-update).
+	Kicker, TitleWhat, TimelineLead                string
+	ExplainCatchup                                 bool
+	HeadlineParts                                  []string
+	Expected                                       []string
+	Unused                                         []string
+	Partial, Interrupted, DirectGetBoth, ExplainKV bool
+	Matrix                                         matrix
+	Staleness                                      template.HTML
+	NoStale                                        bool
+	Timelines                                      []timelineRow
+	Cols                                           int
+	Cells                                          []cellView
+	Params                                         []kv
+	Command, ReportCommand, Generated              string
+	RunFiles                                       []link
 }
 
 // timelineRow is one kind of chart, one per cell side by side.
@@ -81,7 +86,7 @@ func buildPage(r *Run, now time.Time) page {
 		eff = res.Verdict
 	}
 	p := page{RunID: res.ID, Verdict: strings.ToUpper(string(eff)), VerdictClass: verdictClass(string(eff)),
-		VerdictLine: VerdictLine(eff, res.Verdict), Headline: Headline(res, exps...), HeadlineParts: HeadlineParts(res, exps...), Partial: r.Partial, Interrupted: res.Interrupted,
+		VerdictLine: VerdictLine(eff, res.Verdict), Partial: r.Partial, Interrupted: res.Interrupted,
 		Command: res.Command, Generated: now.UTC().Format("2006-01-02 15:04:05 UTC")}
 	if res.Interrupted {
 		p.VerdictLine = "The run was interrupted (exit code 130); the cells below are what it finished."
@@ -99,13 +104,40 @@ func buildPage(r *Run, now time.Time) page {
 	p.DirectGetBoth = on && off
 	p.ExplainKV = res.Spec.Workload == "" || res.Spec.Workload == "kv-update"
 	p.ReportCommand = "chaos report " + shellArg(r.Dir)
+	p.Kicker = "NATS JetStream KV under faults"
+	p.TimelineLead = "Time is seconds since the workload started. Shaded bands are fault windows, labelled with the fault and its targets " +
+		"(each cell's Faults table below has the details); the dashed line is the end of the workload. The final reads after recovery are " +
+		"not drawn. Throughput, latency and memory charts share their axes across cells, so the cells compare at a glance; error charts " +
+		"are scaled per cell, so a handful of errors stays visible."
 
-	labels := ShortLabels(res.Cells)
+	labels := cellLabels(res)
 	sums := make([]Summary, len(res.Cells))
 	for i, c := range res.Cells {
 		sums[i] = Summarize(c)
 	}
-	p.Matrix = buildMatrix(r, judged, labels, sums)
+	if isCatchupRun(res) {
+		cus := make([]*catchup.Result, len(res.Cells))
+		for i := range res.Cells {
+			if i < len(r.Cells) {
+				cus[i] = r.Cells[i].Catchup
+			}
+		}
+		p.HeadlineParts = headlineParts(res, exps, cus)
+		p.Headline = strings.Join(p.HeadlineParts, " ")
+		p.Kicker, p.TitleWhat, p.ExplainCatchup = "NATS JetStream replica catch-up", "catch-up ", true
+		if lim := res.Spec.Catchup; lim != nil && lim.MemoryLimit > 0 {
+			p.Kicker += " under a " + fmtBytes(float64(lim.MemoryLimit)) + " memory limit"
+		}
+		p.TimelineLead = "Time is seconds since the cell started filling the stream. The grey band is the target down (killed, its store " +
+			"wiped), the blue band its catch-up after the restart; red lines are OOM kills, the green line the moment it was current. " +
+			"Memory is drawn per node: solid the cgroup usage (what the limit counts, page cache included), dashed the resident memory (RSS), " +
+			"red dashed the limit. Each kind of chart shares its axes across cells."
+		p.Matrix = buildCatchupMatrix(r, judged, labels, catchupSummaries(r))
+	} else {
+		p.HeadlineParts = headlineParts(res, exps, nil)
+		p.Headline = strings.Join(p.HeadlineParts, " ")
+		p.Matrix = buildMatrix(r, judged, labels, sums)
+	}
 	if anyStale(sums) {
 		p.Staleness = stalenessChart(labels, sums).HTML()
 	} else {
@@ -173,6 +205,9 @@ func shellArg(s string) string {
 }
 
 func params(r *Run) []kv {
+	if isCatchupRun(r.Result) {
+		return catchupParams(r)
+	}
 	s := r.Result.Spec
 	versions := strings.Join(s.ServerVersions, ", ")
 	p := []kv{
@@ -223,4 +258,59 @@ func joinBools(bs []bool) string {
 		out = append(out, onOff(b))
 	}
 	return strings.Join(out, ", ")
+}
+
+// catchupParams are a catch-up run's parameters: the matrix, then every
+// catch-up option.
+func catchupParams(r *Run) []kv {
+	s := r.Result.Spec
+	p := []kv{
+		{"run", r.Result.ID},
+		{"workload", s.Workload},
+		{"runtime", orDefault(r.Result.Runtime, s.Runtime)},
+		{"seed", fmt.Sprint(r.Result.Seed)},
+		{"Direct Get", joinBools(s.DirectGet)},
+		{"nats-server", strings.Join(s.ServerVersions, ", ")},
+		{"nats.go (client)", r.ClientVersion + " (" + r.ClientVersionSource + ")"},
+		{"cluster", fmt.Sprintf("%d nodes, route ping %s", s.Cluster.Nodes, s.Cluster.RoutePingInterval)},
+	}
+	if o := s.Catchup; o != nil {
+		if o.Preset != "" {
+			p = append(p, kv{"preset", o.Preset})
+		}
+		lim, gml := "none", o.GoMemLimit.String()
+		if o.MemoryLimit > 0 {
+			lim = o.MemoryLimit.String()
+		}
+		if g := o.GoMemLimit.Bytes(o.MemoryLimit); g > 0 {
+			gml += " (" + catchup.Bytes(g).String() + ")"
+		} else if o.GoMemLimit == catchup.GoMemLimitAuto {
+			gml += " (unset: no limit)"
+		}
+		mo := "server default (64 MB)"
+		if o.MaxOutstandingCatchup > 0 {
+			mo = o.MaxOutstandingCatchup.String()
+		}
+		writeFor := "until current"
+		if o.WriteFor > 0 {
+			writeFor = o.WriteFor.String() + " after the restart"
+		}
+		p = append(p,
+			kv{"stream / backlog / payload", fmt.Sprintf("%s / %s / %s", o.Stream, o.Backlog, o.Payload)},
+			kv{"target", string(o.Target)},
+			kv{"down / rate / writes", fmt.Sprintf("%s / %s/s / %s", o.Down, o.Rate, writeFor)},
+			kv{"memory limit / GOMEMLIMIT", lim + " / " + gml},
+			kv{"max_outstanding_catchup", mo},
+			kv{"catch-up timeout / settle", fmt.Sprintf("%s / %s", o.CatchupTimeout, o.Settle)},
+			kv{"recovery timeout / verify timeout", fmt.Sprintf("%s / %s", o.RecoveryTimeout, o.VerifyTimeout)},
+			kv{"crash loop at", fmt.Sprintf("%d restarts by the runtime", o.CrashLoop)},
+			kv{"publishers / window / publish timeout", fmt.Sprintf("%d / %d / %s", o.Publishers, o.Window, o.PublishTimeout)},
+			kv{"gets through the target", fmt.Sprintf("%g/s", o.ReadRate)},
+			kv{"memory sampling", o.SampleInterval.String()},
+		)
+	}
+	if !r.Result.StartedAt.IsZero() {
+		p = append(p, kv{"started", r.Result.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
+	}
+	return p
 }

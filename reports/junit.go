@@ -8,6 +8,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
 // JUnit mapping, one <testsuite> per cell, one <testcase> per checker plus
@@ -76,13 +77,33 @@ func secs(s float64) string { return fmt.Sprintf("%.3f", s) }
 
 // JUnit writes res as JUnit XML under the expectations (none: every
 // anomaly fails).
+//
+// A catch-up run's harness testcases carry each cell's finding in words
+// (read from catchup.json under res.Dir), and its suites the catch-up
+// settings as properties.
 func JUnit(w io.Writer, res run.Result, exps ...Expectation) error {
+	return writeJUnit(w, res, exps, nil)
+}
+
+// writeJUnit is JUnit with the catch-up results already loaded (nil: read them
+// from disk when the run is a catch-up run).
+func writeJUnit(w io.Writer, res run.Result, exps []Expectation, cus []*catchup.Result) error {
 	top := xmlSuites{Name: "jetstream-chaos " + res.ID}
 	cells, unused := JudgeRun(res, exps)
 	ran := map[string]bool{}
-	for _, c := range cells {
+	for i, c := range cells {
 		ran[c.Name] = true
-		top.Suites = append(top.Suites, cellSuite(res, c))
+		s := cellSuite(res, c)
+		if isCatchupRun(res) {
+			var cu *catchup.Result
+			if i < len(cus) {
+				cu = cus[i]
+			} else if cus == nil {
+				cu = catchupOf(res, c.CellResult)
+			}
+			catchupSuite(&s, res, c, cu)
+		}
+		top.Suites = append(top.Suites, s)
 	}
 	for _, c := range res.Spec.Cells() {
 		if ran[c.Name] {
@@ -221,4 +242,36 @@ func problemBody(j Judged) string {
 		fmt.Fprintf(&b, "- %s: %s\n", a.Kind, a.Description)
 	}
 	return b.String()
+}
+
+// catchupSuite adds what a catch-up cell's suite says beyond the checks:
+// the workload's settings as properties, and the cell's finding in words
+// on the harness testcase (a catch-up cell has no ops to count).
+func catchupSuite(s *xmlSuite, res run.Result, c JudgedCell, cu *catchup.Result) {
+	s.Properties = append(s.Properties, xmlProperty{"workload", workloadCatchup})
+	if o := res.Spec.Catchup; o != nil {
+		s.Properties = append(s.Properties,
+			xmlProperty{"backlog", o.Backlog.String()},
+			xmlProperty{"memory_limit", o.MemoryLimit.String()},
+			xmlProperty{"gomemlimit", o.GoMemLimit.String()},
+			xmlProperty{"max_outstanding_catchup", o.MaxOutstandingCatchup.String()},
+			xmlProperty{"target", string(o.Target)})
+	}
+	if cu != nil && cu.Target != "" {
+		s.Properties = append(s.Properties, xmlProperty{"target_node", cu.Target})
+	}
+	for i := range s.Cases {
+		h := &s.Cases[i]
+		if h.Name != "harness" {
+			continue
+		}
+		sentence := SummarizeCatchup(c.CellResult, cu).Sentence()
+		if h.Error != nil {
+			if cu != nil {
+				h.Error.Body += "\n" + sentence
+			}
+			continue
+		}
+		h.SystemOut = fmt.Sprintf("%s: %s (files in %s)", c.Label, sentence, c.Name)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
 // Run is a stored run as the report reads it: results.json, plus what the
@@ -37,6 +38,10 @@ type Cell struct {
 	SeriesErr string
 	Memory    *Memory
 	MemoryErr string
+	// Catchup is the catch-up workload's catchup.json, nil when the cell
+	// has none (a kv-update cell, or a catch-up cell cut short).
+	Catchup    *catchup.Result
+	CatchupErr string
 }
 
 // extra holds fields results.json may carry beyond run.Result, read
@@ -79,6 +84,9 @@ func Load(dir string) (*Run, error) {
 	if r.Result.ID == "" {
 		r.Result.ID = filepath.Base(filepath.Clean(dir))
 	}
+	// The folder read, not the one the run was written to: a moved run's
+	// files are found from the result alone (Headline reads catchup.json).
+	r.Result.Dir = dir
 	if r.ClientVersion == "" {
 		r.ClientVersion, r.ClientVersionSource = buildClientVersion(), "of the binary that rendered this report; the run did not record it"
 	}
@@ -131,14 +139,24 @@ func loadCell(dir string, cr run.CellResult) *Cell {
 		return c
 	}
 	cdir := filepath.Join(dir, c.Rel)
+	cu, err := readCatchup(cdir)
+	if err != nil {
+		c.CatchupErr = err.Error()
+	}
 	s, err := ReadSeries(filepath.Join(cdir, "history.jsonl"))
 	switch {
 	case err == nil:
 		c.Series = s
 	case errors.Is(err, os.ErrNotExist):
-		c.SeriesErr = "no history.jsonl"
+		if cu == nil { // a catch-up cell keeps no history
+			c.SeriesErr = "no history.jsonl"
+		}
 	default:
 		c.SeriesErr = err.Error()
+	}
+	if cu != nil {
+		c.Catchup, c.Memory = cu, memoryOfCatchup(*cu)
+		return c
 	}
 	m, err := LoadMemory(cdir, cr)
 	if err != nil {

@@ -125,11 +125,14 @@ func memoryChart(m *Memory, bands []Band, xmax float64) *chart {
 		return c
 	}
 	c.Plot.Y.Tick.Marker = byteTicks
+	// A node down (killed, restarting) has no samples: its line breaks
+	// there rather than slope across the gap.
+	gap := math.Max(1, 3*xmax/maxMemPoints)
 	for i, n := range m.Nodes {
 		col := seriesColors[i%len(seriesColors)]
-		c.line(n.Node, peakPoints(n.Samples, xmax), lineStyle(col, 1.6, false))
+		c.line(n.Node, breakGaps(peakPoints(n.Samples, xmax), gap), lineStyle(col, 1.6, false))
 		if len(n.RSS) > 0 {
-			c.line(n.Node+" RSS", peakPoints(n.RSS, xmax), lineStyle(col, 1, true))
+			c.line(n.Node+" RSS", breakGaps(peakPoints(n.RSS, xmax), gap), lineStyle(col, 1, true))
 		}
 		if pts := limitSteps(n.Limit, xmax); len(pts) > 0 {
 			c.line(n.Node+" limit", pts, lineStyle(colRed, 1.3, true))
@@ -194,6 +197,19 @@ func peakPoints(samples []MemSample, xmax float64) plotter.XYs {
 		if !math.IsNaN(peak[i]) {
 			out = append(out, plotter.XY{X: at[i], Y: peak[i]})
 		}
+	}
+	return out
+}
+
+// breakGaps puts a break (a NaN point) between points more than gap
+// seconds apart.
+func breakGaps(pts plotter.XYs, gap float64) plotter.XYs {
+	out := make(plotter.XYs, 0, len(pts))
+	for i, p := range pts {
+		if i > 0 && p.X-pts[i-1].X > gap {
+			out = append(out, plotter.XY{X: (p.X + pts[i-1].X) / 2, Y: math.NaN()})
+		}
+		out = append(out, p)
 	}
 	return out
 }

@@ -101,6 +101,9 @@ type Band struct {
 	From, To float64
 	Label    string // drawn at the top of the band
 	Color    string // fill; empty: the fault colour
+	// Legend names the band's colour in the legend; empty: it is a fault
+	// window, and the legend says so.
+	Legend string
 }
 
 // Mark is a vertical line at X: an OOM kill, the end of the workload.
@@ -356,9 +359,19 @@ func (c *chart) layout(w, h vg.Length) layout {
 	}
 	l := layout{area: draw.Crop(full, left, -2*pad, pad, 0)}
 	l.left = c.Plot.DataCanvas(l.area).Min.X
-	entries := c.legend
-	if len(c.Bands) > 0 {
-		entries = append(entries[:len(entries):len(entries)], legendEntry{"fault window", faultSwatch{}})
+	entries := c.legend[:len(c.legend):len(c.legend)]
+	seen, faults := map[string]bool{}, false
+	for _, b := range c.Bands {
+		switch {
+		case b.Legend == "":
+			faults = true
+		case !seen[b.Legend]:
+			seen[b.Legend] = true
+			entries = append(entries, legendEntry{b.Legend, bandSwatch{b.fill()}})
+		}
+	}
+	if faults {
+		entries = append(entries, legendEntry{"fault window", faultSwatch{}})
 	}
 	x, row := l.left, 0
 	for _, e := range entries {
@@ -488,11 +501,11 @@ func (bs bandPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		x0, x1 := trX(math.Max(p.X.Min, b.From)), trX(math.Min(p.X.Max, b.To))
 		x1 = max(x1, x0+1)
-		col := faultFill
-		if b.Color != "" {
-			col = withAlpha(rgb(b.Color), 0.55)
+		sty.Color = inkFault
+		if b.Legend != "" {
+			sty.Color = inkAxis
 		}
-		c.FillPolygon(col, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+		c.FillPolygon(b.fill(), []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
 		if b.Label != "" {
 			c.FillText(sty, vg.Point{X: x0 + 2, Y: c.Max.Y - 2}, b.Label)
 		}
@@ -500,6 +513,21 @@ func (bs bandPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 var faultFill = withAlpha(rgb(colFault), 0.55)
+
+// fill is the band's colour, a little transparent so grid lines show.
+func (b Band) fill() color.Color {
+	if b.Color == "" {
+		return faultFill
+	}
+	return withAlpha(rgb(b.Color), 0.55)
+}
+
+// bandSwatch is the legend's sample of a band of another colour.
+type bandSwatch struct{ c color.Color }
+
+func (s bandSwatch) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(s.c, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
+}
 
 func withAlpha(c color.Color, a float64) color.Color {
 	r, g, b, _ := c.RGBA()

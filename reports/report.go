@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
 // Files written into the run folder.
@@ -42,7 +44,11 @@ func WriteWith(dir string, opts Options) (*Run, error) {
 	r.Expect = mergeExpect(r.Expect, opts.Expect)
 	// junit.xml first: the page links to it.
 	var page, junit bytes.Buffer
-	if err := JUnit(&junit, r.Result, r.Expect...); err != nil {
+	cus := make([]*catchup.Result, len(r.Cells))
+	for i, c := range r.Cells {
+		cus[i] = c.Catchup
+	}
+	if err := writeJUnit(&junit, r.Result, r.Expect, cus); err != nil {
 		return r, fmt.Errorf("render %s: %w", JUnitFile, err)
 	}
 	if err := writeFile(filepath.Join(dir, JUnitFile), junit.Bytes()); err != nil {

@@ -1,0 +1,177 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
+)
+
+// Chart kinds of a catch-up cell, after the memory chart.
+const (
+	chLag     = "Catch-up progress"
+	chPublish = "Publish latency"
+)
+
+// Band colours of a catch-up cell's phases.
+const (
+	colDownBand    = "#cfcfcf"
+	colCatchupBand = "#b9d6ee"
+)
+
+// catchupBands shade the target's absence and its catch-up on every chart
+// of the cell, so a jump in memory or latency has its phase next to it.
+func catchupBands(r *catchup.Result) []Band {
+	var out []Band
+	t := orDefault(r.Target, "target")
+	if p := r.Phase(catchup.PhaseDown); p.Name != "" {
+		out = append(out, Band{From: float64(p.StartMs) / 1000, To: float64(p.EndMs) / 1000, Label: t + " down",
+			Color: colDownBand, Legend: "target down (killed, wiped)"})
+	}
+	if p := r.Phase(catchup.PhaseCatchup); p.Name != "" {
+		out = append(out, Band{From: float64(p.StartMs) / 1000, To: float64(p.EndMs) / 1000, Label: "catching up",
+			Color: colCatchupBand, Legend: "catching up"})
+	}
+	return out
+}
+
+// catchupXMax is the end of a catch-up cell's time axis: its last phase or
+// sample, in seconds.
+func catchupXMax(r *catchup.Result) float64 {
+	var end int64
+	for _, p := range r.Phases {
+		end = max(end, p.EndMs)
+	}
+	for _, l := range r.Lag {
+		end = max(end, l.TMs)
+	}
+	for _, n := range r.Memory {
+		for _, s := range []catchup.Series{n.Usage, n.RSS} {
+			if len(s.T) > 0 {
+				end = max(end, s.T[len(s.T)-1])
+			}
+		}
+	}
+	if end <= 0 {
+		return 1
+	}
+	return float64(end) / 1000
+}
+
+// catchupMarks are the moments every chart of a catch-up cell marks: OOM
+// kills (solid red) and the target current (solid green).
+func catchupMarks(r *catchup.Result) []Mark {
+	var ms []Mark
+	for _, e := range r.Events {
+		if e.Kind == catchup.EvOOMKill {
+			ms = append(ms, Mark{X: float64(e.TMs) / 1000, Label: "OOM " + e.Node, Color: colRed, Solid: true})
+		}
+	}
+	if r.CatchUp.CurrentAtMs > 0 {
+		ms = append(ms, Mark{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: colGreen, Solid: true})
+	}
+	return ms
+}
+
+// unaskedMemory is the memory of a catch-up cell as the chart draws it:
+// the harness's own kill, wipe and start are the shaded bands, so only
+// what nobody asked for is marked.
+func unaskedMemory(m *Memory) *Memory {
+	out := *m
+	out.Events = nil
+	for _, e := range m.Events {
+		if e.Kind == string(catchup.EvRestart) || e.Kind == string(catchup.EvDied) {
+			out.Events = append(out.Events, e)
+		}
+	}
+	return &out
+}
+
+// lagChart draws how far the target is behind the stream leader: messages
+// (the leader's last sequence minus the target's; the whole stream while it
+// is down or empty) and the replica lag the leader reports.
+func lagChart(r *catchup.Result, bands []Band, xmax float64) *chart {
+	t := orDefault(r.Target, "the target")
+	c := newTimeChart("Catch-up progress: how far "+t+" is behind the stream leader", "messages behind", xmax, bands)
+	if len(r.Lag) == 0 {
+		c.Empty = "no catch-up samples (lag.csv is empty)"
+		return c
+	}
+	var behind, raft plotter.XYs
+	nan := math.NaN()
+	for _, l := range r.Lag {
+		x := float64(l.TMs) / 1000
+		if l.Err != "" && l.LeaderLastSeq == 0 {
+			behind, raft = append(behind, plotter.XY{X: x, Y: nan}), append(raft, plotter.XY{X: x, Y: nan})
+			continue
+		}
+		behind = append(behind, plotter.XY{X: x, Y: float64(l.Behind)})
+		raft = append(raft, plotter.XY{X: x, Y: float64(l.ReplicaLag)})
+	}
+	c.line("messages "+t+" is behind", behind, lineStyle(colBlue, 1.8, false))
+	c.line("replica lag the leader reports (raft entries)", raft, lineStyle(colOrange, 1.2, true))
+	c.marks(catchupMarks(r))
+	if cu := r.CatchUp; cu.RestartAtMs > 0 {
+		note := fmt.Sprintf("%s restarted at %s", t, fmtAt(cu.RestartAtMs))
+		if cu.FirstSeenAtMs > 0 {
+			note += fmt.Sprintf(", had the stream at %s", fmtAt(cu.FirstSeenAtMs))
+		}
+		if cu.CurrentAtMs > 0 {
+			note += fmt.Sprintf(", current at %s (%s after the restart)", fmtAt(cu.CurrentAtMs), fmtSecs(cu.Seconds))
+		} else {
+			note += fmt.Sprintf(", not current after %s (%s)", fmtSecs(cu.Seconds), outcomeWords(cu.Outcome))
+		}
+		c.Notes = append(c.Notes, note+".")
+	}
+	return c
+}
+
+// publishChart draws the latency of acknowledged publishes, second by
+// second, on a log scale; seconds with errors are listed under it.
+func publishChart(r *catchup.Result, bands []Band, xmax float64) *chart {
+	c := newTimeChart("Publish latency (acknowledged publishes, per second, log scale)", "latency (log scale)", xmax, bands)
+	c.YLog = true
+	c.Plot.Y.Tick.Marker = msLogTicks
+	secs := r.Publish.PerSecond
+	if len(secs) == 0 {
+		c.Empty = "no publishes recorded (publish.csv is empty)"
+		return c
+	}
+	var p50, p99, mx plotter.XYs
+	nan := math.NaN()
+	var errs []string
+	for _, s := range secs {
+		x := float64(s.T) + 0.5
+		if s.OK == 0 {
+			p50, p99, mx = append(p50, plotter.XY{X: x, Y: nan}), append(p99, plotter.XY{X: x, Y: nan}), append(mx, plotter.XY{X: x, Y: nan})
+		} else {
+			p50 = append(p50, plotter.XY{X: x, Y: s.P50Ms})
+			p99 = append(p99, plotter.XY{X: x, Y: s.P99Ms})
+			mx = append(mx, plotter.XY{X: x, Y: s.MaxMs})
+		}
+		if s.Errors > 0 || s.Timeouts > 0 {
+			var what []string
+			if s.Timeouts > 0 {
+				what = append(what, plural(int(s.Timeouts), "timeout", "timeouts"))
+			}
+			if s.Errors > 0 {
+				what = append(what, plural(int(s.Errors), "error", "errors"))
+			}
+			errs = append(errs, fmt.Sprintf("%d-%d s: %s", s.T, s.T+1, strings.Join(what, ", ")))
+		}
+	}
+	c.line("max", mx, lineStyle(colGrey, 0.9, false))
+	c.line("p99", p99, lineStyle(colBlue, 1.8, false))
+	c.line("p50", p50, lineStyle(colSky, 1.2, true))
+	c.marks(catchupMarks(r))
+	if len(errs) > 0 {
+		if len(errs) > 8 {
+			errs = append(errs[:8], fmt.Sprintf("%d more seconds in publish.csv", len(errs)-8))
+		}
+		c.Notes = append(c.Notes, "Publish errors: "+strings.Join(errs, "; ")+".")
+	}
+	return c
+}

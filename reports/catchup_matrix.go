@@ -1,0 +1,421 @@
+package reports
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
+)
+
+// buildCatchupMatrix is the cells table of a catch-up run: setup, the
+// catch-up, memory, deaths, the clients and the data, one column a cell.
+func buildCatchupMatrix(r *Run, judged []JudgedCell, labels []string, sums []CatchupSummary) matrix {
+	var m matrix
+	for i, c := range r.Result.Cells {
+		m.Head = append(m.Head, cellHead{Anchor: anchor(c.Name), Label: labels[i], Verdict: verdictWord(c.Verdict, judged[i]),
+			Class: verdictClass(string(judged[i].Verdict)), Color: seriesColors[i%len(seriesColors)]})
+	}
+	na := matrixVal{Text: "–", Class: "na"}
+	// row adds a row whose cells are read from catchup.json; a cell
+	// without one shows a dash.
+	row := func(label, hint string, f func(s CatchupSummary, r *catchup.Result) matrixVal) {
+		mr := matrixRow{Label: label, Hint: hint}
+		for _, s := range sums {
+			if s.R == nil {
+				mr.Vals = append(mr.Vals, na)
+				continue
+			}
+			mr.Vals = append(mr.Vals, f(s, s.R))
+		}
+		m.Rows = append(m.Rows, mr)
+	}
+	group := func(label string) { m.Rows = append(m.Rows, matrixRow{Label: label, Group: true}) }
+	plain := func(s string) matrixVal { return matrixVal{Text: s} }
+	good := func(s string) matrixVal { return matrixVal{Text: s, Class: "ok"} }
+	bad := func(s string) matrixVal { return matrixVal{Text: s, Class: "bad"} }
+
+	group("Setup")
+	m.Rows = append(m.Rows, matrixRow{Label: "nats-server", Vals: func() []matrixVal {
+		var vs []matrixVal
+		for _, c := range r.Result.Cells {
+			vs = append(vs, plain(c.ServerVersion))
+		}
+		return vs
+	}()})
+	m.Rows = append(m.Rows, matrixRow{Label: "Direct Get", Hint: "allow_direct on the stream: any replica answers direct gets", Vals: func() []matrixVal {
+		var vs []matrixVal
+		for _, c := range r.Result.Cells {
+			vs = append(vs, plain(onOff(c.DirectGet)))
+		}
+		return vs
+	}()})
+	row("Stream at the restart", "what the wiped replica had to catch up (the backlog asked, plus writes while it was down)", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+		st := r.Stream
+		if st.RestartBytes == 0 {
+			return plain(fmt.Sprintf("backlog %s asked; not restarted", fmtBytes(float64(r.Options.Backlog))))
+		}
+		return plain(fmt.Sprintf("%s, %s msgs (backlog %s of %s messages)", fmtBytes(float64(st.RestartBytes)), fmtCount(int64(st.RestartMsgs)),
+			fmtBytes(float64(r.Options.Backlog)), fmtBytes(float64(r.Options.Payload))))
+	})
+	row("Memory limit / GOMEMLIMIT", "the hard limit on the catching-up node from its restart / the Go runtime's soft limit on every node", func(s CatchupSummary, r *catchup.Result) matrixVal {
+		lim, gml := "none", "unset"
+		if l := s.limit(); l > 0 {
+			lim = fmtBytes(float64(l))
+		}
+		if g := s.goMemLimit(); g > 0 {
+			gml = fmtBytes(float64(g))
+			if r.Options.GoMemLimit == catchup.GoMemLimitAuto {
+				gml += " (auto: 80 % of the limit)"
+			}
+		}
+		return plain(lim + " / " + gml)
+	})
+	row("max_outstanding_catchup", "bytes of catch-up in flight per stream", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+		if r.Options.MaxOutstandingCatchup <= 0 {
+			return plain("server default (64 MB)")
+		}
+		return plain(fmtBytes(float64(r.Options.MaxOutstandingCatchup)))
+	})
+	row("Target", "the replica killed, wiped and restarted empty", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+		if r.Target == "" {
+			return plain(string(r.Options.Target) + " (not chosen)")
+		}
+		t := fmt.Sprintf("%s, the stream's %s", r.Target, r.TargetRole)
+		if r.LeaderAtKill != "" && r.LeaderAtKill != r.Target {
+			t += " (leader " + r.LeaderAtKill + ")"
+		}
+		return plain(t)
+	})
+	row("Writes while it was away", "publishing while the target was down and while it caught up", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+		o := r.Options
+		if o.Rate <= 0 {
+			return plain(fmt.Sprintf("none; down %s", fmtDur(o.Down)))
+		}
+		until := "until current"
+		if o.WriteFor > 0 {
+			until = "for " + fmtDur(o.WriteFor) + " after the restart"
+		}
+		return plain(fmt.Sprintf("%s/s: down %s, then %s", fmtBytes(float64(o.Rate)), fmtDur(o.Down), until))
+	})
+
+	group("Catch-up")
+	row("Catch-up time", "restart until the target holds the leader's data and its /healthz is OK", func(s CatchupSummary, r *catchup.Result) matrixVal {
+		cu := r.CatchUp
+		switch {
+		case cu.RestartAtMs == 0:
+			return matrixVal{Text: "not restarted", Class: "err"}
+		case cu.Outcome == catchup.OutcomeCurrent:
+			return good(fmt.Sprintf("%s (bound %s)", fmtSecs(cu.Seconds), fmtDur(cu.Bound)))
+		case cu.Outcome == "" || cu.Outcome == catchup.OutcomeInterrupted:
+			return matrixVal{Text: "not decided: " + firstLine(orDefault(cu.Detail, "interrupted")), Class: "unk"}
+		}
+		return bad(fmt.Sprintf("not current after %s (%s): %s", fmtSecs(cu.Seconds), outcomeWords(cu.Outcome), firstLine(cu.Detail)))
+	})
+	row("… milestones", "after the restart: the stream first seen on the target (snapshot applied), its data caught up, current", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+		cu := r.CatchUp
+		if cu.RestartAtMs == 0 {
+			return na
+		}
+		at := func(ms int64) string {
+			if ms <= 0 {
+				return "never"
+			}
+			return "+" + fmtSecs(float64(ms-cu.RestartAtMs)/1000)
+		}
+		return plain(fmt.Sprintf("stream %s, data %s, current %s", at(cu.FirstSeenAtMs), at(cu.DataAtMs), at(cu.CurrentAtMs)))
+	})
+	row("Most behind", "messages the target was behind the stream leader", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+		if r.CatchUp.RestartAtMs == 0 {
+			return na
+		}
+		return plain(fmtCount(int64(r.CatchUp.MaxBehind)) + " msgs")
+	})
+
+	group("Memory, restart to heal")
+	peak := func(v int64, ratio float64, at int64) string {
+		if v <= 0 {
+			return "not measured"
+		}
+		s := fmtBytes(float64(v))
+		if ratio > 0 {
+			s += " (" + fmtRatio(ratio) + ")"
+		}
+		return s + " at " + fmtAt(at)
+	}
+	row("Target: peak RSS", "the server process's resident memory; x is the ratio to the stream at the restart", func(s CatchupSummary, r *catchup.Result) matrixVal {
+		n := s.node(r.Target)
+		if n == nil {
+			return na
+		}
+		v := plain(peak(n.PeakRSS, n.PeakRSSRatio, n.PeakRSSAt))
+		if cu := r.CatchUp; cu.CurrentAtMs > 0 && cu.PeakRSSDuring > 0 {
+			v.Text += fmt.Sprintf("; %s while catching up", fmtBytes(float64(cu.PeakRSSDuring)))
+			if cu.PeakRSSAfter > 0 {
+				v.Text += fmt.Sprintf(", %s after", fmtBytes(float64(cu.PeakRSSAfter)))
+			}
+		}
+		return v
+	})
+	row("Target: peak cgroup usage", "what the memory limit counts, page cache included", func(s CatchupSummary, r *catchup.Result) matrixVal {
+		n := s.node(r.Target)
+		if n == nil {
+			return na
+		}
+		return plain(peak(n.PeakUsage, n.PeakUsageRatio, n.PeakUsageAt))
+	})
+	row("Fits the limit", "no OOM kill of the target; its peak RSS as a share of the hard limit", func(s CatchupSummary, r *catchup.Result) matrixVal {
+		lim := s.limit()
+		d := s.deaths(r.Target)
+		n := s.node(r.Target)
+		switch {
+		case d.OOMKills > 0:
+			return bad(fmt.Sprintf("no: OOM-killed %s at its %s limit", times(d.OOMKills), fmtBytes(float64(lim))))
+		case lim <= 0:
+			return plain("no limit set")
+		case n == nil || n.PeakRSS <= 0:
+			return good("yes: no OOM kill (RSS not measured)")
+		}
+		t := fmt.Sprintf("yes: peak RSS %s of %s", fmtPct(int(n.PeakRSS>>10), int(lim>>10)), fmtBytes(float64(lim)))
+		if n.PeakUsage >= lim*98/100 {
+			// The kernel reclaims page cache at the limit rather than kill.
+			t += "; cgroup usage reached the limit (page cache reclaimed)"
+		}
+		return good(t)
+	})
+	others := func(f func(n catchup.NodeMemory) string) func(CatchupSummary, *catchup.Result) matrixVal {
+		return func(_ CatchupSummary, r *catchup.Result) matrixVal {
+			var parts []string
+			for _, n := range r.Memory {
+				if n.Node != r.Target {
+					parts = append(parts, n.Node+" "+f(n))
+				}
+			}
+			if len(parts) == 0 {
+				return na
+			}
+			return plain(strings.Join(parts, "; "))
+		}
+	}
+	row("Other nodes: peak RSS", "the replicas that served the catch-up", others(func(n catchup.NodeMemory) string {
+		return peakShort(n.PeakRSS, n.PeakRSSRatio)
+	}))
+	row("Other nodes: peak cgroup usage", "", others(func(n catchup.NodeMemory) string {
+		return peakShort(n.PeakUsage, n.PeakUsageRatio)
+	}))
+
+	group("Deaths nobody asked for")
+	row("OOM kills", "the kernel killed a node at its memory limit; times are seconds since the cell started", func(s CatchupSummary, r *catchup.Result) matrixVal {
+		var parts []string
+		total := 0
+		for _, d := range r.Deaths {
+			if d.OOMKills == 0 {
+				continue
+			}
+			total += d.OOMKills
+			parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, times(d.OOMKills), secsList(s.eventTimes(d.Node, catchup.EvOOMKill))))
+		}
+		if total == 0 {
+			return good("none")
+		}
+		return bad(strings.Join(parts, "; "))
+	})
+	row("Restarts by the runtime", "a node that died came back by itself (Docker's restart policy)", func(s CatchupSummary, r *catchup.Result) matrixVal {
+		var parts []string
+		for _, d := range r.Deaths {
+			if d.Restarts > 0 {
+				parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, times(d.Restarts), secsList(s.eventTimes(d.Node, catchup.EvRestart))))
+			}
+		}
+		if len(parts) == 0 {
+			return good("none")
+		}
+		return bad(strings.Join(parts, "; "))
+	})
+	row("Crash loop", "a node restarted by the runtime at least --crash-loop times", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+		var loops []string
+		for _, d := range r.Deaths {
+			if d.CrashLoop {
+				loops = append(loops, fmt.Sprintf("%s (%d restarts)", d.Node, d.Restarts))
+			}
+		}
+		restarts := 0
+		for _, d := range r.Deaths {
+			restarts = max(restarts, d.Restarts)
+		}
+		switch {
+		case len(loops) == 0 && restarts > 0:
+			return matrixVal{Text: fmt.Sprintf("no: %s, below the threshold of %d", plural(restarts, "restart", "restarts"), r.Options.CrashLoop), Class: "unk"}
+		case len(loops) == 0:
+			return good(fmt.Sprintf("no (threshold %d restarts)", r.Options.CrashLoop))
+		}
+		return bad("yes: " + strings.Join(loops, ", "))
+	})
+
+	group("Clients")
+	row("Publish latency p99 during the catch-up", "acknowledged publishes while the target caught up; in brackets, while it was down", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+		l, ok := r.Publish.Latency[catchup.PhaseCatchup]
+		if !ok || l.Count == 0 {
+			return na
+		}
+		t := fmt.Sprintf("%s (p50 %s, max %s)", fmtMs(l.P99Ms), fmtMs(l.P50Ms), fmtMs(l.MaxMs))
+		if d, ok := r.Publish.Latency[catchup.PhaseDown]; ok && d.Count > 0 {
+			t += fmt.Sprintf(" [down: p99 %s]", fmtMs(d.P99Ms))
+		}
+		return plain(t)
+	})
+	row("Publish errors", "failed or timed-out publishes (a timeout is indeterminate), by phase", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+		t := publishErrors(r.Publish)
+		if t == "" {
+			return good(fmt.Sprintf("none in %s publishes", fmtCount(r.Publish.Sent)))
+		}
+		return matrixVal{Text: t, Class: "unk"}
+	})
+	row("Gets through the target", "direct gets of acknowledged sequences sent to the catching-up node; not found means a stale answer", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+		rd := r.Reads
+		if rd.Gets == 0 {
+			return na
+		}
+		v := plain(fmt.Sprintf("%s gets, %s ok, %s not found", fmtCount(rd.Gets), fmtCount(rd.OK), fmtCount(rd.NotFound)))
+		if rd.NotFound > 0 {
+			v.Class = "unk"
+		}
+		return v
+	})
+
+	group("Data")
+	row("Acknowledged messages", "every id acknowledged to a publisher, read back from the stream after the heal", func(s CatchupSummary, r *catchup.Result) matrixVal {
+		in := r.Integrity
+		ck := s.Check(cuAcked)
+		t := fmt.Sprintf("%s acknowledged, %s missing", fmtCount(int64(in.Acked)), fmtCount(int64(in.Missing)))
+		if in.Dups > 0 {
+			t += fmt.Sprintf(", %s stored twice", fmtCount(int64(in.Dups)))
+		}
+		if ck == nil {
+			return plain(t)
+		}
+		v := matrixVal{Text: t, Class: verdictClass(string(ck.Verdict))}
+		if ck.Verdict == checker.Unknown {
+			v.Text += ": " + firstLine(orDefault(ck.Reason, ck.Summary))
+		}
+		return v
+	})
+	row("Replicas agree", "every replica holds the same first and last sequence and count", func(s CatchupSummary, r *catchup.Result) matrixVal {
+		ck := s.Check(cuReplicas)
+		if ck == nil {
+			return na
+		}
+		word := map[checker.Verdict]string{checker.Valid: "yes", checker.Invalid: "no"}[ck.Verdict]
+		return matrixVal{Text: strings.TrimPrefix(orDefault(word, string(ck.Verdict))+": "+firstLine(ck.Summary), ": "), Class: verdictClass(string(ck.Verdict))}
+	})
+
+	group("Checks")
+	for _, name := range checkerNames(r.Result.Cells) {
+		mr := matrixRow{Label: name, Hint: catchupCheckHints[name]}
+		for i := range r.Result.Cells {
+			v := na
+			for _, j := range judged[i].Checks {
+				if j.Name == name {
+					t := string(j.Verdict)
+					if j.Expected != "" {
+						t += " (expected)"
+					}
+					v = matrixVal{Text: t, Class: verdictClass(string(j.Effective)), Href: "#" + anchor(judged[i].Name) + "-checks"}
+				}
+			}
+			mr.Vals = append(mr.Vals, v)
+		}
+		m.Rows = append(m.Rows, mr)
+	}
+	return m
+}
+
+// catchupCheckHints say what each catch-up check decides.
+var catchupCheckHints = map[string]string{
+	cuOOM:       "no node OOM-killed",
+	cuCrashLoop: "no node restarted by the runtime again and again",
+	cuCatchUp:   "the target current within the bound",
+	cuRecovery:  "the cluster healthy after the heal",
+	cuReplicas:  "every replica holds the same messages",
+	cuAcked:     "every acknowledged message stored once",
+}
+
+func peakShort(v int64, ratio float64) string {
+	if v <= 0 {
+		return "not measured"
+	}
+	s := fmtBytes(float64(v))
+	if ratio > 0 {
+		s += " (" + fmtRatio(ratio) + ")"
+	}
+	return s
+}
+
+// secsList writes times in ms as "12.3 s, 15.0 s", at most six of them.
+func secsList(ms []int64) string {
+	var parts []string
+	for i, t := range ms {
+		if i == 6 {
+			parts = append(parts, fmt.Sprintf("… (%d more)", len(ms)-i))
+			break
+		}
+		parts = append(parts, fmtAt(t))
+	}
+	if len(parts) == 0 {
+		return "?"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// outcomeWords says why a catch-up did not finish.
+func outcomeWords(o string) string {
+	switch o {
+	case catchup.OutcomeTimeout:
+		return "the bound ran out"
+	case catchup.OutcomeCrashLoop:
+		return "crash loop"
+	case catchup.OutcomeDown:
+		return "the node stayed down"
+	}
+	return o
+}
+
+// publishErrors: "catchup: 12 timeout, 3 no_responders; settle: 1 timeout".
+func publishErrors(p catchup.PublishSummary) string {
+	var parts []string
+	for _, ph := range []catchup.Phase{catchup.PhaseFill, catchup.PhaseDown, catchup.PhaseCatchup, catchup.PhaseSettle, catchup.PhaseHeal, catchup.PhaseVerify} {
+		e := p.Errors[ph]
+		if len(e) == 0 {
+			continue
+		}
+		kinds := make([]string, 0, len(e))
+		for k := range e {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		var ks []string
+		for _, k := range kinds {
+			if e[k] > 0 {
+				ks = append(ks, fmt.Sprintf("%s %s", fmtCount(e[k]), k))
+			}
+		}
+		if len(ks) > 0 {
+			parts = append(parts, string(ph)+": "+strings.Join(ks, ", "))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// catchupSummaries summarizes every cell of a run.
+func catchupSummaries(r *Run) []CatchupSummary {
+	out := make([]CatchupSummary, len(r.Result.Cells))
+	for i, c := range r.Result.Cells {
+		var cu *catchup.Result
+		if i < len(r.Cells) {
+			cu = r.Cells[i].Catchup
+		}
+		out[i] = SummarizeCatchup(c, cu)
+	}
+	return out
+}
