@@ -86,6 +86,15 @@ func TestTickers(t *testing.T) {
 		}
 		return out
 	}
+	secs := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range secondTicks.Ticks(lo, hi) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
 	for _, tt := range []struct {
 		got, want string
 	}{
@@ -93,6 +102,11 @@ func TestTickers(t *testing.T) {
 		{lab(count, 0, 1.05), "0 1"},
 		{lab(count, 0, 1680), "0 800 1,600"},
 		{lab(bytes, 0, 650<<20), "0 B 300 MiB 600 MiB"},
+		{lab(bytes, 0, 1100<<20), "0 B 500 MiB 1,000 MiB"},
+		{lab(secs, 0, 27.5), "0 5 10 15 20 25"},
+		{lab(secs, 0, 30), "0 5 10 15 20 25 30"},
+		{lab(secs, 0, 260), "0 60 120 180 240"},
+		{lab(secs, 0, 7), "0 1 2 3 4 5 6 7"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("ticks %q, want %q", tt.got, tt.want)
