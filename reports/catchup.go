@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
@@ -385,7 +386,7 @@ func (s CatchupSummary) memoryClause(limit int64, kept bool) string {
 	}
 	switch {
 	case limit > 0 && kept:
-		c += " under its " + fmtBytes(float64(limit)) + " limit"
+		c += " under its " + fmtSize(limit) + " limit"
 	case limit <= 0:
 		c += " without a memory limit"
 	}
@@ -405,7 +406,7 @@ func (s CatchupSummary) deathClause(d catchup.Deaths, limit int64) string {
 		c += " (crash loop)"
 	}
 	if limit > 0 && d.OOMKills > 0 {
-		c += " under its " + fmtBytes(float64(limit)) + " limit"
+		c += " under its " + fmtSize(limit) + " limit"
 	}
 	ts := s.eventTimes(d.Node, catchup.EvOOMKill)
 	if len(ts) == 0 {
@@ -515,6 +516,16 @@ func fmtDur(d time.Duration) string {
 	}
 	d = d.Round(time.Second)
 	return fmt.Sprintf("%d m %d s", d/time.Minute, (d%time.Minute)/time.Second)
+}
+
+// fmtSize writes a size that was asked for (a flag) as it was most likely
+// written, with a space: 1.5 GiB, 6 GB, 40 MB.
+func fmtSize(b int64) string {
+	s := catchup.Bytes(b).String()
+	if i := strings.IndexFunc(s, unicode.IsLetter); i > 0 {
+		return s[:i] + " " + s[i:]
+	}
+	return s
 }
 
 // fmtRatio writes a ratio to the stream: 0.94x.

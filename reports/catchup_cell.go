@@ -77,6 +77,7 @@ func catchupCell(r *Run, c *Cell, v *cellView, s CatchupSummary) {
 	bands := catchupBands(cr)
 	v.charts = map[string]*chart{}
 	if c.Memory != nil {
+		v.charts[chTarget] = targetMemoryChart(c.Memory, cr, s.goMemLimit(), bands, xmax)
 		mc := memoryChart(unaskedMemory(c.Memory), bands, xmax)
 		mc.marks(currentMark(cr))
 		v.charts[chMemory] = mc
@@ -104,12 +105,12 @@ func catchupCell(r *Run, c *Cell, v *cellView, s CatchupSummary) {
 			Usage: peakAt(n.PeakUsage, n.PeakUsageRatio, n.PeakUsageAt), Limit: "none", Deaths: "none", DeathsClass: "ok"}
 		switch {
 		case n.Node == cr.Target:
-			row.Role = "target: wiped, caught up"
+			row.Role = "target: killed, wiped, restarted"
 		case n.Node == cr.LeaderAtKill:
 			row.Role = "stream leader at the kill"
 		}
 		if l, _ := n.Limit.Peak(); l > 0 {
-			row.Limit = fmtBytes(float64(l))
+			row.Limit = fmtSize(l)
 		}
 		if d := s.deaths(n.Node); d.OOMKills > 0 || d.Deaths > 0 || d.Restarts > 0 {
 			row.Deaths, row.DeathsClass = d.Describe(), "bad"

@@ -10,8 +10,9 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
-// Chart kinds of a catch-up cell, after the memory chart.
+// Chart kinds of a catch-up cell, besides the memory of every node.
 const (
+	chTarget  = "Memory of the catching-up node"
 	chLag     = "Catch-up progress"
 	chPublish = "Publish latency"
 )
@@ -83,7 +84,15 @@ func unaskedMemory(m *Memory) *Memory {
 	out := *m
 	out.Events = nil
 	for _, e := range m.Events {
-		if e.Kind == string(catchup.EvRestart) || e.Kind == string(catchup.EvDied) {
+		if e.Kind != string(catchup.EvRestart) && e.Kind != string(catchup.EvDied) {
+			continue
+		}
+		// The restart that follows an OOM kill is in the kill's mark.
+		afterOOM := false
+		for _, k := range m.OOMKills {
+			afterOOM = afterOOM || (k.Node == e.Node && e.T >= k.T && e.T-k.T <= 1.5e9)
+		}
+		if !afterOOM {
 			out.Events = append(out.Events, e)
 		}
 	}
@@ -172,6 +181,71 @@ func publishChart(r *catchup.Result, bands []Band, xmax float64) *chart {
 			errs = append(errs[:8], fmt.Sprintf("%d more seconds in publish.csv", len(errs)-8))
 		}
 		c.Notes = append(c.Notes, "Publish errors: "+strings.Join(errs, "; ")+".")
+	}
+	return c
+}
+
+// targetMemoryChart draws the target's memory against its limit, scaled to
+// its RSS, the limit and GOMEMLIMIT: the cgroup usage counts page cache,
+// which fills up to whatever limit there is (or to the stream's size
+// without one) and would flatten the rest, so it is clipped at the top.
+func targetMemoryChart(m *Memory, r *catchup.Result, goMemLimit int64, bands []Band, xmax float64) *chart {
+	t := &Memory{}
+	for _, n := range m.Nodes {
+		if n.Node == r.Target {
+			t.Nodes = append(t.Nodes, n)
+		}
+	}
+	for _, k := range m.OOMKills {
+		if k.Node == r.Target {
+			t.OOMKills = append(t.OOMKills, k)
+		}
+	}
+	for _, e := range m.Events {
+		if e.Node == r.Target {
+			t.Events = append(t.Events, e)
+		}
+	}
+	title := "Memory of the catching-up node " + r.Target
+	if len(t.Nodes) == 0 {
+		c := newTimeChart(title, "memory", xmax, bands)
+		c.Empty = "no memory samples of " + orDefault(r.Target, "the target")
+		return c
+	}
+	c := memoryChart(unaskedMemory(t), bands, xmax)
+	c.Title = title
+	c.Notes = nil // the OOM kills are in the chart of every node, and in the events
+	if goMemLimit > 0 {
+		c.hline("GOMEMLIMIT "+fmtSize(goMemLimit), float64(goMemLimit), lineStyle(colGrey, 1.2, true))
+	}
+	c.marks(currentMark(r))
+	// The scale follows the target from its restart to the heal: what ran
+	// under the limit.
+	from, to := int64(0), int64(math.MaxInt64)
+	if r.CatchUp.RestartAtMs > 0 {
+		from = r.CatchUp.RestartAtMs * 1e6
+	}
+	if h := r.Phase(catchup.PhaseHeal); h.Name != "" && h.StartMs > 0 {
+		to = h.StartMs * 1e6
+	}
+	n := t.Nodes[0]
+	var top, usage int64
+	for _, s := range n.RSS {
+		if s.T >= from && s.T <= to {
+			top = max(top, s.Bytes)
+		}
+	}
+	for _, s := range n.Limit {
+		top = max(top, s.Bytes)
+	}
+	top = max(top, goMemLimit)
+	for _, s := range n.Samples {
+		usage = max(usage, s.Bytes)
+	}
+	if top > 0 && usage > top*6/5 {
+		c.Plot.Y.Max = float64(top) * 6 / 5
+		c.Notes = append(c.Notes, fmt.Sprintf("Scaled to the RSS and the limit from the restart to the heal: "+
+			"the cgroup usage (page cache included) went up to %s and is cut at %s.", fmtBytes(float64(usage)), fmtBytes(c.Plot.Y.Max)))
 	}
 	return c
 }

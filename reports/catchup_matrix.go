@@ -54,18 +54,18 @@ func buildCatchupMatrix(r *Run, judged []JudgedCell, labels []string, sums []Cat
 	row("Stream at the restart", "what the wiped replica had to catch up (the backlog asked, plus writes while it was down)", func(_ CatchupSummary, r *catchup.Result) matrixVal {
 		st := r.Stream
 		if st.RestartBytes == 0 {
-			return plain(fmt.Sprintf("backlog %s asked; not restarted", fmtBytes(float64(r.Options.Backlog))))
+			return plain(fmt.Sprintf("backlog %s asked; not restarted", fmtSize(int64(r.Options.Backlog))))
 		}
 		return plain(fmt.Sprintf("%s, %s msgs (backlog %s of %s messages)", fmtBytes(float64(st.RestartBytes)), fmtCount(int64(st.RestartMsgs)),
-			fmtBytes(float64(r.Options.Backlog)), fmtBytes(float64(r.Options.Payload))))
+			fmtSize(int64(r.Options.Backlog)), fmtSize(int64(r.Options.Payload))))
 	})
 	row("Memory limit / GOMEMLIMIT", "the hard limit on the catching-up node from its restart / the Go runtime's soft limit on every node", func(s CatchupSummary, r *catchup.Result) matrixVal {
 		lim, gml := "none", "unset"
 		if l := s.limit(); l > 0 {
-			lim = fmtBytes(float64(l))
+			lim = fmtSize(l)
 		}
 		if g := s.goMemLimit(); g > 0 {
-			gml = fmtBytes(float64(g))
+			gml = fmtSize(g)
 			if r.Options.GoMemLimit == catchup.GoMemLimitAuto {
 				gml += " (auto: 80 % of the limit)"
 			}
@@ -76,7 +76,7 @@ func buildCatchupMatrix(r *Run, judged []JudgedCell, labels []string, sums []Cat
 		if r.Options.MaxOutstandingCatchup <= 0 {
 			return plain("server default (64 MB)")
 		}
-		return plain(fmtBytes(float64(r.Options.MaxOutstandingCatchup)))
+		return plain(fmtSize(int64(r.Options.MaxOutstandingCatchup)))
 	})
 	row("Target", "the replica killed, wiped and restarted empty", func(_ CatchupSummary, r *catchup.Result) matrixVal {
 		if r.Target == "" {
@@ -97,7 +97,7 @@ func buildCatchupMatrix(r *Run, judged []JudgedCell, labels []string, sums []Cat
 		if o.WriteFor > 0 {
 			until = "for " + fmtDur(o.WriteFor) + " after the restart"
 		}
-		return plain(fmt.Sprintf("%s/s: down %s, then %s", fmtBytes(float64(o.Rate)), fmtDur(o.Down), until))
+		return plain(fmt.Sprintf("%s/s: down %s, then %s", fmtSize(int64(o.Rate)), fmtDur(o.Down), until))
 	})
 
 	group("Catch-up")
@@ -171,13 +171,13 @@ func buildCatchupMatrix(r *Run, judged []JudgedCell, labels []string, sums []Cat
 		n := s.node(r.Target)
 		switch {
 		case d.OOMKills > 0:
-			return bad(fmt.Sprintf("no: OOM-killed %s at its %s limit", times(d.OOMKills), fmtBytes(float64(lim))))
+			return bad(fmt.Sprintf("no: OOM-killed %s at its %s limit", times(d.OOMKills), fmtSize(lim)))
 		case lim <= 0:
 			return plain("no limit set")
 		case n == nil || n.PeakRSS <= 0:
 			return good("yes: no OOM kill (RSS not measured)")
 		}
-		t := fmt.Sprintf("yes: peak RSS %s of %s", fmtPct(int(n.PeakRSS>>10), int(lim>>10)), fmtBytes(float64(lim)))
+		t := fmt.Sprintf("yes: peak RSS %s of %s", fmtPct(int(n.PeakRSS>>10), int(lim>>10)), fmtSize(lim))
 		if n.PeakUsage >= lim*98/100 {
 			// The kernel reclaims page cache at the limit rather than kill.
 			t += "; cgroup usage reached the limit (page cache reclaimed)"

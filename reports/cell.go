@@ -152,7 +152,7 @@ func timelines(cells []cellView, cols int) []timelineRow {
 	if cols > 1 {
 		w = 560
 	}
-	for _, kind := range []string{chThroughput, chLatency, chErrors, chMemory, chLag, chPublish} {
+	for _, kind := range []string{chThroughput, chLatency, chErrors, chTarget, chMemory, chLag, chPublish} {
 		var cs []*chart
 		for _, c := range cells {
 			if ch := c.charts[kind]; ch != nil {

@@ -126,7 +126,7 @@ func buildPage(r *Run, now time.Time) page {
 		p.Headline = strings.Join(p.HeadlineParts, " ")
 		p.Kicker, p.TitleWhat, p.ExplainCatchup = "NATS JetStream replica catch-up", "catch-up ", true
 		if lim := res.Spec.Catchup; lim != nil && lim.MemoryLimit > 0 {
-			p.Kicker += " under a " + fmtBytes(float64(lim.MemoryLimit)) + " memory limit"
+			p.Kicker += " under a memory limit of " + fmtSize(int64(lim.MemoryLimit))
 		}
 		p.TimelineLead = "Time is seconds since the cell started filling the stream. The grey band is the target down (killed, its store " +
 			"wiped), the blue band its catch-up after the restart; red lines are OOM kills, the green line the moment it was current. " +

@@ -165,7 +165,7 @@ func memoryChart(m *Memory, bands []Band, xmax float64) *chart {
 		c.Notes = append(c.Notes, "OOM kills (solid red): "+strings.Join(kills, "; ")+".")
 	}
 	if len(events) > 0 {
-		c.Notes = append(c.Notes, "Harness events (dashed grey): "+strings.Join(events, "; ")+".")
+		c.Notes = append(c.Notes, "Node events (dashed grey): "+strings.Join(events, "; ")+".")
 	}
 	return c
 }
