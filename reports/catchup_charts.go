@@ -104,7 +104,7 @@ func unaskedMemory(m *Memory) *Memory {
 // is down or empty) and the replica lag the leader reports.
 func lagChart(r *catchup.Result, bands []Band, xmax float64) *chart {
 	t := orDefault(r.Target, "the target")
-	c := newTimeChart("Catch-up progress: how far "+t+" is behind the stream leader", "messages behind", xmax, bands)
+	c := newTimeChart("How far "+t+" is behind the stream leader", "messages behind", xmax, bands)
 	if len(r.Lag) == 0 {
 		c.Empty = "no catch-up samples (lag.csv is empty)"
 		return c
@@ -141,7 +141,7 @@ func lagChart(r *catchup.Result, bands []Band, xmax float64) *chart {
 // publishChart draws the latency of acknowledged publishes, second by
 // second, on a log scale; seconds with errors are listed under it.
 func publishChart(r *catchup.Result, bands []Band, xmax float64) *chart {
-	c := newTimeChart("Publish latency (acknowledged publishes, per second, log scale)", "latency (log scale)", xmax, bands)
+	c := newTimeChart("Publish latency, acknowledged, per second", "latency (log scale)", xmax, bands)
 	c.YLog = true
 	c.Plot.Y.Tick.Marker = msLogTicks
 	secs := r.Publish.PerSecond

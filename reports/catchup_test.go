@@ -400,7 +400,7 @@ func TestCatchupPage(t *testing.T) {
 		"<title>INVALID: jetstream-chaos catch-up run cu</title>", "NATS JetStream replica catch-up",
 		"v2.15.3, Direct Get on: n1 caught up 1.04 GiB in 4.9 s", "n1 OOM-killed 3 times (crash loop)",
 		"What was tested", "Catch-up time", "Fits the limit",
-		"Memory per node", "Catch-up progress: how far n1 is behind the stream leader", "Publish latency (acknowledged publishes",
+		"Memory per node", "How far n1 is behind the stream leader", "Publish latency, acknowledged, per second",
 		"target down (killed, wiped)", "catching up", "OOM n1",
 		`href="direct-get-off/catchup.json"`, "memory.csv (memory per node", "lag.csv", "publish.csv", "events.jsonl", "health.jsonl",
 		"Memory per node, from the restart to the heal", "What happened to the nodes", "OOM-killed", "Phases and publishing",

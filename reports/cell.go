@@ -199,9 +199,11 @@ func timelines(cells []cellView, cols int) []timelineRow {
 					}
 				}
 			}
-			if cols == 1 && len(cells) > 1 {
+			if len(cells) > cols {
 				ch.Title = c.Short + ": " + ch.Title
-				ch.H = 220
+				if cols == 1 {
+					ch.H = 220
+				}
 			}
 			ch.W = w
 			row.Charts = append(row.Charts, ch.HTML())

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
@@ -47,6 +48,7 @@ type page struct {
 	NoStale                                        bool
 	Timelines                                      []timelineRow
 	Cols                                           int
+	ColHeads                                       bool // one cell a column: name them once over the charts
 	Cells                                          []cellView
 	Params                                         []kv
 	Command, ReportCommand, Generated              string
@@ -151,9 +153,12 @@ func buildPage(r *Run, now time.Time) page {
 	// Two cells (Direct Get on and off) stand side by side; more stack as
 	// small multiples, one chart a line, so each stays wide enough to read.
 	p.Cols = 1
-	if len(p.Cells) == 2 {
+	if len(p.Cells) == 2 || (isCatchupRun(res) && pairedByDirectGet(res.Cells)) {
+		// A catch-up matrix pairs Direct Get on and off of each version:
+		// one version a row.
 		p.Cols = 2
 	}
+	p.ColHeads = len(p.Cells) == 2
 	p.Timelines = timelines(p.Cells, p.Cols)
 	p.Params = params(r)
 	for _, f := range []string{"results.json", "run.json", "junit.xml"} {
@@ -313,4 +318,19 @@ func catchupParams(r *Run) []kv {
 		p = append(p, kv{"started", r.Result.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
 	return p
+}
+
+// pairedByDirectGet: the cells come in pairs of one version, Direct Get on
+// and off.
+func pairedByDirectGet(cells []run.CellResult) bool {
+	if len(cells) < 2 || len(cells)%2 != 0 {
+		return false
+	}
+	for i := 0; i < len(cells); i += 2 {
+		a, b := cells[i], cells[i+1]
+		if a.ServerVersion != b.ServerVersion || a.DirectGet == b.DirectGet {
+			return false
+		}
+	}
+	return true
 }
