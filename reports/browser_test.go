@@ -154,8 +154,9 @@ const factsJS = `(() => {
 		height: document.documentElement.scrollHeight};
 })()`
 
-// TestBrowserRendersReport opens report.html of the test run, and of a
-// synthetic matrix with faults, harness errors and memory, in headless
+// TestBrowserRendersReport opens report.html of the test run, of a
+// synthetic matrix with faults, harness errors and memory, and of the two
+// catch-up test runs (OOM kill; crash loop), in headless
 // Chromium: the page must load with no console error, no exception and no
 // failed load, show the verdict and its charts, and it is screenshotted.
 // Chromium is gone when each case ends, helpers included.
@@ -180,6 +181,14 @@ func TestBrowserRendersReport(t *testing.T) {
 		}, []string{"Memory per node", "n2 OOM-killed at 30.0s: exit 137"}, 9, 1500},
 		{"matrix", func(t *testing.T) string { return writeSyntheticRun(t, syntheticMatrix()) },
 			[]string{"did not run to the end", "Memory per node", "undecided"}, 8, 1500},
+		// Catch-up runs: 4 charts a cell (the target's memory, every
+		// node's, the catch-up's progress, publish latency).
+		{"catchup", func(t *testing.T) string { return unpackCatchup(t, catchupLimitRun) },
+			[]string{"v2.11.8, Direct Get on: n2 caught up 281 MiB in 4.3 s", "OOM-killed once under its 160 MiB limit",
+				"Memory of the catching-up node n2", "Catch-up progress", "Publish latency", "Fits the limit"}, 16, 3000},
+		{"catchup-loop", func(t *testing.T) string { return unpackCatchup(t, catchupLoopRun) },
+			[]string{"n1 OOM-killed 4 times (crash loop) under its 80 MiB limit", "did not catch up", "What happened to the nodes",
+				"Server log lines of interest"}, 4, 2000},
 	}
 	out := screenshotDir(t)
 	for _, tc := range cases {
