@@ -124,6 +124,9 @@ func catchupCell(r *Run, c *Cell, v *cellView, s CatchupSummary) {
 			break
 		}
 		row := cuEventRow{At: fmtAt(e.TMs), Node: e.Node, What: eventWords(e.Kind), Detail: e.Detail}
+		if e.Kind == catchup.EvLimit && (e.Detail == "" || e.Detail == "none" || e.Detail == "0B") {
+			row.What, row.Detail = "memory limit lifted", ""
+		}
 		if !e.Asked() {
 			row.Class = "bad"
 		}
