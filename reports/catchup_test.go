@@ -468,3 +468,33 @@ func readXMLFile(t testing.TB, path string, v any) {
 		t.Fatalf("%s: %v", path, err)
 	}
 }
+
+// A catch-up run cut short (no results.json anywhere) still says what its
+// catchup.json measured.
+func TestCatchupPartialRun(t *testing.T) {
+	c, r := mkCatchupCell(cuOpts{limit: 1536 << 20})
+	res := catchupRunOf(c)
+	dir := writeCatchupRun(t, res, r)
+	for _, f := range []string{"results.json", filepath.Join(res.Cells[0].Name, "results.json")} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ld, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ld.Partial || len(ld.Cells) != 1 || ld.Cells[0].Catchup == nil {
+		t.Fatalf("partial %v, %d cells", ld.Partial, len(ld.Cells))
+	}
+	got := strings.Join(HeadlineParts(ld.Result), " ")
+	want := "v2.15.3, Direct Get off: did not run to the end: no results.json: the run was interrupted or is still running; " +
+		"what was measured is in catchup.json; n1 caught up 1.04 GiB in 4.9 s; peak 0.98 GiB RSS (0.94x the stream) under its 1.5 GiB limit; no OOM kill; nothing lost. " +
+		"The run was interrupted: cells after these did not run."
+	if got != want {
+		t.Errorf("headline\n got: %s\nwant: %s", got, want)
+	}
+	if page := pageOf(t, dir); !strings.Contains(page, "How far n1 is behind the stream leader") {
+		t.Error("the partial page lacks the catch-up charts")
+	}
+}

@@ -119,8 +119,11 @@ func (r *Run) loadPartial() error {
 		if b, err := os.ReadFile(filepath.Join(cdir, "results.json")); err == nil && json.Unmarshal(b, &cr) == nil && cr.Name != "" {
 			res.Cells = append(res.Cells, cr)
 		} else {
-			res.Cells = append(res.Cells, run.CellResult{Cell: c, Label: c.Label(), Dir: cdir, Verdict: run.Error,
-				Error: "no results.json: the run was interrupted or is still running; the history on disk can be checked with chaos check"})
+			why := "no results.json: the run was interrupted or is still running; the history on disk can be checked with chaos check"
+			if spec.Workload == workloadCatchup {
+				why = "no results.json: the run was interrupted or is still running; what was measured is in catchup.json"
+			}
+			res.Cells = append(res.Cells, run.CellResult{Cell: c, Label: c.Label(), Dir: cdir, Verdict: run.Error, Error: why})
 		}
 		res.Verdict = worse(res.Verdict, res.Cells[len(res.Cells)-1].Verdict)
 	}

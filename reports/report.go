@@ -5,8 +5,10 @@
 // over time; and junit.xml, one testcase per cell and checker.
 //
 // Everything is rebuilt from the run folder alone (results.json, run.json,
-// each cell's history.jsonl, logs, porcupine files), so `chaos report DIR`
-// can re-render a run that was moved, uploaded or made by an older binary.
+// each cell's history.jsonl, logs, porcupine files; a catch-up cell's
+// catchup.json), so `chaos report DIR` can re-render a run that was moved,
+// uploaded or made by an older binary. A catch-up run (spec.workload
+// "catchup") gets its own headline, table, charts and cell sections.
 package reports
 
 import (
