@@ -244,8 +244,21 @@ func targetMemoryChart(m *Memory, r *catchup.Result, goMemLimit int64, bands []B
 	}
 	if top > 0 && usage > top*6/5 {
 		c.Plot.Y.Max = float64(top) * 6 / 5
-		c.Notes = append(c.Notes, fmt.Sprintf("Scaled to the RSS and the limit from the restart to the heal: "+
-			"the cgroup usage (page cache included) went up to %s and is cut at %s.", fmtBytes(float64(usage)), fmtBytes(c.Plot.Y.Max)))
+		scale := "the RSS and the limit"
+		if lim, _ := limitOf(n); lim <= 0 && goMemLimit <= 0 {
+			scale = "the RSS"
+		}
+		c.Notes = append(c.Notes, fmt.Sprintf("Scaled to %s from the restart to the heal: "+
+			"the cgroup usage (page cache included) went up to %s, above the top of the scale.", scale, fmtBytes(float64(usage))))
 	}
 	return c
+}
+
+// limitOf is the highest hard limit a node had (0: none).
+func limitOf(n NodeMemory) (int64, bool) {
+	var l int64
+	for _, s := range n.Limit {
+		l = max(l, s.Bytes)
+	}
+	return l, l > 0
 }
