@@ -189,7 +189,11 @@ func buildCatchupMatrix(r *Run, judged []JudgedCell, labels []string, sums []Cat
 			var parts []string
 			for _, n := range r.Memory {
 				if n.Node != r.Target {
-					parts = append(parts, n.Node+" "+f(n))
+					name := n.Node
+					if n.Node == r.LeaderAtKill {
+						name += " (leader)"
+					}
+					parts = append(parts, name+" "+f(n))
 				}
 			}
 			if len(parts) == 0 {
@@ -198,7 +202,7 @@ func buildCatchupMatrix(r *Run, judged []JudgedCell, labels []string, sums []Cat
 			return plain(strings.Join(parts, "; "))
 		}
 	}
-	row("Other nodes: peak RSS", "the replicas that served the catch-up", others(func(n catchup.NodeMemory) string {
+	row("Other nodes: peak RSS", "the replicas that served the catch-up; the leader is the stream's at the kill", others(func(n catchup.NodeMemory) string {
 		return peakShort(n.PeakRSS, n.PeakRSSRatio)
 	}))
 	row("Other nodes: peak cgroup usage", "", others(func(n catchup.NodeMemory) string {

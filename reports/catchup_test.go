@@ -345,7 +345,7 @@ func TestCatchupMatrix(t *testing.T) {
 		"Target: peak RSS":                        "0.98 GiB (0.94x) at 17.8 s; 0.98 GiB while catching up | 0.98 GiB (0.94x) at 17.8 s | –",
 		"Target: peak cgroup usage":               "2.08 GiB (2.00x) at 18.0 s | 2.08 GiB (2.00x) at 18.0 s | –",
 		"Fits the limit":                          "yes: peak RSS 66 % of 1.5 GiB; cgroup usage reached the limit (page cache reclaimed) | no: OOM-killed 3 times at its 1.5 GiB limit | –",
-		"Other nodes: peak RSS":                   "n2 62.4 MiB (0.06x); n3 536 MiB (0.50x) | n2 62.4 MiB (0.06x); n3 536 MiB (0.50x) | –",
+		"Other nodes: peak RSS":                   "n2 62.4 MiB (0.06x); n3 (leader) 536 MiB (0.50x) | n2 62.4 MiB (0.06x); n3 (leader) 536 MiB (0.50x) | –",
 		"OOM kills":                               "none | n1 3 times at 14.9 s, 17.0 s, 19.1 s | –",
 		"Restarts by the runtime":                 "none | n1 3 times at 14.9 s, 17.0 s, 19.1 s | –",
 		"Crash loop":                              "no (threshold 2 restarts) | yes: n1 (3 restarts) | –",
