@@ -20,8 +20,10 @@ import (
 
 const module = "github.com/nats-io/nats-server/v2"
 
-// fallbackVersion is used when build info is missing (a stripped binary).
-// Keep it equal to the version in go.mod.
+// fallbackVersion is the default when the binary does not link nats-server
+// (chaos itself does not: it runs the server, it does not embed it), so
+// build info cannot name it. TestFallbackMatchesGoMod keeps it equal to the
+// version go.mod pins.
 const fallbackVersion = "v2.15.3"
 
 // DefaultVersion is the nats-server version pinned in go.mod.

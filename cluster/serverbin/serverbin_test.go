@@ -3,6 +3,7 @@ package serverbin
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -33,5 +34,15 @@ func TestBuildErrorIsOneLineNamingTheVersion(t *testing.T) {
 func TestDefaultVersionIsWellFormed(t *testing.T) {
 	if v := DefaultVersion(); !versionRE.MatchString(v) {
 		t.Fatalf("DefaultVersion() = %q", v)
+	}
+}
+
+func TestFallbackMatchesGoMod(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", module).Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	if got := strings.TrimSpace(string(out)); got != fallbackVersion {
+		t.Fatalf("go.mod pins nats-server %s but fallbackVersion is %s: update serverbin.go", got, fallbackVersion)
 	}
 }
