@@ -141,7 +141,7 @@ func mkCell(runDir string, spec run.Spec, c run.Cell, checks []checker.Result, o
 	cr := run.CellResult{Cell: c, Label: c.Label(), Dir: filepath.Join(runDir, c.Name), Runtime: "docker", KV: kv,
 		StartedAt: time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC), Faults: faults, Checks: checks,
 		Phases: map[string]float64{"cluster_start": 2, "setup": 0.1, "workload": spec.TimeLimit.Seconds(), "recovery": 1.2, "check": 0.5, "teardown": 0.7}}
-	cr.Ops = countOps(ops, spec.TimeLimit)
+	cr.Ops = run.CountOps(ops, spec.TimeLimit)
 	cr.Stream.Entries, cr.Stream.Complete = cr.Ops.ByType["update"], true
 	cr.Recovery = &nemesis.Recovery{Recovered: true, Took: 1200 * time.Millisecond, Detail: "recovered after 1.2s: all nodes healthy"}
 	if len(checks) > 0 {

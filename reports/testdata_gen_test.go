@@ -93,7 +93,7 @@ func TestMakeTestdata(t *testing.T) {
 			}
 		}
 		c.Verdict = run.VerdictOf(c.Checks)
-		c.Ops = countOps(kept, time.Duration(c.Phases["workload"]*float64(time.Second)))
+		c.Ops = run.CountOps(kept, time.Duration(c.Phases["workload"]*float64(time.Second)))
 		c.Stream.Entries, c.Stream.Complete = len(keptEntries), complete
 		writeJSONFile(t, filepath.Join(to, "results.json"), c)
 	}
@@ -110,33 +110,6 @@ func TestMakeTestdata(t *testing.T) {
 }
 
 var storeFlag = regexp.MustCompile(` --store=\S+`)
-
-// countOps mirrors run.countOps (unexported there).
-func countOps(ops []history.Op, d time.Duration) run.OpCounts {
-	c := run.OpCounts{ByType: map[string]int{}, ErrorsByKind: map[string]int{}}
-	for _, op := range ops {
-		if op.Type == history.Fault {
-			continue
-		}
-		c.Total++
-		c.ByType[string(op.Type)]++
-		switch op.Outcome {
-		case history.OK:
-			c.OK++
-		case history.Fail:
-			c.Failed++
-		case history.Info:
-			c.Indeterminate++
-		}
-		if op.Outcome != history.OK && op.Err != "" {
-			c.ErrorsByKind[string(op.Err)]++
-		}
-	}
-	if d > 0 {
-		c.OpsPerSec = float64(c.Total) / d.Seconds()
-	}
-	return c
-}
 
 func envOr(k, d string) string {
 	if v := os.Getenv(k); v != "" {

@@ -112,7 +112,7 @@ func (r *runner) runKVCell(ctx context.Context, cell Cell, dir string) (res Cell
 	if err := rec.Close(); err != nil {
 		return fail("write history: %v", err)
 	}
-	res.Ops = countOps(rec.Ops(), time.Duration(res.Phases["workload"]*float64(time.Second)))
+	res.Ops = CountOps(rec.Ops(), time.Duration(res.Phases["workload"]*float64(time.Second)))
 	if ctx.Err() != nil {
 		return fail("interrupted; the partial history is in %s (check it with: chaos check %s)", dir, dir)
 	}

@@ -69,7 +69,8 @@ type OpCounts struct {
 	OpsPerSec     float64        `json:"ops_per_sec"`
 }
 
-func countOps(ops []history.Op, d time.Duration) OpCounts {
+// CountOps summarises a history; d is the workload time for the rate.
+func CountOps(ops []history.Op, d time.Duration) OpCounts {
 	c := OpCounts{ByType: map[string]int{}, ErrorsByKind: map[string]int{}}
 	for _, op := range ops {
 		if op.Type == history.Fault {

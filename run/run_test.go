@@ -109,7 +109,7 @@ func TestExecuteLocal(t *testing.T) {
 			t.Errorf("%s: node stores kept without --keep-data", c.Name)
 		}
 		h, err := history.Load(c.Dir)
-		if err != nil || !h.StreamComplete || len(h.Ops) < 100 || c.Ops.Total != countOps(h.Ops, 0).Total {
+		if err != nil || !h.StreamComplete || len(h.Ops) < 100 || c.Ops.Total != CountOps(h.Ops, 0).Total {
 			t.Errorf("%s: stored history: %d ops (result says %d), stream complete %v, err %v", c.Name, len(h.Ops), c.Ops.Total, h.StreamComplete, err)
 		}
 		for _, ch := range c.Checks {
