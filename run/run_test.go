@@ -11,6 +11,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
@@ -119,6 +120,27 @@ func TestExecuteLocal(t *testing.T) {
 			if !c.DirectGet && ch.Verdict != checker.Valid {
 				t.Errorf("Direct Get off on a healthy cluster: %s is %s: %s", ch.Name, ch.Verdict, ch.Summary)
 			}
+		}
+	}
+}
+
+// A cluster that does not come back after the final heal is a finding: the
+// recovery check must fail the cell, and pass when it recovers.
+func TestRecoveryCheck(t *testing.T) {
+	cases := []struct {
+		in   nemesis.Recovery
+		want checker.Verdict
+	}{
+		{nemesis.Recovery{Recovered: true, Detail: "recovered after 1.2s"}, checker.Valid},
+		{nemesis.Recovery{Recovered: false, Detail: "did not recover within 60.0s: n2 /healthz: stream not current"}, checker.Invalid},
+	}
+	for _, c := range cases {
+		got := recoveryCheck(c.in)
+		if got.Verdict != c.want || got.Summary != c.in.Detail || got.Name != "recovery" {
+			t.Errorf("recoveryCheck(%+v) = %+v, want %s with the detail as summary", c.in, got, c.want)
+		}
+		if VerdictOf([]checker.Result{got}) != Verdict(c.want) {
+			t.Errorf("the cell verdict does not follow the recovery check")
 		}
 	}
 }
