@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
@@ -72,7 +73,7 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.DurationVar(&f.timeLimit, "time-limit", 30*time.Second, "how long the workload runs in each cell")
 	fl.StringVar(&f.directGet, "direct-get", "both", "Direct Get on the bucket: on, off or both (both runs two cells side by side)")
 	fl.StringSliceVar(&f.versions, "server-version", []string{serverbin.DefaultVersion()}, "nats-server versions (vX.Y.Z), comma-separated; each is a cell, built from the Go module proxy and cached")
-	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults as a comma-separated list (combined in one cell); repeat the flag for more cells")
+	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults the schedule picks from, one per window, comma-separated; a+b injects a and b together; repeat the flag for more cells (kv-update: "+strings.Join(nemesis.Names(), ", ")+")")
 	fl.DurationVar(&f.interval, "nemesis-interval", 10*time.Second, "how long each fault lasts, and the quiet gap between faults")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one; it is printed and stored)")
 	fl.IntSliceVar(&f.keys, "keys", []int{10}, "number of keys (a comma list makes one cell each)")
