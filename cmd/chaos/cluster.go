@@ -36,7 +36,7 @@ func clusterCmd() *cobra.Command {
 			if err := cfg.Validate(); err != nil {
 				return usageErr("%v", err)
 			}
-			ctx, stop := interruptible()
+			ctx, stop := interruptible("stopping the cluster")
 			defer stop()
 			rt, err := openRuntime(ctx, runtime, os.Stdout)
 			if err != nil {

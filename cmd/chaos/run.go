@@ -229,7 +229,7 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	ctx, stop := interruptible()
+	ctx, stop := interruptible("healing, saving the history and tearing down")
 	defer stop()
 	// Build every server version first, so an unknown one fails before
 	// anything starts.
@@ -269,13 +269,13 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 // interruptible cancels on the first SIGINT/SIGTERM so the run heals, saves
 // and tears down; a second signal exits at once (cleanup by label still runs
 // on the next start).
-func interruptible() (context.Context, context.CancelFunc) {
+func interruptible(what string) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		<-ch
-		fmt.Fprintln(os.Stderr, "\nchaos: interrupted; healing, saving the history and tearing down (Ctrl-C again to quit now)")
+		fmt.Fprintf(os.Stderr, "\nchaos: interrupted; %s (Ctrl-C again to quit now)\n", what)
 		cancel()
 		<-ch
 		fmt.Fprintln(os.Stderr, "chaos: quitting without cleanup")
