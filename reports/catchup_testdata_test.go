@@ -3,10 +3,8 @@ package reports
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -92,7 +90,11 @@ func TestMakeCatchupTestdata(t *testing.T) {
 		if err := catchup.Save(to, *cu); err != nil {
 			t.Fatal(err)
 		}
-		writeMemoryCSV(t, filepath.Join(to, catchup.MemoryFile), cu.Memory)
+		var mem strings.Builder
+		if err := catchup.WriteMemoryCSV(&mem, cu.Memory); err != nil {
+			t.Fatal(err)
+		}
+		writeText(t, filepath.Join(to, catchup.MemoryFile), mem.String())
 		writeJSONLines(t, filepath.Join(to, catchup.HealthFile), cu.Health)
 		thinStates(t, filepath.Join(from, catchup.StatesFile), filepath.Join(to, catchup.StatesFile))
 		logs, _ := filepath.Glob(filepath.Join(from, "logs", "*.log"))
@@ -192,35 +194,6 @@ func thinLog(t testing.TB, from, to string) {
 		}
 	}
 	writeText(t, to, strings.Join(out, "\n")+"\n")
-}
-
-// writeMemoryCSV writes memory.csv as workloads/catchup does: one row per
-// sample in time order, with the limit in force on its node then.
-func writeMemoryCSV(t testing.TB, path string, mem []catchup.NodeMemory) {
-	t.Helper()
-	type row struct {
-		t          int64
-		node, what string
-		bytes, lim int64
-	}
-	var rows []row
-	for _, m := range mem {
-		for _, s := range []struct {
-			what string
-			s    catchup.Series
-		}{{"usage", m.Usage}, {"rss", m.RSS}} {
-			for i, ts := range s.s.T {
-				rows = append(rows, row{ts, m.Node, s.what, s.s.V[i], m.Limit.At(ts)})
-			}
-		}
-	}
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].t < rows[j].t })
-	var b strings.Builder
-	b.WriteString("t_ms,node,metric,bytes,limit_bytes\n")
-	for _, r := range rows {
-		fmt.Fprintf(&b, "%d,%s,%s,%d,%d\n", r.t, r.node, r.what, r.bytes, r.lim)
-	}
-	writeText(t, path, b.String())
 }
 
 func writeJSONLines[T any](t testing.TB, path string, items []T) {

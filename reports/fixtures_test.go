@@ -219,7 +219,7 @@ func writeSyntheticRun(t testing.TB, s synthRun) string {
 		cdir := filepath.Join(dir, c.res.Name)
 		writeJSONFile(t, filepath.Join(cdir, "results.json"), c.res)
 		if c.ops != nil {
-			writeOps(t, filepath.Join(cdir, "history.jsonl"), c.ops)
+			writeJSONLines(t, filepath.Join(cdir, "history.jsonl"), c.ops)
 		}
 		if c.mem != nil {
 			writeJSONFile(t, filepath.Join(cdir, MemoryFile), c.mem)

@@ -64,7 +64,7 @@ func TestMakeTestdata(t *testing.T) {
 				kept = append(kept, o)
 			}
 		}
-		writeOps(t, filepath.Join(to, "history.jsonl"), kept)
+		writeJSONLines(t, filepath.Join(to, "history.jsonl"), kept)
 		entries, complete, err := history.ReadStream(filepath.Join(from, "stream.jsonl"))
 		if err != nil {
 			t.Fatal(err)
@@ -139,25 +139,6 @@ func writeJSONFile(t testing.TB, path string, v any) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeOps(t testing.TB, path string, ops []history.Op) {
-	t.Helper()
-	var b strings.Builder
-	for _, o := range ops {
-		line, err := json.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -34,7 +34,7 @@ func (r *cell) writeFiles() error {
 		name string
 		f    func(w *bufio.Writer) error
 	}{
-		{MemoryFile, func(w *bufio.Writer) error { return writeMemoryCSV(w, r.res.Memory) }},
+		{MemoryFile, func(w *bufio.Writer) error { return WriteMemoryCSV(w, r.res.Memory) }},
 		{LagFile, func(w *bufio.Writer) error { return writeLagCSV(w, r.res.Lag) }},
 		{PublishFile, func(w *bufio.Writer) error { return writePublishCSV(w, r.res.Publish.PerSecond) }},
 		{EventsFile, func(w *bufio.Writer) error { return writeJSONL(w, r.res.Events) }},
@@ -86,9 +86,9 @@ func writeJSONL[T any](w io.Writer, items []T) error {
 	return nil
 }
 
-// writeMemoryCSV writes one row per sample, sorted by time, each with the
-// hard limit in force on its node then (0: none).
-func writeMemoryCSV(w io.Writer, mem []NodeMemory) error {
+// WriteMemoryCSV writes memory.csv: one row per sample, sorted by time, each
+// with the hard limit in force on its node then (0: none).
+func WriteMemoryCSV(w io.Writer, mem []NodeMemory) error {
 	type row struct {
 		t          int64
 		node, what string

@@ -127,31 +127,31 @@ func (c *client) get(rec *history.Recorder, key string) history.Op {
 }
 
 func (c *client) update(rec *history.Recorder, key string, rev uint64) history.Op {
-	op := c.begin(rec, history.Update, key)
-	op.Value, op.ExpectedRev = c.value(), rev
-	ctx, cancel := c.opCtx()
-	defer cancel()
-	newRev, err := c.kv.Update(ctx, key, []byte(op.Value), rev)
-	op.Rev = newRev
-	return c.finish(rec, op, err)
+	return c.write(rec, history.Update, key, rev, func(ctx context.Context, v []byte) (uint64, error) {
+		return c.kv.Update(ctx, key, v, rev)
+	})
 }
 
 func (c *client) create(rec *history.Recorder, key string) history.Op {
-	op := c.begin(rec, history.Create, key)
-	op.Value = c.value()
-	ctx, cancel := c.opCtx()
-	defer cancel()
-	newRev, err := c.kv.Create(ctx, key, []byte(op.Value))
-	op.Rev = newRev
-	return c.finish(rec, op, err)
+	return c.write(rec, history.Create, key, 0, func(ctx context.Context, v []byte) (uint64, error) {
+		return c.kv.Create(ctx, key, v)
+	})
 }
 
 func (c *client) put(rec *history.Recorder, key string) history.Op {
-	op := c.begin(rec, history.Put, key)
-	op.Value = c.value()
+	return c.write(rec, history.Put, key, 0, func(ctx context.Context, v []byte) (uint64, error) {
+		return c.kv.Put(ctx, key, v)
+	})
+}
+
+// write records one write of a fresh unique value through do.
+func (c *client) write(rec *history.Recorder, t history.OpType, key string, expected uint64,
+	do func(ctx context.Context, value []byte) (uint64, error)) history.Op {
+	op := c.begin(rec, t, key)
+	op.Value, op.ExpectedRev = c.value(), expected
 	ctx, cancel := c.opCtx()
 	defer cancel()
-	newRev, err := c.kv.Put(ctx, key, []byte(op.Value))
+	newRev, err := do(ctx, []byte(op.Value))
 	op.Rev = newRev
 	return c.finish(rec, op, err)
 }
