@@ -18,7 +18,7 @@ const (
 var names = []string{
 	"none",
 	"partition-one", "partition-leader", "partition-halves",
-	"kill", "restart", "pause", "wipe",
+	"kill", "restart", "pause", "wipe", "catchup",
 	"stepdown",
 	"latency", "loss",
 }
@@ -42,6 +42,8 @@ func build(name, arg string) (Fault, error) {
 		return process{kind: procPause}, nil
 	case "wipe":
 		return wipe{}, nil
+	case "catchup":
+		return Rebuild{Node: -1}, nil
 	case "stepdown":
 		return stepdown{}, nil
 	case "latency":

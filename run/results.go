@@ -11,7 +11,6 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
 // Verdict of a cell or a run. Harness errors are their own verdict: a cell
@@ -104,7 +103,6 @@ type CellResult struct {
 	Runtime   string             `json:"runtime"`
 	Cluster   cluster.Config     `json:"cluster"`
 	Nodes     []cluster.Node     `json:"nodes,omitempty"`
-	KV        kvupdate.Options   `json:"kv"`
 	StartedAt time.Time          `json:"started_at"`
 	Phases    map[string]float64 `json:"phase_seconds"`
 	Ops       OpCounts           `json:"ops"`
@@ -117,6 +115,9 @@ type CellResult struct {
 	Checks  []checker.Result `json:"checks"`
 	Verdict Verdict          `json:"verdict"`
 	Error   string           `json:"error,omitempty"`
+	// Summary is the workload's own account of the cell, a line each
+	// (peaks, catch-up time), read from its files like the checks.
+	Summary []string `json:"summary,omitempty"`
 }
 
 func (r *CellResult) phase(name string, start time.Time) {
@@ -159,8 +160,10 @@ func PrintCell(w io.Writer, r CellResult) {
 	if r.Error != "" {
 		fmt.Fprintf(w, "  harness error: %s\n", r.Error)
 	}
+	if o := r.Ops; o.Total > 0 {
+		fmt.Fprintf(w, "  ops %d (%.0f/s): ok %d, failed %d, indeterminate %d\n", o.Total, o.OpsPerSec, o.OK, o.Failed, o.Indeterminate)
+	}
 	o := r.Ops
-	fmt.Fprintf(w, "  ops %d (%.0f/s): ok %d, failed %d, indeterminate %d\n", o.Total, o.OpsPerSec, o.OK, o.Failed, o.Indeterminate)
 	if len(o.ErrorsByKind) > 0 {
 		fmt.Fprintf(w, "  errors: %s\n", joinCounts(o.ErrorsByKind))
 	}
@@ -171,6 +174,9 @@ func PrintCell(w io.Writer, r CellResult) {
 	}
 	if r.Recovery != nil {
 		fmt.Fprintf(w, "  recovery: %s\n", r.Recovery.Detail)
+	}
+	for _, l := range r.Summary {
+		fmt.Fprintln(w, l)
 	}
 	for _, c := range r.Checks {
 		fmt.Fprintf(w, "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 type runner struct {
@@ -24,16 +25,14 @@ type runner struct {
 // Validate checks a spec before anything starts; errors are one line and
 // mean a usage error.
 func (s Spec) Validate() error {
-	switch s.Workload {
-	case "kv-update":
-		if len(s.KV) == 0 {
-			return fmt.Errorf("empty matrix: the workload flags need a value")
-		}
-	case "catchup":
-	default:
-		return fmt.Errorf("--workload %q: want kv-update or catchup", s.Workload)
+	_, ss, err := s.settings()
+	if err != nil {
+		return err
 	}
-	if s.TimeLimit < time.Second {
+	if len(ss) == 0 {
+		return fmt.Errorf("empty matrix: the workload flags need a value")
+	}
+	if ss[0].Timed() && s.TimeLimit < time.Second {
 		return fmt.Errorf("--time-limit %s is below 1s", s.TimeLimit)
 	}
 	if len(s.DirectGet) == 0 || len(s.ServerVersions) == 0 || len(s.Nemeses) == 0 {
@@ -47,7 +46,7 @@ func (s Spec) Validate() error {
 	if s.NemesisInterval < time.Second {
 		return fmt.Errorf("--nemesis-interval %s is below 1s", s.NemesisInterval)
 	}
-	if s.RecoveryTimeout <= 0 || s.CheckTimeout <= 0 {
+	if s.RecoveryTimeout < 0 || s.CheckTimeout <= 0 {
 		return fmt.Errorf("--recovery-timeout and --check-timeout must be positive")
 	}
 	cfg := s.Cluster.WithDefaults()
@@ -57,23 +56,32 @@ func (s Spec) Validate() error {
 			return err
 		}
 	}
-	if s.Workload == "catchup" {
-		return s.validateCatchup(cfg.Nodes)
-	}
-	for _, kv := range s.KV {
-		if err := kv.Validate(cfg.Nodes); err != nil {
+	for _, x := range ss {
+		if err := x.Validate(cfg.Nodes); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Refuse says, before anything starts, whether the runtime can do every
-// fault of every cell.
+// Refuse says, before anything starts, whether the runtime can do what
+// every cell needs: the workload's own controls and every fault.
 func (s Spec) Refuse(rt cluster.Runtime) error {
-	if s.Workload == "catchup" && s.Catchup != nil {
-		if err := s.Catchup.Refuse(rt.Supports); err != nil {
-			return err
+	_, ss, err := s.settings()
+	if err != nil {
+		return err
+	}
+	for _, x := range ss {
+		if r, ok := x.(workloads.Refuser); ok {
+			if err := r.Refuse(rt.Supports); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, c := range x.Needs() {
+			if err := rt.Supports(c); err != nil {
+				return fmt.Errorf("--workload %s refused: %w", s.Workload, err)
+			}
 		}
 	}
 	for _, n := range s.Nemeses {
@@ -103,7 +111,7 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 	if err := writeJSON(filepath.Join(dir, "run.json"), spec); err != nil {
 		return res, err
 	}
-	fmt.Fprintf(out, "run %s: runtime %s, seed %d, store %s\n", id, rt.Name(), spec.Seed, dir)
+	fmt.Fprintf(out, "run %s: workload %s, runtime %s, seed %d, store %s\n", id, spec.Workload, rt.Name(), spec.Seed, dir)
 	for _, cell := range spec.Cells() {
 		if ctx.Err() != nil {
 			res.Interrupted = true
@@ -113,13 +121,8 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 		if err := os.MkdirAll(cdir, 0o755); err != nil {
 			return res, err
 		}
-		var cr CellResult
-		if spec.Workload == "catchup" {
-			cr = r.runCatchupCell(ctx, cell, cdir) // prints its own summary
-		} else {
-			cr = r.runKVCell(ctx, cell, cdir)
-			PrintCell(out, cr)
-		}
+		cr := r.runCell(ctx, cell, cdir)
+		PrintCell(out, cr)
 		if err := writeJSON(filepath.Join(cdir, "results.json"), cr); err != nil {
 			r.logf("write results: %v", err)
 		}

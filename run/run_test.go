@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,12 +13,27 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
+// kvSpec is a kv-update spec with the given settings.
+func kvSpec(t *testing.T, s Spec, kvs ...kvupdate.Options) Spec {
+	t.Helper()
+	s.Workload = kvupdate.Name
+	var ss []workloads.Settings
+	for _, o := range kvs {
+		ss = append(ss, o)
+	}
+	if err := s.SetSettings(ss); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func TestCellsMatrix(t *testing.T) {
-	kv := []kvupdate.Options{kvupdate.Options{}.WithDefaults()}
-	s := Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.10.7", "v2.15.3"}, Nemeses: []string{"none", "kill,pause"}, KV: kv}
+	kv := kvupdate.Options{}.WithDefaults()
+	s := kvSpec(t, Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.10.7", "v2.15.3"}, Nemeses: []string{"none", "kill,pause"}}, kv)
 	cells := s.Cells()
 	if len(cells) != 8 {
 		t.Fatalf("%d cells, want 8", len(cells))
@@ -32,12 +48,16 @@ func TestCellsMatrix(t *testing.T) {
 	if cells[0].Name != "v2.10.7_none_direct-get-on" || cells[1].Name != "v2.10.7_none_direct-get-off" || cells[3].Name != "v2.10.7_kill+pause_direct-get-off" {
 		t.Fatalf("cell order or names changed: %v %v %v", cells[0].Name, cells[1].Name, cells[3].Name)
 	}
-	if got := (Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}, KV: kv}).Cells(); got[0].Name != "direct-get-on" {
+	if got := kvSpec(t, Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}}, kv).Cells(); got[0].Name != "direct-get-on" {
 		t.Fatalf("single-setting names carry only what varies: %q", got[0].Name)
 	}
-	kvs := []kvupdate.Options{{Keys: 10, Clients: 10}, {Keys: 20, Clients: 10}}
-	got := (Spec{DirectGet: []bool{false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}, KV: kvs}).Cells()
-	if len(got) != 2 || got[0].Name != "keys-10_direct-get-off" || got[1].Name != "keys-20_direct-get-off" || got[1].Workload.Keys != 20 {
+	got := kvSpec(t, Spec{DirectGet: []bool{false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}},
+		kvupdate.Options{Keys: 10, Clients: 10}, kvupdate.Options{Keys: 20, Clients: 10}).Cells()
+	var second kvupdate.Options
+	if len(got) == 2 {
+		_ = json.Unmarshal(got[1].Settings, &second)
+	}
+	if len(got) != 2 || got[0].Name != "keys-10_direct-get-off" || got[1].Name != "keys-20_direct-get-off" || second.Keys != 20 {
 		t.Fatalf("workload axis: %+v", got)
 	}
 }
@@ -78,8 +98,9 @@ func TestExecuteLocal(t *testing.T) {
 		Workload: "kv-update", Runtime: "local", Store: store, TimeLimit: 3 * time.Second,
 		DirectGet: []bool{true, false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},
 		NemesisInterval: 5 * time.Second, Seed: 7, RecoveryTimeout: 30 * time.Second, CheckTimeout: 30 * time.Second,
-		KV: []kvupdate.Options{kvupdate.Options{}.WithDefaults()}, Command: "chaos run --seed=7",
+		Command: "chaos run --seed=7",
 	}
+	spec = kvSpec(t, spec, kvupdate.Options{}.WithDefaults())
 	if err := spec.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ func BindFlags(fs *pflag.FlagSet) *Flags {
 	o := &f.o
 	fs.StringVar(&f.preset, "preset", "", "start from a named preset ("+joinNames()+"); flags given explicitly override it")
 	f.bytes("backlog", &o.Backlog, func(d, s *Options) { d.Backlog = s.Backlog }, "payload bytes to fill the R3 stream with before a replica is wiped (4096, 4KiB, 512MiB, 6GB)")
+	f.bytes("rate", &o.Rate, func(d, s *Options) { d.Rate = s.Rate }, "payload bytes/s published while the replica is down and catching up, e.g. 40MB (0: none)")
 	f.bytes("payload", &o.Payload, func(d, s *Options) { d.Payload = s.Payload }, "message payload size")
 	fs.Var((*targetValue)(&o.Target), "target", "which replica is wiped and catches up: follower or leader")
 	f.copies["target"] = func(d, s *Options) { d.Target = s.Target }
