@@ -47,3 +47,13 @@ func storedWorkload(runDir string) string {
 	}
 	return spec.Workload
 }
+
+// RecheckRun is the workload's checks across the stored cells of a run
+// folder, as the run made them.
+func RecheckRun(runDir string, cellDirs []string) []checker.Result {
+	w, err := workloads.Get(storedWorkload(runDir))
+	if err != nil {
+		return nil
+	}
+	return CheckRun(w, cellDirs)
+}

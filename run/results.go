@@ -139,8 +139,11 @@ type Result struct {
 	StartedAt     time.Time    `json:"started_at"`
 	Spec          Spec         `json:"spec"`
 	Cells         []CellResult `json:"cells"`
-	Verdict       Verdict      `json:"verdict"`
-	Interrupted   bool         `json:"interrupted,omitempty"`
+	// Checks are the workload's checks across cells (memory against
+	// backlog), judged from the stored cells.
+	Checks      []checker.Result `json:"checks,omitempty"`
+	Verdict     Verdict          `json:"verdict"`
+	Interrupted bool             `json:"interrupted,omitempty"`
 }
 
 // VerdictOf is the verdict of a cell's checks.

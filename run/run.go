@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
@@ -132,11 +133,48 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 	if ctx.Err() != nil {
 		res.Interrupted = true
 	}
+	if checks := r.checkRun(res.Cells); len(checks) > 0 {
+		res.Checks = checks
+		res.Verdict = Worse(res.Verdict, VerdictOf(checks))
+		fmt.Fprintf(out, "\n== across cells ==\n")
+		for _, c := range checks {
+			fmt.Fprintf(out, "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
+		}
+	}
 	if err := writeJSON(filepath.Join(dir, "results.json"), res); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(out, "\nverdict: %s (results in %s)\nrerun: %s\n", res.Verdict, dir, spec.Command)
 	return res, nil
+}
+
+// checkRun runs the workload's checks across the cells that ran.
+func (r *runner) checkRun(cells []CellResult) []checker.Result {
+	w, err := workloads.Get(r.spec.Workload)
+	if err != nil {
+		return nil
+	}
+	var dirs []string
+	for _, c := range cells {
+		if c.Error == "" {
+			dirs = append(dirs, c.Dir)
+		}
+	}
+	return CheckRun(w, dirs)
+}
+
+// CheckRun is the workload's checks across stored cells (none when the
+// workload has none); an error reading them is an unknown result.
+func CheckRun(w workloads.Workload, cellDirs []string) []checker.Result {
+	rc, ok := w.(workloads.RunChecker)
+	if !ok || len(cellDirs) < 2 {
+		return nil
+	}
+	checks, err := rc.CheckRun(cellDirs)
+	if err != nil {
+		return []checker.Result{{Name: "across-cells", Verdict: checker.Unknown, Summary: err.Error(), Reason: err.Error()}}
+	}
+	return checks
 }
 
 // natsGoVersion is the nats.go version this binary was built with.

@@ -205,3 +205,10 @@ type Archiver interface {
 type CellSummarizer interface {
 	Summary(dir string) ([]string, error)
 }
+
+// RunChecker is an optional Workload: checks across the cells of a run
+// (the catch-up workload fits memory against backlog), judged from the
+// stored cells like the per-cell checks.
+type RunChecker interface {
+	CheckRun(cellDirs []string) ([]checker.Result, error)
+}

@@ -42,6 +42,13 @@ the same verdict as the run. Exit codes as for run.`,
 				}
 				worst = run.Worse(worst, v)
 			}
+			if across := run.RecheckRun(args[0], dirs); len(across) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "\n== %s, across cells ==\n", args[0])
+				for _, c := range across {
+					fmt.Fprintf(cmd.OutOrStdout(), "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
+				}
+				worst = run.Worse(worst, run.VerdictOf(across))
+			}
 			return &exitError{code: worst.ExitCode()}
 		},
 	}

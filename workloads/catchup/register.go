@@ -40,11 +40,15 @@ func (workload) Doc() string {
 func (workload) Flags(fs *pflag.FlagSet) workloads.Expander {
 	f := BindFlags(fs)
 	return func(func(string) bool) ([]workloads.Settings, error) {
-		o, err := f.Options()
+		all, err := f.All()
 		if err != nil {
 			return nil, err
 		}
-		return []workloads.Settings{o}, nil
+		var out []workloads.Settings
+		for _, o := range all {
+			out = append(out, o)
+		}
+		return out, nil
 	}
 }
 

@@ -131,6 +131,7 @@ func buildChecks(r *Result) []checker.Result {
 		oomCheck(r.Deaths, o.MemoryLimit, r.Target),
 		crashLoopCheck(r.Deaths, o.CrashLoop, r.Cluster.AutoRestart),
 		catchUpCheck(r.CatchUp),
+		memoryCheck(r),
 		agreementCheck(r.Integrity),
 		ackedCheck(r.Integrity),
 	}
