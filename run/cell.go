@@ -97,6 +97,7 @@ func (cr *cellRun) start(ctx context.Context, cell Cell, dir string) error {
 	if cr.rec, err = history.NewRecorder(filepath.Join(dir, "history.jsonl")); err != nil {
 		return err
 	}
+	cr.res.HistoryStart = cr.rec.Start()
 	t = time.Now()
 	cr.prog.setPhase("setup")
 	env := &workloads.Env{Cluster: cr.c, Dir: dir, DirectGet: cell.DirectGet, Seed: r.spec.Seed, History: cr.rec,

@@ -98,17 +98,21 @@ func CountOps(ops []history.Op, d time.Duration) OpCounts {
 // CellResult is one cell's results.json.
 type CellResult struct {
 	Cell
-	Label     string             `json:"label"`
-	Dir       string             `json:"dir"`
-	Runtime   string             `json:"runtime"`
-	Cluster   cluster.Config     `json:"cluster"`
-	Nodes     []cluster.Node     `json:"nodes,omitempty"`
-	StartedAt time.Time          `json:"started_at"`
-	Phases    map[string]float64 `json:"phase_seconds"`
-	Ops       OpCounts           `json:"ops"`
-	Faults    []nemesis.Window   `json:"faults"`
-	Recovery  *nemesis.Recovery  `json:"recovery,omitempty"`
-	Stream    struct {
+	Label     string         `json:"label"`
+	Dir       string         `json:"dir"`
+	Runtime   string         `json:"runtime"`
+	Cluster   cluster.Config `json:"cluster"`
+	Nodes     []cluster.Node `json:"nodes,omitempty"`
+	StartedAt time.Time      `json:"started_at"`
+	// HistoryStart is the wall-clock time of the history's zero: op and
+	// fault times are nanoseconds after it, so they can be lined up with
+	// the servers' log lines.
+	HistoryStart time.Time          `json:"history_start,omitempty"`
+	Phases       map[string]float64 `json:"phase_seconds"`
+	Ops          OpCounts           `json:"ops"`
+	Faults       []nemesis.Window   `json:"faults"`
+	Recovery     *nemesis.Recovery  `json:"recovery,omitempty"`
+	Stream       struct {
 		Entries  int  `json:"entries"`
 		Complete bool `json:"complete"`
 	} `json:"stream"`
