@@ -100,7 +100,7 @@ func (cr *cellRun) start(ctx context.Context, cell Cell, dir string) error {
 	cr.res.HistoryStart = cr.rec.Start()
 	t = time.Now()
 	cr.prog.setPhase("setup")
-	env := &workloads.Env{Cluster: cr.c, Dir: dir, DirectGet: cell.DirectGet, Seed: r.spec.Seed, History: cr.rec,
+	env := &workloads.Env{Cluster: cr.c, Dir: dir, DirectGet: cell.DirectGet, Seed: cell.seed(r.spec.Seed), History: cr.rec,
 		Phase: cr.prog.setPhase, Logf: cr.prog.logf(r.logf)}
 	if cr.inst, err = cr.settings.Setup(ctx, env); err != nil {
 		return fmt.Errorf("set up %s: %w", r.spec.Workload, err)
@@ -115,7 +115,7 @@ func (cr *cellRun) start(ctx context.Context, cell Cell, dir string) error {
 func (cr *cellRun) drive(ctx context.Context, cell Cell) error {
 	r := cr.r
 	env := &nemesis.Env{Cluster: cr.c, JS: cr.inst.JetStream(), Stream: cr.inst.Stream(), Logf: cr.prog.logf(r.logf)}
-	sched := nemesis.Schedule{Faults: cr.faults, Interval: r.spec.NemesisInterval, Seed: r.spec.Seed, OnChange: cr.prog.setFault}
+	sched := nemesis.Schedule{Faults: cr.faults, Interval: r.spec.NemesisInterval, Seed: cell.seed(r.spec.Seed), OnChange: cr.prog.setFault}
 	script := &nemesis.Script{Env: env, Rec: cr.rec, OnChange: cr.prog.setFault}
 	t := time.Now()
 	cr.prog.setPhase("workload")

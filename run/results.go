@@ -148,6 +148,9 @@ type Result struct {
 	Checks      []checker.Result `json:"checks,omitempty"`
 	Verdict     Verdict          `json:"verdict"`
 	Interrupted bool             `json:"interrupted,omitempty"`
+	// Repeats sums up each cell over --runs; Bisect is what --bisect found.
+	Repeats []RepeatSummary `json:"repeats,omitempty"`
+	Bisect  *Bisection      `json:"bisect,omitempty"`
 }
 
 // VerdictOf is the verdict of a cell's checks.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
@@ -44,6 +45,12 @@ func (s Spec) Validate() error {
 			return err
 		}
 	}
+	if s.Runs < 0 {
+		return fmt.Errorf("--runs %d: want 1 or more", s.Runs)
+	}
+	if s.Bisect && len(s.ServerVersions) < 2 && !(len(s.ServerVersions) == 1 && strings.Contains(s.ServerVersions[0], "..")) {
+		return fmt.Errorf("--bisect needs a release range, e.g. --server-version v2.14.9..v2.15.3")
+	}
 	if s.NemesisInterval < time.Second {
 		return fmt.Errorf("--nemesis-interval %s is below 1s", s.NemesisInterval)
 	}
@@ -52,6 +59,9 @@ func (s Spec) Validate() error {
 	}
 	cfg := s.Cluster.WithDefaults()
 	for _, v := range s.ServerVersions {
+		if strings.Contains(v, "..") { // a range: the command expands it from the module proxy
+			continue
+		}
 		cfg.ServerVersion = v
 		if err := cfg.Validate(); err != nil {
 			return err
@@ -113,22 +123,24 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 		return res, err
 	}
 	fmt.Fprintf(out, "run %s: workload %s, runtime %s, seed %d, store %s\n", id, spec.Workload, rt.Name(), spec.Seed, dir)
-	for _, cell := range spec.Cells() {
-		if ctx.Err() != nil {
-			res.Interrupted = true
-			break
+	if spec.Bisect {
+		res.Bisect = r.bisect(ctx, &res)
+		PrintBisection(out, res.Bisect)
+	} else {
+		for _, cell := range spec.Cells() {
+			if ctx.Err() != nil {
+				break
+			}
+			cr := r.runOne(ctx, &res, cell)
+			if spec.UntilFail && cr.Verdict == Invalid {
+				fmt.Fprintf(out, "\n--until-fail: %s found an anomaly; stopping\n", cr.Name)
+				break
+			}
 		}
-		cdir := filepath.Join(dir, cell.Name)
-		if err := os.MkdirAll(cdir, 0o755); err != nil {
-			return res, err
-		}
-		cr := r.runCell(ctx, cell, cdir)
-		PrintCell(out, cr)
-		if err := writeJSON(filepath.Join(cdir, "results.json"), cr); err != nil {
-			r.logf("write results: %v", err)
-		}
-		res.Cells = append(res.Cells, cr)
-		res.Verdict = Worse(res.Verdict, cr.Verdict)
+	}
+	if spec.Runs > 1 {
+		res.Repeats = summarizeRepeats(res.Cells, spec.Command)
+		PrintRepeats(out, res.Repeats)
 	}
 	if ctx.Err() != nil {
 		res.Interrupted = true
@@ -146,6 +158,25 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 	}
 	fmt.Fprintf(out, "\nverdict: %s (results in %s)\nrerun: %s\n", res.Verdict, dir, spec.Command)
 	return res, nil
+}
+
+// runOne runs one cell, stores its results.json and adds it to res.
+func (r *runner) runOne(ctx context.Context, res *Result, cell Cell) CellResult {
+	cdir := filepath.Join(r.dir, cell.Name)
+	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		cr := CellResult{Cell: cell, Label: cell.Label(), Dir: cdir, Verdict: Error, Error: err.Error()}
+		res.Cells = append(res.Cells, cr)
+		res.Verdict = Worse(res.Verdict, Error)
+		return cr
+	}
+	cr := r.runCell(ctx, cell, cdir)
+	PrintCell(r.out, cr)
+	if err := writeJSON(filepath.Join(cdir, "results.json"), cr); err != nil {
+		r.logf("write results: %v", err)
+	}
+	res.Cells = append(res.Cells, cr)
+	res.Verdict = Worse(res.Verdict, cr.Verdict)
+	return cr
 }
 
 // checkRun runs the workload's checks across the cells that ran.

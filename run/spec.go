@@ -41,6 +41,15 @@ type Spec struct {
 	// Expect names known anomalies (ParseExpect) that a nightly keeps as a
 	// positive control: "direct-get-on=stale-reads".
 	Expect []string `json:"expect,omitempty"`
+	// Runs repeats every cell (0 and 1: once), each run with a seed derived
+	// from Seed, or Seed itself with SameSeed. UntilFail stops at the first
+	// run that finds an anomaly.
+	Runs      int  `json:"runs,omitempty"`
+	SameSeed  bool `json:"same_seed,omitempty"`
+	UntilFail bool `json:"until_fail,omitempty"`
+	// Bisect runs the ServerVersions (a range, in order) only as far as it
+	// takes to find the first release where the verdict changes.
+	Bisect bool `json:"bisect,omitempty"`
 }
 
 // DefaultRecoveryTimeout bounds the wait for recovery when neither
@@ -57,6 +66,34 @@ type Cell struct {
 	// Tag is what sets this cell's settings apart from the others' ("" when
 	// nothing does), e.g. "keys-10+clients-20".
 	Tag string `json:"tag,omitempty"`
+	// Repeat is which of --runs this is (1-based; 0 without --runs), and
+	// Seed the seed it ran with.
+	Repeat int    `json:"repeat,omitempty"`
+	Seed   uint64 `json:"seed,omitempty"`
+	// Base is the cell's name without its repeat: the runs of one cell
+	// share it.
+	Base string `json:"base,omitempty"`
+}
+
+// seed is the cell's seed, the run's when the cell has none.
+func (c Cell) seed(runSeed uint64) uint64 {
+	if c.Seed != 0 {
+		return c.Seed
+	}
+	return runSeed
+}
+
+// RepeatSeed is the seed of repeat r (1-based) of a run seeded with seed:
+// the first run uses seed itself, so --runs 1 changes nothing, and every
+// later one a value mixed from both (splitmix64), printable as a --seed.
+func RepeatSeed(seed uint64, r int) uint64 {
+	if r <= 1 {
+		return seed
+	}
+	z := seed + uint64(r)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return (z^(z>>31))%(1<<31) + 1
 }
 
 // SetSettings stores the workload's expanded settings in the spec.
@@ -89,22 +126,39 @@ func (s Spec) settings() (workloads.Workload, []workloads.Settings, error) {
 	return w, out, nil
 }
 
-// Cells expands the matrix in a stable order: versions, then nemeses, then
-// workload settings, then Direct Get (so on and off of one setting stand
-// side by side). Names carry only the axes that vary.
+// Cells expands the matrix in a stable order: repeats, then versions, then
+// nemeses, then workload settings, then Direct Get (so on and off of one
+// setting stand side by side). Names carry only the axes that vary.
 func (s Spec) Cells() []Cell {
+	var cells []Cell
+	for r := 1; r <= max(s.Runs, 1); r++ {
+		cells = append(cells, s.cellsOf(s.ServerVersions, r)...)
+	}
+	return cells
+}
+
+// cellsOf is the cells of repeat r for the versions given.
+func (s Spec) cellsOf(versions []string, r int) []Cell {
 	_, ss, err := s.settings()
 	if err != nil || len(ss) == 0 {
 		return nil
 	}
 	tags := settingTags(ss)
 	var cells []Cell
-	for _, v := range s.ServerVersions {
+	for _, v := range versions {
 		for _, n := range s.Nemeses {
 			for i := range ss {
 				for _, dg := range s.DirectGet {
 					c := Cell{DirectGet: dg, ServerVersion: v, Nemesis: n, Settings: s.Settings[i], Tag: tags[i]}
 					c.Name = c.name(len(s.ServerVersions) > 1, len(s.Nemeses) > 1)
+					c.Base = c.Name
+					if s.Runs > 1 {
+						c.Repeat, c.Seed = r, s.Seed
+						if !s.SameSeed {
+							c.Seed = RepeatSeed(s.Seed, r)
+						}
+						c.Name = fmt.Sprintf("%s_run-%d", c.Name, r)
+					}
 					cells = append(cells, c)
 				}
 			}
@@ -178,7 +232,11 @@ func (c Cell) Label() string {
 			s += ", " + strings.Replace(part, "-", " ", 1)
 		}
 	}
-	return s + ", nats-server " + c.ServerVersion
+	s += ", nats-server " + c.ServerVersion
+	if c.Repeat > 0 {
+		s += fmt.Sprintf(", run %d (seed %d)", c.Repeat, c.Seed)
+	}
+	return s
 }
 
 // ParseDirectGet reads --direct-get: on, off, both, or a comma list.

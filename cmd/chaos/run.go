@@ -34,6 +34,9 @@ type runFlags struct {
 	expand                   workloads.Expander
 	keepData                 bool
 	expect                   []string
+	runs                     int
+	untilFail, sameSeed      bool
+	bisect                   bool
 }
 
 // runCmd builds `chaos run`. The workload's own flags are bound for the
@@ -70,7 +73,7 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.StringVar(&f.store, "store", "store", "folder that holds every run's files")
 	fl.DurationVar(&f.timeLimit, "time-limit", workloads.TimeLimitDefault, "how long the workload runs in each cell (timed workloads: kv-update)")
 	fl.StringVar(&f.directGet, "direct-get", "both", "Direct Get on the bucket or stream: on, off or both (both runs two cells side by side)")
-	fl.StringSliceVar(&f.versions, "server-version", []string{serverbin.DefaultVersion()}, "nats-server versions (vX.Y.Z), comma-separated; each is a cell, built from the Go module proxy and cached")
+	fl.StringSliceVar(&f.versions, "server-version", []string{serverbin.DefaultVersion()}, "nats-server versions (vX.Y.Z), comma-separated, or a range of the releases the Go module proxy serves (v2.14.5..v2.15.3); each is a cell, built from the module proxy and cached")
 	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults the schedule picks from, one per window, comma-separated; a+b injects a and b together; repeat the flag for more cells ("+strings.Join(nemesis.Names(), ", ")+")")
 	fl.DurationVar(&f.interval, "nemesis-interval", 10*time.Second, "how long each fault lasts, and the quiet gap between faults")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one; it is printed and stored)")
@@ -79,6 +82,10 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.DurationVar(&f.recovery, "recovery-timeout", run.DefaultRecoveryTimeout, "how long to wait for the cluster to recover after the final heal (default: 1m, or the workload's own bound)")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 60*time.Second, "time bound of the linearizability check per cell")
 	fl.BoolVar(&f.keepData, "keep-data", false, "keep the nodes' JetStream stores after the run")
+	fl.IntVar(&f.runs, "runs", 1, "repeat every cell this many times, each with a seed derived from --seed (see --same-seed); the summary gives each cell's failure rate")
+	fl.BoolVar(&f.untilFail, "until-fail", false, "with --runs: stop at the first run that finds an anomaly")
+	fl.BoolVar(&f.sameSeed, "same-seed", false, "with --runs: give every run --seed itself (timing still differs from run to run)")
+	fl.BoolVar(&f.bisect, "bisect", false, "with a --server-version range (v2.14.5..v2.15.3): find the first release where the anomaly stops or starts, running --runs per probed release")
 	fl.StringArrayVar(&f.expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (e.g. direct-get-on=stale-reads): those cells pass only if it shows, and nothing else does; repeatable")
 	if w, err := workloads.Get(name); err == nil {
 		f.expand = w.Flags(fl)
@@ -159,6 +166,13 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 	if changed("recovery-timeout") {
 		s.RecoveryTimeout = f.recovery
 	}
+	if f.runs < 1 {
+		return run.Spec{}, fmt.Errorf("--runs %d: want 1 or more", f.runs)
+	}
+	if (f.untilFail || f.sameSeed) && f.runs < 2 && !f.bisect {
+		return run.Spec{}, fmt.Errorf("--until-fail and --same-seed go with --runs 2 or more")
+	}
+	s.Runs, s.UntilFail, s.SameSeed, s.Bisect = f.runs, f.untilFail, f.sameSeed, f.bisect
 	settings, err := f.expand(changed)
 	if err != nil {
 		return run.Spec{}, err
@@ -214,14 +228,11 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	}
 	ctx, stop := interruptible("healing, saving the history and tearing down")
 	defer stop()
-	// Build every server version first, so an unknown one fails before
-	// anything starts.
-	for _, v := range spec.ServerVersions {
-		if _, err := serverbin.Path(ctx, v); errors.Is(err, serverbin.ErrNotServed) {
-			return usageErr("%v", err)
-		} else if err != nil {
-			return harnessErr(err)
-		}
+	if err := expandRanges(ctx, &spec); err != nil {
+		return err
+	}
+	if err := buildServers(ctx, spec); err != nil {
+		return err
 	}
 	rt, err := openRuntime(ctx, f.runtime, os.Stdout)
 	if err != nil {
@@ -247,6 +258,68 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 		fmt.Printf("%s\nreport: %s\n", reports.Headline(r.Result, r.Expect...), filepath.Join(res.Dir, reports.HTMLFile))
 	}
 	return &exitError{code: code}
+}
+
+// buildServers builds every server version first, so an unknown one fails
+// before anything starts, and says so: a first build takes a while. A
+// bisection builds each release when it reaches it.
+func buildServers(ctx context.Context, spec run.Spec) error {
+	if spec.Bisect {
+		fmt.Printf("bisecting %d releases %s..%s: each probed release is built when it is reached (30-60 s each the first time)\n",
+			len(spec.ServerVersions), spec.ServerVersions[0], spec.ServerVersions[len(spec.ServerVersions)-1])
+		return nil
+	}
+	var todo []string
+	for _, v := range spec.ServerVersions {
+		if !serverbin.Cached(v) {
+			todo = append(todo, v)
+		}
+	}
+	built := 0
+	for _, v := range spec.ServerVersions {
+		cached := serverbin.Cached(v)
+		if !cached {
+			built++
+			fmt.Printf("building nats-server %s from the Go module proxy (%d of %d; usually 30-60 s, then cached in %s)\n",
+				v, built, len(todo), serverbin.CacheDir())
+		}
+		t := time.Now()
+		if _, err := serverbin.Path(ctx, v); errors.Is(err, serverbin.ErrNotServed) {
+			return usageErr("%v", err)
+		} else if err != nil {
+			return harnessErr(err)
+		}
+		if !cached {
+			fmt.Printf("built nats-server %s in %s\n", v, time.Since(t).Round(time.Second))
+		}
+	}
+	return nil
+}
+
+// expandRanges replaces a --server-version range with the releases the Go
+// module proxy serves in it.
+func expandRanges(ctx context.Context, spec *run.Spec) error {
+	var out []string
+	for _, v := range spec.ServerVersions {
+		if !serverbin.IsRange(v) {
+			out = append(out, v)
+			continue
+		}
+		all, err := serverbin.Releases(ctx)
+		if err != nil {
+			return harnessErr(err)
+		}
+		vs, err := serverbin.InRange(all, v)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		out = append(out, vs...)
+	}
+	spec.ServerVersions = out
+	if err := spec.Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
 }
 
 // interruptible cancels on the first SIGINT/SIGTERM so the run heals, saves

@@ -110,7 +110,10 @@ func (f *Flags) Options() (Options, error) {
 	if f.fs.Changed("backlog") && len(f.backlogs) > 0 {
 		out.Backlog = f.backlogs[0]
 	}
-	return out.WithDefaults(), nil
+	// No WithDefaults here: a zero given explicitly (--settle 0, --publishers
+	// 0) is the user's value, which Validate accepts or refuses, never a
+	// request for the default.
+	return out, nil
 }
 
 // All is Options once per --backlog size given (one cell each).

@@ -24,7 +24,7 @@ import (
 // into env.Dir.
 func newCell(opts Options, env *workloads.Env) *cell {
 	c := env.Cluster
-	r := &cell{c: c, opts: opts.WithDefaults(), dir: env.Dir, say: env.Logf, phaseHook: env.Phase, t0: time.Now()}
+	r := &cell{c: c, opts: opts, dir: env.Dir, say: env.Logf, phaseHook: env.Phase, t0: time.Now()}
 	r.res = Result{Options: r.opts, Runtime: c.Runtime(), Cluster: c.Config(), Nodes: c.Nodes(),
 		ServerVersion: c.Config().ServerVersion, GoMemLimit: c.Config().GoMemLimitFor(),
 		StartedAt: r.t0, Dir: env.Dir, TargetRole: r.opts.Target}
