@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/online"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -29,7 +31,9 @@ type cellRun struct {
 	prog     *progress
 	c        cluster.Cluster
 	rec      *history.Recorder
+	ops      OpCounts
 	inst     workloads.Instance
+	online   *online.Checker
 }
 
 // runCell runs one cell of any workload. Everything it learns is in the
@@ -98,6 +102,11 @@ func (cr *cellRun) start(ctx context.Context, cell Cell, dir string) error {
 		return err
 	}
 	cr.res.HistoryStart = cr.rec.Start()
+	// Ops go to disk, the counters and the online checks; the checkers read
+	// the file, so the harness does not grow with the run.
+	cr.rec.Stream()
+	cr.ops = newOpCounts()
+	cr.rec.Watch(cr.ops.add)
 	t = time.Now()
 	cr.prog.setPhase("setup")
 	env := &workloads.Env{Cluster: cr.c, Dir: dir, DirectGet: cell.DirectGet, Seed: cell.seed(r.spec.Seed), History: cr.rec,
@@ -119,7 +128,6 @@ func (cr *cellRun) drive(ctx context.Context, cell Cell) error {
 	script := &nemesis.Script{Env: env, Rec: cr.rec, OnChange: cr.prog.setFault}
 	t := time.Now()
 	cr.prog.setPhase("workload")
-	cr.prog.track(cr.inst.Stats, cr.settings.Timed())
 	var runCtx context.Context
 	var cancel context.CancelFunc
 	if cr.settings.Timed() {
@@ -127,10 +135,13 @@ func (cr *cellRun) drive(ctx context.Context, cell Cell) error {
 	} else {
 		runCtx, cancel = context.WithCancel(ctx)
 	}
+	start, stopped := cr.watch(runCtx, cancel)
+	cr.prog.track(cr.inst.Stats, cr.settings.Timed())
 	windows := make(chan []nemesis.Window, 1)
 	go func() { windows <- sched.Run(runCtx, env, cr.rec) }()
 	werr := cr.inst.Run(runCtx, script)
 	cancel()
+	cr.settleOnline(start, stopped)
 	cr.res.Faults = sortWindows(append(<-windows, script.Windows()...))
 	cr.prog.untrack()
 	cr.res.phase("workload", t)
@@ -144,6 +155,58 @@ func (cr *cellRun) drive(ctx context.Context, cell Cell) error {
 	cr.res.Recovery = &recovery
 	cr.res.phase("recovery", t)
 	return werr
+}
+
+// watch feeds the online checks, when the workload has them, and with
+// --stop-on-anomaly cancels the workload once they find one. It returns
+// the history time of the workload's start and whether it stopped it.
+func (cr *cellRun) watch(ctx context.Context, cancel context.CancelFunc) (int64, func() bool) {
+	start := cr.rec.Now()
+	w, ok := cr.inst.(workloads.Watcher)
+	if !ok {
+		return start, func() bool { return false }
+	}
+	cr.online = w.Online()
+	cr.rec.Watch(cr.online.Add)
+	cr.prog.watchOnline(cr.online)
+	if !cr.r.spec.StopOnAnomaly {
+		return start, func() bool { return false }
+	}
+	var mu sync.Mutex
+	hit := false
+	go func() {
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, found := cr.online.FirstAnomaly(); found {
+					mu.Lock()
+					hit = true
+					mu.Unlock()
+					cr.r.logf("--stop-on-anomaly: the online checks found an anomaly; stopping the workload")
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return start, func() bool { mu.Lock(); defer mu.Unlock(); return hit }
+}
+
+// settleOnline judges what the online checks still hold and records them.
+func (cr *cellRun) settleOnline(start int64, stopped func() bool) {
+	if cr.online == nil {
+		return
+	}
+	cr.online.Flush()
+	o := &Online{Counts: cr.online.Counts(), Stopped: stopped()}
+	if f, ok := cr.online.FirstAnomaly(); ok {
+		o.First, o.FirstAfter = &f, time.Duration(f.Op.Complete-start)
+	}
+	cr.res.Online = o
 }
 
 func (cr *cellRun) recoveryBound() time.Duration {
@@ -169,7 +232,7 @@ func (cr *cellRun) finish(ctx context.Context) {
 	if err := cr.rec.Close(); err != nil && cr.res.Error == "" {
 		cr.res.Error = "write history: " + err.Error()
 	}
-	cr.res.Ops = CountOps(cr.rec.Ops(), time.Duration(cr.res.Phases["workload"]*float64(time.Second)))
+	cr.res.Ops = cr.ops.rated(time.Duration(cr.res.Phases["workload"] * float64(time.Second)))
 	cr.res.phase("finish", t)
 }
 

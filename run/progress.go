@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/online"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -22,14 +23,15 @@ type progress struct {
 	cell  string
 	total time.Duration
 
-	mu    sync.Mutex
-	phase string
-	fault string
-	timed bool
-	start time.Time
-	stats func() workloads.Stats
-	stop  chan struct{}
-	done  chan struct{}
+	mu     sync.Mutex
+	phase  string
+	fault  string
+	timed  bool
+	start  time.Time
+	stats  func() workloads.Stats
+	online *online.Checker
+	stop   chan struct{}
+	done   chan struct{}
 }
 
 func isTerminal(f *os.File) bool {
@@ -68,6 +70,13 @@ func (p *progress) logf(print func(string, ...any)) func(string, ...any) {
 		}
 		print(format, args...)
 	}
+}
+
+// watchOnline adds the online checks' counts to the live line.
+func (p *progress) watchOnline(c *online.Checker) {
+	p.mu.Lock()
+	p.online = c
+	p.mu.Unlock()
 }
 
 // track starts the live line for the workload phase.
@@ -113,6 +122,10 @@ func (p *progress) print(s workloads.Stats, rate float64) {
 	fault := ""
 	if p.fault != "" {
 		fault = "  fault " + p.fault
+	}
+	if p.online != nil {
+		c := p.online.Counts()
+		fault += fmt.Sprintf("  anomalies so far: %d stale, %d ryw, %d monotonic", c.StaleReads, c.RYW, c.Monotonic)
 	}
 	line := fmt.Sprintf("[%s] %s %s  %d ops  %.0f ops/s  errors %d%s%s",
 		p.cell, p.phase, elapsed, s.Ops, rate, s.Errors, errorKinds(s.ErrorsByKind), fault)

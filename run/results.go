@@ -11,6 +11,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/online"
 )
 
 // Verdict of a cell or a run. Harness errors are their own verdict: a cell
@@ -70,29 +71,55 @@ type OpCounts struct {
 
 // CountOps summarises a history; d is the workload time for the rate.
 func CountOps(ops []history.Op, d time.Duration) OpCounts {
-	c := OpCounts{ByType: map[string]int{}, ErrorsByKind: map[string]int{}}
+	c := newOpCounts()
 	for _, op := range ops {
-		if op.Type == history.Fault {
-			continue
-		}
-		c.Total++
-		c.ByType[string(op.Type)]++
-		switch op.Outcome {
-		case history.OK:
-			c.OK++
-		case history.Fail:
-			c.Failed++
-		case history.Info:
-			c.Indeterminate++
-		}
-		if op.Outcome != history.OK && op.Err != "" {
-			c.ErrorsByKind[string(op.Err)]++
-		}
+		c.add(op)
 	}
+	return c.rated(d)
+}
+
+func newOpCounts() OpCounts {
+	return OpCounts{ByType: map[string]int{}, ErrorsByKind: map[string]int{}}
+}
+
+// add counts one op (the recorder's watcher, so ops need not stay in
+// memory).
+func (c *OpCounts) add(op history.Op) {
+	if op.Type == history.Fault {
+		return
+	}
+	c.Total++
+	c.ByType[string(op.Type)]++
+	switch op.Outcome {
+	case history.OK:
+		c.OK++
+	case history.Fail:
+		c.Failed++
+	case history.Info:
+		c.Indeterminate++
+	}
+	if op.Outcome != history.OK && op.Err != "" {
+		c.ErrorsByKind[string(op.Err)]++
+	}
+}
+
+func (c OpCounts) rated(d time.Duration) OpCounts {
 	if d > 0 {
 		c.OpsPerSec = float64(c.Total) / d.Seconds()
 	}
 	return c
+}
+
+// Online is what the online checks saw during the workload (package
+// online); the offline checks are the verdict.
+type Online struct {
+	Counts online.Counts `json:"counts"`
+	First  *online.First `json:"first,omitempty"`
+	// FirstAfter is the first anomaly's completion, from the start of the
+	// workload phase.
+	FirstAfter time.Duration `json:"first_after_ns,omitempty"`
+	// Stopped says --stop-on-anomaly ended the workload early.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // CellResult is one cell's results.json.
@@ -119,6 +146,7 @@ type CellResult struct {
 	Checks  []checker.Result `json:"checks"`
 	Verdict Verdict          `json:"verdict"`
 	Error   string           `json:"error,omitempty"`
+	Online  *Online          `json:"online,omitempty"`
 	// Summary is the workload's own account of the cell, a line each
 	// (peaks, catch-up time), read from its files like the checks.
 	Summary []string `json:"summary,omitempty"`
@@ -184,6 +212,18 @@ func PrintCell(w io.Writer, r CellResult) {
 	}
 	if r.Recovery != nil {
 		fmt.Fprintf(w, "  recovery: %s\n", r.Recovery.Detail)
+	}
+	if o := r.Online; o != nil {
+		c := o.Counts
+		line := fmt.Sprintf("  online: %d stale reads, %d read-your-writes and %d monotonic-read violations, %d rejections by stale reads",
+			c.StaleReads, c.RYW, c.Monotonic, c.RejectedStale)
+		if o.First != nil {
+			line += fmt.Sprintf("; first anomaly (%s) %.2fs into the workload", o.First.Kind, o.FirstAfter.Seconds())
+		}
+		if o.Stopped {
+			line += "; --stop-on-anomaly stopped the workload there"
+		}
+		fmt.Fprintln(w, line)
 	}
 	for _, l := range r.Summary {
 		fmt.Fprintln(w, l)

@@ -165,3 +165,43 @@ func TestRecoveryCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestIntegrationStopOnAnomaly: with Direct Get on, the online checks see
+// a stale read and end the workload long before its time limit; the cell
+// is still healed, recovered and judged, and the offline verdict agrees.
+func TestIntegrationStopOnAnomaly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real clusters")
+	}
+	spec := Spec{
+		Workload: "kv-update", Runtime: "local", Store: t.TempDir(), TimeLimit: 60 * time.Second,
+		DirectGet: []bool{true}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},
+		NemesisInterval: 5 * time.Second, Seed: 7, CheckTimeout: 30 * time.Second, StopOnAnomaly: true,
+		Command: "chaos run --direct-get on --stop-on-anomaly",
+	}
+	spec = kvSpec(t, spec, kvupdate.Options{}.WithDefaults())
+	out, _ := os.Create(filepath.Join(t.TempDir(), "out.txt"))
+	defer out.Close()
+	res, err := Execute(context.Background(), spec, local.New(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Cells[0]
+	if c.Error != "" || c.Online == nil {
+		t.Fatalf("error %q, online %+v", c.Error, c.Online)
+	}
+	if !c.Online.Stopped || c.Online.First == nil || c.Phases["workload"] > 30 {
+		t.Fatalf("online %+v, workload %.1fs: want it stopped at the first anomaly", c.Online, c.Phases["workload"])
+	}
+	var stale checker.Result
+	for _, ch := range c.Checks {
+		if ch.Name == "stale-read" {
+			stale = ch
+		}
+	}
+	// The offline check also sees the final reads, so it can only find more.
+	if stale.Verdict != checker.Invalid || int64(stale.Counts["stale_reads"]) < c.Online.Counts.StaleReads {
+		t.Errorf("offline stale-read %s %v, online %+v", stale.Verdict, stale.Counts, c.Online.Counts)
+	}
+	t.Logf("first anomaly %s after %s; workload %.1fs", c.Online.First.Kind, c.Online.FirstAfter, c.Phases["workload"])
+}

@@ -47,6 +47,9 @@ type Spec struct {
 	Runs      int  `json:"runs,omitempty"`
 	SameSeed  bool `json:"same_seed,omitempty"`
 	UntilFail bool `json:"until_fail,omitempty"`
+	// StopOnAnomaly ends a cell's workload as soon as the online checks find
+	// an anomaly; the cell then heals, recovers and is checked as usual.
+	StopOnAnomaly bool `json:"stop_on_anomaly,omitempty"`
 	// Bisect runs the ServerVersions (a range, in order) only as far as it
 	// takes to find the first release where the verdict changes.
 	Bisect bool `json:"bisect,omitempty"`

@@ -32,6 +32,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/online"
 )
 
 // Workload is one kind of traffic and the checkers that judge it.
@@ -211,4 +212,11 @@ type CellSummarizer interface {
 // stored cells like the per-cell checks.
 type RunChecker interface {
 	CheckRun(cellDirs []string) ([]checker.Result, error)
+}
+
+// Watcher is an optional Instance: checks that judge every op as it is
+// recorded (package online), for the live line and --stop-on-anomaly. The
+// offline checkers stay the verdict.
+type Watcher interface {
+	Online() *online.Checker
 }

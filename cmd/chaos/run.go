@@ -36,7 +36,7 @@ type runFlags struct {
 	expect                   []string
 	runs                     int
 	untilFail, sameSeed      bool
-	bisect                   bool
+	bisect, stopOnAnomaly    bool
 }
 
 // runCmd builds `chaos run`. The workload's own flags are bound for the
@@ -86,6 +86,7 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.BoolVar(&f.untilFail, "until-fail", false, "with --runs: stop at the first run that finds an anomaly")
 	fl.BoolVar(&f.sameSeed, "same-seed", false, "with --runs: give every run --seed itself (timing still differs from run to run)")
 	fl.BoolVar(&f.bisect, "bisect", false, "with a --server-version range (v2.14.5..v2.15.3): find the first release where the anomaly stops or starts, running --runs per probed release")
+	fl.BoolVar(&f.stopOnAnomaly, "stop-on-anomaly", false, "stop a cell's workload as soon as the online checks see an anomaly (stale read, read-your-writes, monotonic read); it then heals, recovers and is checked as usual")
 	fl.StringArrayVar(&f.expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (e.g. direct-get-on=stale-reads): those cells pass only if it shows, and nothing else does; repeatable")
 	if w, err := workloads.Get(name); err == nil {
 		f.expand = w.Flags(fl)
@@ -172,7 +173,7 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 	if (f.untilFail || f.sameSeed) && f.runs < 2 && !f.bisect {
 		return run.Spec{}, fmt.Errorf("--until-fail and --same-seed go with --runs 2 or more")
 	}
-	s.Runs, s.UntilFail, s.SameSeed, s.Bisect = f.runs, f.untilFail, f.sameSeed, f.bisect
+	s.Runs, s.UntilFail, s.SameSeed, s.Bisect, s.StopOnAnomaly = f.runs, f.untilFail, f.sameSeed, f.bisect, f.stopOnAnomaly
 	settings, err := f.expand(changed)
 	if err != nil {
 		return run.Spec{}, err

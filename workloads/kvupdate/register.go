@@ -15,6 +15,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/online"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -133,6 +134,16 @@ type instance struct {
 	env      *workloads.Env
 	entries  int
 	complete bool
+	online   *online.Checker
+}
+
+// Online judges ops as they are recorded: held 1s for ops recorded a little
+// out of order, with writes kept for the op timeout and some slack.
+func (i *instance) Online() *online.Checker {
+	if i.online == nil {
+		i.online = online.New(time.Second, i.w.opts.OpTimeout+5*time.Second)
+	}
+	return i.online
 }
 
 func (i *instance) Stream() string                 { return i.w.StreamName() }
