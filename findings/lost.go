@@ -78,9 +78,19 @@ func (c *cell) lostWrites(r *checker.Result, cl class) section {
 			s.logSpans = append(s.logSpans, l.Time)
 		}
 	}
-	if n := countLines(resets, "resetting first sequence"); n > 0 {
-		s.happened = append(s.happened, fmt.Sprintf("The server logs hold %s `resetting first sequence` on a catch-up request; the timeline below has them with the faults and the stream leader changes.",
-			plural(n, "line", "lines")))
+	var said []string
+	for _, nl := range resets {
+		for _, l := range nl.Lines {
+			if strings.Contains(l.Text, "resetting first sequence") || strings.Contains(l.Text, "Resetting stream") {
+				said = append(said, fmt.Sprintf("%s logged `%s` at %s", nl.Node, logText(l.Text), c.rel(l.Time)))
+			}
+		}
+	}
+	if len(said) > 0 {
+		s.happened = append(s.happened, "During the run "+strings.Join(said, "; ")+". The timeline below puts the servers' stream lines next to the faults.")
+	}
+	if c.res.Runtime == "docker" && (c.hasFault("kill") || c.hasFault("restart")) {
+		s.notes = append(s.notes, killNote)
 	}
 	s.timeline = c.lostTimeline(missing)
 	for _, o := range c.boundaryOps(missing) {
@@ -88,6 +98,24 @@ func (c *cell) lostWrites(r *checker.Result, cl class) section {
 	}
 	s.byHand = c.byHand(s)
 	return s
+}
+
+// killNote is why a kill alone loses nothing written (facts.md "Power
+// loss needs more than a kill", probed on this machine kind).
+const killNote = "**About the kills.** A kill is SIGKILL of the node's nats-server; its store is a directory on the host, " +
+	"and the host keeps the page cache, so a kill by itself loses nothing the process had written (no power loss is simulated here)."
+
+// hasFault reports whether any window injected the fault, alone or in a
+// combination.
+func (c *cell) hasFault(fault string) bool {
+	for _, w := range c.res.Faults {
+		for _, f := range strings.Split(w.Fault, "+") {
+			if f == fault && w.Injected {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func missingText(missing []seqRange, lost int) string {
@@ -108,7 +136,7 @@ func missingText(missing []seqRange, lost int) string {
 	}
 	s := "The sequences below the last that the stream does not hold: " + strings.Join(parts, ", ") + fmt.Sprintf("; %s in all", thousands(total))
 	if total == lost {
-		s += ", as many as the lost writes: each missing sequence is a write that was acknowledged"
+		s += ", as many as the lost writes"
 	}
 	return s + "."
 }
@@ -180,16 +208,4 @@ func (c *cell) lostTimeline(missing []seqRange) []event {
 	}
 	sort.SliceStable(evs, func(a, b int) bool { return evs[a].at.Before(evs[b].at) })
 	return evs
-}
-
-func countLines(nls []nodeLog, pattern string) int {
-	n := 0
-	for _, nl := range nls {
-		for _, l := range nl.Lines {
-			if strings.Contains(l.Text, pattern) {
-				n++
-			}
-		}
-	}
-	return n
 }
