@@ -11,6 +11,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/findings"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/online"
@@ -285,6 +286,10 @@ func (cr *cellRun) judge(dir string) {
 		cr.res.Summary, _ = s.Summary(dir)
 	}
 	cr.res.phase("check", t)
+	// finding.md, a bug report per anomaly class; it cannot change the verdict.
+	if _, err := findings.WriteResult(dir, cr.res); err != nil {
+		cr.r.logf("write %s: %v", findings.FileName, err)
+	}
 }
 
 // CheckCell judges a stored cell: the workload's checkers over its files,

@@ -1,0 +1,238 @@
+package findings
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// class is what a finding knows about one anomaly kind of one checker.
+type class struct {
+	check, kind string
+	slug        string
+	title       string
+	promise     string
+	rank        int // lower first in the file: lost data before wrong answers
+}
+
+// classes are the anomaly kinds of the checkers (checker/*.go, and the
+// catch-up workload's checks), with the promise each one breaks.
+var classes = []class{
+	{"stream-integrity", "lost_write", "lost-write", "Acknowledged writes are missing from the stream", promiseAck, 0},
+	{"stream-integrity", "failed_write_applied", "failed-write-applied", "A write answered with an error was applied", promiseCAS, 1},
+	{"stream-integrity", "rev_mismatch", "revision-mismatch", "An acknowledged write is stored at another revision than the one acknowledged", promiseAck, 2},
+	{"stream-integrity", "duplicate_value", "duplicate-value", "One write is stored twice", promiseOnce, 2},
+	{"stream-integrity", "unexpected_value", "unexpected-value", "The stream holds a value no client wrote", promiseOnce, 2},
+	{"stream-integrity", "unexpected_tombstone", "unexpected-tombstone", "The stream holds a delete marker no client asked for", promiseOnce, 2},
+	{"stream-integrity", "bad_read", "bad-read", "A read returned a revision and value the stream does not hold", promiseRead, 3},
+	{"wrong-last-seq", "spurious", "spurious-wrong-last-sequence", "kv.Update with the current revision was rejected with 10071", promiseCAS, 4},
+	{"wrong-last-seq", "stale_read", "update-rejected-after-stale-read", "kv.Update was rejected because the read before it was stale", promiseRead, 5},
+	{"linearizability", "non_linearizable", "not-linearizable", "A key's history is not linearizable", promiseLin, 5},
+	{"stale-read", "stale_read", "stale-read", "A read returned an older revision than one already acknowledged", promiseRead, 6},
+	{"session", "read_your_writes", "read-your-writes", "A client read an older revision than its own acknowledged write", promiseRead, 6},
+	{"session", "monotonic_reads", "monotonic-reads", "A client read an older revision than one it had already read", promiseRead, 6},
+}
+
+const (
+	promiseAck = "A write that JetStream acknowledged on a replicated stream (`kv.Put`, `kv.Create` or `kv.Update` returning a revision) " +
+		"was stored by a quorum of the stream's replicas: it stays in the stream, at the sequence it was acknowledged with, " +
+		"through the failure and restart of nodes."
+	promiseCAS = "`kv.Update(key, value, expectedRevision)` is a compare-and-set: the server stores the value only if the key's " +
+		"last revision is `expectedRevision` (nats.go sends it as the `Nats-Expected-Last-Subject-Sequence` header). " +
+		"It returns the new revision when the write happened, and an error reply, such as 10071 `wrong last sequence: N` " +
+		"or 10164 `wrong last sequence`, means the write did not happen."
+	promiseOnce = "The stream holds what clients wrote, each acknowledged write once, and nothing else."
+	promiseRead = "`kv.Get(key)` returns the key's latest revision, or at worst one that the stream holds (with Direct Get on, a " +
+		"replica may answer from a store that is behind; with it off the stream leader answers)."
+	promiseLin = "Each key of a KV bucket behaves as a single register: every operation takes effect at one instant between " +
+		"its call and its reply, so there is one order of all the operations that explains every reply."
+)
+
+func classOf(check, kind string) (class, bool) {
+	for _, c := range classes {
+		if c.check == check && c.kind == kind {
+			return c, true
+		}
+	}
+	return class{}, false
+}
+
+// sections finds the cell's anomaly classes: one section for each anomaly
+// kind of an invalid check (a check without examples is one class).
+func sections(c *cell) []section {
+	type ranked struct {
+		s    section
+		rank int
+	}
+	var out []ranked
+	for i := range c.res.Checks {
+		r := &c.res.Checks[i]
+		if r.Verdict != checker.Invalid {
+			continue
+		}
+		for _, kind := range invalidKinds(r) {
+			cl, known := classOf(r.Name, kind)
+			var s section
+			switch {
+			case kind == "failed_write_applied":
+				s = c.failedWriteApplied(r, cl)
+			case kind == "lost_write":
+				s = c.lostWrites(r, cl)
+			case r.Name == "wrong-last-seq" && kind == "spurious":
+				s = c.spurious(r, cl)
+			case known:
+				s = c.generic(r, cl)
+			default:
+				cl = class{check: r.Name, kind: kind, slug: slug(r.Name, kind), title: checkTitle(r), rank: 7}
+				s = c.generic(r, cl)
+			}
+			out = append(out, ranked{s, cl.rank})
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].rank < out[b].rank })
+	secs := make([]section, len(out))
+	for i, r := range out {
+		secs[i] = r.s
+	}
+	return secs
+}
+
+// invalidKinds are the anomaly kinds that make a check invalid, in the
+// order of its examples; a check with none is one kind, "".
+func invalidKinds(r *checker.Result) []string {
+	var kinds []string
+	seen := map[string]bool{}
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			kinds = append(kinds, k)
+		}
+	}
+	for _, a := range r.Anomalies {
+		if !countsAsAnomaly(r, a) {
+			continue
+		}
+		add(a.Kind)
+	}
+	// A kind counted but with no example kept (examples are capped).
+	if r.Name == "wrong-last-seq" && r.Counts["spurious_10071"] > 0 {
+		add("spurious")
+	}
+	if r.Name == "wrong-last-seq" && r.Counts["stale_read"] > 0 {
+		add("stale_read")
+	}
+	if len(kinds) == 0 {
+		kinds = append(kinds, "")
+	}
+	return kinds
+}
+
+// countsAsAnomaly leaves out the examples a check keeps that are not
+// anomalies: wrong-last-seq's concurrent and unattributed rejections and
+// its spurious 10164s (the leader refusing while a write is in flight,
+// by design: facts.md "Errors from an update").
+func countsAsAnomaly(r *checker.Result, a checker.Anomaly) bool {
+	if r.Name != "wrong-last-seq" {
+		return true
+	}
+	switch a.Kind {
+	case "stale_read":
+		return true
+	case "spurious":
+		return len(a.Ops) > 0 && a.Ops[len(a.Ops)-1].ErrCode == 10071
+	}
+	return false
+}
+
+func slug(check, kind string) string {
+	s := check
+	if kind != "" {
+		s += "-" + kind
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "_", "-"), " ", "-")
+}
+
+func checkTitle(r *checker.Result) string {
+	return fmt.Sprintf("The %s check failed", r.Name)
+}
+
+// count is how many of kind the check counted: its count of that name,
+// else its examples.
+func count(r *checker.Result, kind string) int {
+	if r.Name == "wrong-last-seq" && kind == "spurious" {
+		return r.Counts["spurious_10071"]
+	}
+	if n, ok := r.Counts[kind]; ok && kind != "" {
+		return n
+	}
+	n := 0
+	for _, a := range r.Anomalies {
+		if a.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// generic is the section of a class without its own builder: the check's
+// summary, its examples with their ops and stream entries, the faults and
+// logs around them.
+func (c *cell) generic(r *checker.Result, cl class) section {
+	n := count(r, cl.kind)
+	s := section{f: Finding{Class: cl.slug, Title: cl.title, Check: r.Name, Kind: cl.kind, Count: n}}
+	s.f.Summary = fmt.Sprintf("The %s check: %s.", r.Name, strings.TrimSuffix(r.Summary, "."))
+	s.promise = cl.promise
+	if s.promise == "" {
+		s.promise = fmt.Sprintf("The %s check's expectation (see its documentation in jetstream-chaos): %s", r.Name, r.Summary)
+	}
+	keep := func(a checker.Anomaly) bool { return a.Kind == cl.kind && countsAsAnomaly(r, a) }
+	var examples []checker.Anomaly
+	for _, a := range r.Anomalies {
+		if keep(a) {
+			examples = append(examples, a)
+		}
+	}
+	s.happened = append(s.happened, fmt.Sprintf("The %s check counted %s (%s).", r.Name, plural(n, "case", "cases"), r.Summary))
+	const shown = 5
+	var ops []history.Op
+	var entries []history.Entry
+	seen := map[string]bool{}
+	for i, a := range examples {
+		if i < shown {
+			s.happened = append(s.happened, "- "+a.Description)
+		}
+		for _, ref := range a.Ops {
+			if id := opID(ref.Op); !seen[id] && len(ops) < 20 {
+				seen[id] = true
+				ops = append(ops, ref.Op)
+			}
+		}
+		entries = append(entries, a.Entries...)
+	}
+	if len(examples) > shown {
+		s.happened = append(s.happened, fmt.Sprintf("(%d more examples in the cell's results.json.)", len(examples)-shown))
+	}
+	sortOps(ops)
+	s.ops = ops
+	if len(entries) > 0 {
+		t := table{title: "The stream entries involved", header: []string{"seq", "key", "value"}}
+		for _, e := range entries {
+			t.rows = append(t.rows, []string{fmt.Sprint(e.Seq), e.Key, e.Value})
+		}
+		s.tables = append(s.tables, t)
+	}
+	s.opSpan = opsSpan(ops)
+	s.logSpans = c.opMoments(ops)
+	s.allFaults = len(ops) == 0
+	if len(ops) == 0 {
+		s.timeline = c.logEvents(timelinePatterns)
+		for _, e := range s.timeline {
+			s.logSpans = append(s.logSpans, e.at)
+		}
+	}
+	s.byHand = c.byHand(s)
+	return s
+}

@@ -1,0 +1,236 @@
+package findings
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+)
+
+// cellResult is the part of a cell's results.json (run.CellResult) a
+// finding reads. It is decoded here rather than imported: package run
+// calls this package, so it cannot be imported from it.
+type cellResult struct {
+	Name          string            `json:"name"`
+	Label         string            `json:"label"`
+	DirectGet     bool              `json:"direct_get"`
+	ServerVersion string            `json:"server_version"`
+	Nemesis       string            `json:"nemesis"`
+	Settings      json.RawMessage   `json:"settings"`
+	Runtime       string            `json:"runtime"`
+	Cluster       cluster.Config    `json:"cluster"`
+	HistoryStart  time.Time         `json:"history_start"`
+	Faults        []nemesis.Window  `json:"faults"`
+	Recovery      *nemesis.Recovery `json:"recovery"`
+	Checks        []checker.Result  `json:"checks"`
+	Verdict       string            `json:"verdict"`
+}
+
+// runInfo is what the run folder above the cell says: run.json's spec and
+// results.json's client version.
+type runInfo struct {
+	Workload      string   `json:"workload"`
+	Command       string   `json:"command"`
+	Seed          uint64   `json:"seed"`
+	ClientVersion string   `json:"client_version"`
+	GoVersion     string   `json:"go_version"`
+	Nemeses       []string `json:"nemeses"`
+}
+
+// streamHead is the first line of stream.jsonl. Trimmed is set by the
+// testdata trimmer: the file keeps only the entries a finding cites, and
+// Count is still the number that was read back.
+type streamHead struct {
+	Complete bool `json:"complete"`
+	Count    int  `json:"count"`
+	Trimmed  bool `json:"trimmed,omitempty"`
+}
+
+// cell is everything stored about one cell that a finding may cite.
+type cell struct {
+	dir     string
+	res     cellResult
+	run     runInfo
+	ops     []history.Op // empty when history.jsonl is missing
+	stream  []history.Entry
+	head    streamHead
+	hasHist bool
+	configs map[string]string    // node -> nats-server config file
+	logs    map[string][]logLine // node -> parsed log
+	nodes   []string             // sorted node names
+	used    *usage               // nil unless the testdata trimmer asks
+}
+
+// load reads a stored cell folder. Only results.json is required; the
+// other files make the finding richer when they are there.
+func load(dir string, resultJSON []byte) (*cell, error) {
+	c := &cell{dir: dir, configs: map[string]string{}, logs: map[string][]logLine{}}
+	if resultJSON == nil {
+		b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		if err != nil {
+			return nil, err
+		}
+		resultJSON = b
+	}
+	if err := json.Unmarshal(resultJSON, &c.res); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "results.json"), err)
+	}
+	if err := c.loadRun(filepath.Dir(dir)); err != nil {
+		return nil, err
+	}
+	ops, err := history.ReadOps(filepath.Join(dir, "history.jsonl"))
+	switch {
+	case err == nil:
+		c.ops, c.hasHist = ops, true
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, err
+	}
+	if err := c.loadStream(filepath.Join(dir, "stream.jsonl")); err != nil {
+		return nil, err
+	}
+	if err := c.loadNodes(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// loadRun reads run.json and, when the run is over, results.json of the
+// run folder. Both are optional: a cell copied out of its run still gets
+// a finding, without the rerun command.
+func (c *cell) loadRun(runDir string) error {
+	for _, f := range []string{"run.json", "results.json"} {
+		b, err := os.ReadFile(filepath.Join(runDir, f))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		var ri runInfo
+		if err := json.Unmarshal(b, &ri); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(runDir, f), err)
+		}
+		c.run.merge(ri)
+	}
+	return nil
+}
+
+func (r *runInfo) merge(o runInfo) {
+	set := func(dst *string, v string) {
+		if *dst == "" {
+			*dst = v
+		}
+	}
+	set(&r.Workload, o.Workload)
+	set(&r.Command, o.Command)
+	set(&r.ClientVersion, o.ClientVersion)
+	set(&r.GoVersion, o.GoVersion)
+	if r.Seed == 0 {
+		r.Seed = o.Seed
+	}
+}
+
+// loadStream reads stream.jsonl with its head line kept, so a trimmed
+// file still says how much was read back.
+func (c *cell) loadStream(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	if !sc.Scan() {
+		return fmt.Errorf("%s: empty", path)
+	}
+	if err := json.Unmarshal(sc.Bytes(), &c.head); err != nil {
+		return fmt.Errorf("%s:1: %w", path, err)
+	}
+	for line := 2; sc.Scan(); line++ {
+		var e history.Entry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		c.stream = append(c.stream, e)
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if !c.head.Trimmed && len(c.stream) != c.head.Count {
+		c.head.Complete = false
+	}
+	return nil
+}
+
+// loadNodes reads config/<node>.conf and logs/<node>.log.
+func (c *cell) loadNodes() error {
+	seen := map[string]bool{}
+	for _, sub := range []struct{ dir, ext string }{{"config", ".conf"}, {"logs", ".log"}} {
+		paths, _ := filepath.Glob(filepath.Join(c.dir, sub.dir, "*"+sub.ext))
+		for _, p := range paths {
+			node := strings.TrimSuffix(filepath.Base(p), sub.ext)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if sub.ext == ".conf" {
+				c.configs[node] = string(b)
+			} else {
+				c.logs[node] = parseLog(string(b), c.logZone())
+			}
+			if !seen[node] {
+				seen[node] = true
+				c.nodes = append(c.nodes, node)
+			}
+		}
+	}
+	sort.Strings(c.nodes)
+	return nil
+}
+
+// logZone is the zone the servers' log times are in: a container FROM
+// scratch has no zone data and logs UTC; a local process logs the host's
+// local time.
+func (c *cell) logZone() *time.Location {
+	if c.res.Runtime == "local" {
+		return time.Local
+	}
+	return time.UTC
+}
+
+// wall is the wall-clock time of a history time (ns since its zero).
+func (c *cell) wall(ns int64) time.Time { return c.res.HistoryStart.Add(time.Duration(ns)) }
+
+// clientOps yields the client ops (not fault records) in file order.
+func (c *cell) clientOps() []history.Op {
+	out := make([]history.Op, 0, len(c.ops))
+	for _, o := range c.ops {
+		if o.Type != history.Fault && o.Client != history.NemesisClient {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// check is the cell's result of the named checker, nil if absent.
+func (c *cell) check(name string) *checker.Result {
+	for i := range c.res.Checks {
+		if c.res.Checks[i].Name == name {
+			return &c.res.Checks[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,210 @@
+package findings
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+func TestParseLog(t *testing.T) {
+	log := "garbage before the first time\n" +
+		"[1] 2026/12/01 16:03:44.129274 [INF] Starting nats-server\n" +
+		"2026/12/01 16:03:45.000001 [WRN] no pid prefix\n" +
+		"a continued line\n" +
+		"\n" +
+		"[7] 2026/12/01 16:03:46.500000 [ERR] last\n"
+	got := parseLog(log, time.UTC)
+	want := []struct {
+		no   int
+		at   string
+		text string
+	}{
+		{2, "16:03:44.129274", "[INF] Starting nats-server"},
+		{3, "16:03:45.000001", "no pid prefix"},
+		{4, "16:03:45.000001", "a continued line"},
+		{6, "16:03:46.500000", "[ERR] last"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.No != w.no || clock(g.Time) != w.at || !strings.HasSuffix(g.Text, w.text) {
+			t.Errorf("line %d: got %d %s %q, want %d %s ...%q", i, g.No, clock(g.Time), g.Text, w.no, w.at, w.text)
+		}
+	}
+	if v, l := serverVersion(parseLog("[1] 2026/12/01 16:03:44.129274 [INF]   Version:  2.14.9\n", time.UTC)); v != "2.14.9" || l.No != 1 {
+		t.Errorf("serverVersion = %q, line %d", v, l.No)
+	}
+}
+
+// TestLinesNearCap: within the window every line shows until the cap;
+// past it the lines that are not route churn come first, then the churn
+// nearest the moment, in file order.
+func TestLinesNearCap(t *testing.T) {
+	at := time.Date(2026, 12, 1, 16, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	line := func(d time.Duration, text string) {
+		fmt.Fprintf(&b, "[1] %s %s\n", at.Add(d).Format("2006/01/02 15:04:05.000000"), text)
+	}
+	line(-1500*time.Millisecond, "[INF] too early")
+	for i := 0; i < maxLogLines+5; i++ {
+		line(time.Duration(i-15)*50*time.Millisecond, fmt.Sprintf("[INF] 172.0.0.1:6222 - rid:%d - Route connection created", i))
+	}
+	line(900*time.Millisecond, "[WRN] telling, far")
+	line(1500*time.Millisecond, "[INF] too late")
+	logs := map[string][]logLine{"n1": parseLog(b.String(), time.UTC), "n2": nil}
+	got := linesNear(logs, []string{"n1", "n2"}, []span{{at.Add(-logWindow), at.Add(logWindow)}})
+	if len(got) != 2 || got[1].Total != 0 {
+		t.Fatalf("got %+v", got)
+	}
+	n1 := got[0]
+	if n1.Total != maxLogLines+6 || len(n1.Lines) != maxLogLines {
+		t.Fatalf("total %d shown %d, want %d and %d", n1.Total, len(n1.Lines), maxLogLines+6, maxLogLines)
+	}
+	if !strings.Contains(n1.Lines[len(n1.Lines)-1].Text, "telling, far") {
+		t.Errorf("the warning is not kept: last line %q", n1.Lines[len(n1.Lines)-1].Text)
+	}
+	for i, l := range n1.Lines {
+		if strings.Contains(l.Text, "too ") {
+			t.Errorf("line outside the window shown: %q", l.Text)
+		}
+		if i > 0 && l.No < n1.Lines[i-1].No {
+			t.Errorf("lines out of file order at %d", i)
+		}
+	}
+	// The churn dropped is the farthest: rid 0..5 lie 750-500 ms before.
+	if strings.Contains(n1.Lines[0].Text, "rid:0 ") {
+		t.Errorf("kept the farthest churn line %q", n1.Lines[0].Text)
+	}
+}
+
+func TestRelation(t *testing.T) {
+	const s = int64(time.Second)
+	// A window applied at 10 s, in effect from 12 s, healing from 20 s, healed at 22 s.
+	cases := []struct {
+		ops  [2]int64
+		want string
+	}{
+		{[2]int64{5 * s, 6 * s}, "4.0 s before it was applied"},
+		{[2]int64{10*s + s/2, 11 * s}, "while it was being applied"},
+		{[2]int64{13 * s, 14 * s}, "while it was in effect"},
+		{[2]int64{21 * s, 22*s - s/10}, "during the heal, 100 ms before it was seen healed"},
+		{[2]int64{23 * s, 24 * s}, "1.0 s after it healed"},
+		{[2]int64{11 * s, 21 * s}, "overlapping it"},
+		{[2]int64{0, 0}, "10.0 s before it was applied"}, // a zero-length op at the start
+	}
+	for _, tc := range cases {
+		if got := relation(tc.ops, 10*s, 12*s, 20*s, 22*s); got != tc.want {
+			t.Errorf("relation(%v) = %q, want %q", tc.ops, got, tc.want)
+		}
+	}
+}
+
+func TestMissingRanges(t *testing.T) {
+	e := func(seqs ...uint64) []history.Entry {
+		var out []history.Entry
+		for _, s := range seqs {
+			out = append(out, history.Entry{Seq: s})
+		}
+		return out
+	}
+	cases := []struct {
+		entries []history.Entry
+		want    string
+	}{
+		{nil, ""},
+		{e(1, 2, 3), ""},
+		{e(5, 6), "1–4"},
+		{e(1, 3, 4, 9), "2 5–8"},
+		{e(44205, 44210, 46729), "1–44,204 44,206–44,209 44,211–46,728"},
+	}
+	for _, tc := range cases {
+		var got []string
+		for _, r := range missingRanges(tc.entries) {
+			got = append(got, r.String())
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("missingRanges(%v) = %v, want %q", tc.entries, got, tc.want)
+		}
+	}
+}
+
+// TestLostWriteClass: a stream that starts late is a lost head; one that
+// starts at 1 with a gap is lost writes; an incomplete read is not called
+// a lost head.
+func TestLostWriteClass(t *testing.T) {
+	r := checker.Result{Name: "stream-integrity", Verdict: checker.Invalid,
+		Counts: map[string]int{"lost_write": 2, "acked_writes": 4}, Anomalies: []checker.Anomaly{{Kind: "lost_write"}}}
+	cases := []struct {
+		seqs     []uint64
+		complete bool
+		want     string
+	}{
+		{[]uint64{3, 4}, true, "lost-stream-head"},
+		{nil, true, "lost-stream-head"},
+		{[]uint64{1, 4}, true, "lost-write"},
+		{[]uint64{3, 4}, false, "lost-write"},
+	}
+	for _, tc := range cases {
+		c := &cell{logs: map[string][]logLine{}, configs: map[string]string{}}
+		for _, s := range tc.seqs {
+			c.stream = append(c.stream, history.Entry{Seq: s, Key: "k", Value: fmt.Sprint(s)})
+		}
+		c.head = streamHead{Complete: tc.complete, Count: len(tc.seqs)}
+		c.res.Checks = []checker.Result{r}
+		secs := sections(c)
+		if len(secs) != 1 || secs[0].f.Class != tc.want {
+			t.Errorf("stream %v complete=%v: %+v, want class %s", tc.seqs, tc.complete, secs, tc.want)
+		}
+	}
+}
+
+// TestWrongLastSeqKinds: spurious 10164 rejections and concurrent writes
+// are kept as examples by the check but are not anomalies.
+func TestWrongLastSeqKinds(t *testing.T) {
+	rej := func(kind string, code int) checker.Anomaly {
+		return checker.Anomaly{Kind: kind, Ops: []checker.OpRef{{Op: history.Op{Type: history.Update, ErrCode: code}}}}
+	}
+	cases := []struct {
+		anomalies []checker.Anomaly
+		counts    map[string]int
+		want      string
+	}{
+		{[]checker.Anomaly{rej("spurious", 10164), rej("concurrent_write", 10071)}, map[string]int{}, ""},
+		{[]checker.Anomaly{rej("spurious", 10164), rej("spurious", 10071)}, map[string]int{"spurious_10071": 1}, "spurious"},
+		{[]checker.Anomaly{rej("spurious", 10164)}, map[string]int{"spurious_10071": 3}, "spurious"},
+		{[]checker.Anomaly{rej("stale_read", 10071), rej("spurious", 10164)}, map[string]int{"stale_read": 1}, "stale_read"},
+	}
+	for _, tc := range cases {
+		r := &checker.Result{Name: "wrong-last-seq", Anomalies: tc.anomalies, Counts: tc.counts}
+		if got := strings.Join(invalidKinds(r), ","); got != tc.want {
+			t.Errorf("invalidKinds(%v) = %q, want %q", tc.counts, got, tc.want)
+		}
+	}
+}
+
+func TestReply(t *testing.T) {
+	cases := []struct {
+		op   history.Op
+		want string
+	}{
+		{history.Op{Type: history.Update, Outcome: history.OK, Rev: 7}, "ok, revision 7"},
+		{history.Op{Type: history.Get, Outcome: history.OK}, "ok, not found"},
+		{history.Op{Type: history.Update, Outcome: history.Fail, Err: history.ErrWrongLastSeq, ErrCode: 10071, ErrSeq: 3234,
+			ErrMsg: "nats: nats: API error: code=400 err_code=10071 description=wrong last sequence: 3234: nats: key revision mismatch"},
+			`error 10071 "wrong last sequence: 3234"`},
+		{history.Op{Type: history.Update, Outcome: history.Fail, Err: history.ErrWrongLastSeq, ErrCode: 10071, ErrSeq: 9}, `error 10071 "wrong last sequence: 9"`},
+		{history.Op{Type: history.Put, Outcome: history.Info, Err: history.ErrTimeout}, "timeout (indeterminate: may have been applied)"},
+		{history.Op{Type: history.Put, Outcome: history.Fail, Err: history.ErrNoResponders}, "error no_responders"},
+	}
+	for _, tc := range cases {
+		if got := reply(tc.op); got != tc.want {
+			t.Errorf("reply(%+v) = %q, want %q", tc.op, got, tc.want)
+		}
+	}
+}
