@@ -166,8 +166,10 @@ type Result struct {
 	Command string `json:"command"`
 	Seed    uint64 `json:"seed"`
 	Runtime string `json:"runtime"`
-	// ClientVersion is the nats.go the clients ran.
+	// ClientVersion is the nats.go the clients ran; GoVersion the Go that
+	// built the harness.
 	ClientVersion string       `json:"client_version,omitempty"`
+	GoVersion     string       `json:"go_version,omitempty"`
 	StartedAt     time.Time    `json:"started_at"`
 	Spec          Spec         `json:"spec"`
 	Cells         []CellResult `json:"cells"`

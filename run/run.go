@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -118,7 +119,7 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 	r := &runner{spec: spec, rt: rt, id: id, dir: dir, out: out}
 	r.logf = func(format string, args ...any) { fmt.Fprintf(out, "  "+format+"\n", args...) }
 	res := Result{ID: id, Dir: dir, Command: spec.Command, Seed: spec.Seed, Runtime: rt.Name(), ClientVersion: natsGoVersion(),
-		StartedAt: time.Now(), Spec: spec, Verdict: Valid}
+		GoVersion: goruntime.Version(), StartedAt: time.Now(), Spec: spec, Verdict: Valid}
 	if err := writeJSON(filepath.Join(dir, "run.json"), spec); err != nil {
 		return res, err
 	}
