@@ -10,6 +10,10 @@ const (
 	NameAttribution     = "wrong-last-seq"
 	NameIntegrity       = "stream-integrity"
 	NameLinearizability = "linearizability"
+	// NameRecovery is not a checker of this package: it is the pipeline's
+	// own check (run.recoveryCheck) that the cluster recovered after the
+	// faults, kept here with the others so every check has one name.
+	NameRecovery = "recovery"
 )
 
 // Counts shared by several checkers.

@@ -538,7 +538,7 @@ func fmtRatio(r float64) string {
 
 // catchupHeadline is HeadlineParts for a catch-up run: one sentence per
 // cell, every cell named (the matrix is versions x Direct Get).
-func catchupHeadline(res run.Result, judged []JudgedCell, cus []*catchup.Result) []string {
+func catchupHeadline(res run.Result, judged []run.JudgedCell, cus []*catchup.Result) []string {
 	labels := catchupLabels(res.Cells)
 	var parts []string
 	for i, c := range res.Cells {

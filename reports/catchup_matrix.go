@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
 // buildCatchupMatrix is the cells table of a catch-up run: setup, the
 // catch-up, memory, deaths, the clients and the data, one column a cell.
-func buildCatchupMatrix(r *Run, judged []JudgedCell, labels []string, sums []CatchupSummary) matrix {
+func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []CatchupSummary) matrix {
 	var m matrix
 	for i, c := range r.Result.Cells {
 		m.Head = append(m.Head, cellHead{Anchor: anchor(c.Name), Label: labels[i], Verdict: verdictWord(c.Verdict, judged[i]),

@@ -203,7 +203,7 @@ func catchupRunOf(cells ...run.CellResult) run.Result {
 	seenV, seenDG := map[string]bool{}, map[bool]bool{}
 	for _, c := range cells {
 		res.Cells = append(res.Cells, c)
-		res.Verdict = worse(res.Verdict, c.Verdict)
+		res.Verdict = run.Worse(res.Verdict, c.Verdict)
 		if !seenV[c.ServerVersion] {
 			seenV[c.ServerVersion] = true
 			res.Spec.ServerVersions = append(res.Spec.ServerVersions, c.ServerVersion)
@@ -256,7 +256,7 @@ func TestCatchupHeadline(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, r := mkCatchupCell(tt.opts)
 			res := catchupRunOf(c)
-			judged, _ := JudgeRun(res, nil)
+			judged, _ := run.JudgeRun(res, nil)
 			got := strings.Join(catchupHeadline(res, judged, []*catchup.Result{r}), " ")
 			if got != tt.want {
 				t.Errorf("headline\n got: %s\nwant: %s", got, tt.want)

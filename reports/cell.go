@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
 type cellView struct {
@@ -33,7 +34,7 @@ type checkRow struct {
 	More                                        int
 }
 
-func buildCell(r *Run, c *Cell, j JudgedCell, short string, s Summary) cellView {
+func buildCell(r *Run, c *Cell, j run.JudgedCell, short string, s Summary) cellView {
 	v := cellView{Anchor: anchor(c.Name), Label: c.Label, Short: short, Verdict: verdictWord(c.CellResult.Verdict, j),
 		Class: verdictClass(string(j.Verdict)), Sentence: s.Sentence(), Error: c.Error, Reproduce: j.Reproduce}
 	if v.Label == "" {
@@ -92,7 +93,7 @@ func buildCell(r *Run, c *Cell, j JudgedCell, short string, s Summary) cellView 
 }
 
 // checkRows lists the cell's checks as judged.
-func (v *cellView) checkRows(j JudgedCell) {
+func (v *cellView) checkRows(j run.JudgedCell) {
 	for _, jr := range j.Checks {
 		cr := checkRow{Name: jr.Name, Verdict: string(jr.Verdict), Class: verdictClass(string(jr.Effective)), Summary: jr.Summary,
 			Reason: jr.Reason, Note: jr.Note}

@@ -202,7 +202,7 @@ func syntheticMatrix() synthRun {
 	}
 	res.Verdict = run.Valid
 	for _, c := range res.Cells {
-		res.Verdict = worse(res.Verdict, c.Verdict)
+		res.Verdict = run.Worse(res.Verdict, c.Verdict)
 	}
 	out.res = res
 	return out

@@ -88,7 +88,7 @@ func onOff(b bool) string {
 // Headline is the verdict of a run in one sentence a person understands:
 // "Direct Get on: 2,807 stale reads (5.6 % of reads), 2,808 updates
 // rejected because of them; Direct Get off: none (all 6 checks passed)".
-func Headline(res run.Result, exps ...Expectation) string {
+func Headline(res run.Result, exps ...run.Expectation) string {
 	return strings.Join(HeadlineParts(res, exps...), " ")
 }
 
@@ -97,14 +97,14 @@ func Headline(res run.Result, exps ...Expectation) string {
 //
 // For a catch-up run each cell is a sentence of its own, read from the
 // cell's catchup.json under res.Dir (or the cell's recorded folder).
-func HeadlineParts(res run.Result, exps ...Expectation) []string {
+func HeadlineParts(res run.Result, exps ...run.Expectation) []string {
 	return headlineParts(res, exps, nil)
 }
 
 // headlineParts is HeadlineParts with the catch-up results already loaded
 // (nil: read them from disk when the run is a catch-up run).
-func headlineParts(res run.Result, exps []Expectation, cus []*catchup.Result) []string {
-	judged, _ := JudgeRun(res, exps)
+func headlineParts(res run.Result, exps []run.Expectation, cus []*catchup.Result) []string {
+	judged, _ := run.JudgeRun(res, exps)
 	if len(res.Cells) == 0 {
 		if res.Interrupted {
 			return []string{"The run was interrupted before any cell finished."}

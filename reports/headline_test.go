@@ -31,7 +31,7 @@ func resultOf(cells ...run.CellResult) run.Result {
 	seenDG, seenN := map[bool]bool{}, map[string]bool{}
 	for _, c := range cells {
 		res.Cells = append(res.Cells, c)
-		res.Verdict = worse(res.Verdict, c.Verdict)
+		res.Verdict = run.Worse(res.Verdict, c.Verdict)
 		if !seenDG[c.DirectGet] {
 			seenDG[c.DirectGet] = true
 			res.Spec.DirectGet = append(res.Spec.DirectGet, c.DirectGet)

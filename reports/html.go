@@ -82,8 +82,8 @@ func HTML(w io.Writer, r *Run) error {
 func buildPage(r *Run, now time.Time) page {
 	res := r.Result
 	exps := r.Expect
-	judged, unused := JudgeRun(res, exps)
-	eff := EffectiveVerdict(res, exps)
+	judged, unused := run.JudgeRun(res, exps)
+	eff := run.EffectiveVerdict(res, exps)
 	if len(exps) == 0 && !res.Interrupted && len(res.Cells) > 0 {
 		eff = res.Verdict
 	}

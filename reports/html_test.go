@@ -174,8 +174,8 @@ func TestRenderPartialRun(t *testing.T) {
 			t.Errorf("page lacks %q", w)
 		}
 	}
-	if ExitCode(r.Result, nil) != run.ExitInterrupted {
-		t.Errorf("exit code of an interrupted run = %d", ExitCode(r.Result, nil))
+	if run.ExitCode(r.Result, nil) != run.ExitInterrupted {
+		t.Errorf("exit code of an interrupted run = %d", run.ExitCode(r.Result, nil))
 	}
 }
 
@@ -218,7 +218,7 @@ func TestLoadOldSpecShape(t *testing.T) {
 
 func TestExpectationsOnThePage(t *testing.T) {
 	dir := unpackRun(t)
-	if _, err := WriteWith(dir, Options{Expect: []Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}}); err != nil {
+	if _, err := WriteWith(dir, Options{Expect: []run.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}}); err != nil {
 		t.Fatal(err)
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, HTMLFile))

@@ -81,15 +81,15 @@ func secs(s float64) string { return fmt.Sprintf("%.3f", s) }
 // A catch-up run's harness testcases carry each cell's finding in words
 // (read from catchup.json under res.Dir), and its suites the catch-up
 // settings as properties.
-func JUnit(w io.Writer, res run.Result, exps ...Expectation) error {
+func JUnit(w io.Writer, res run.Result, exps ...run.Expectation) error {
 	return writeJUnit(w, res, exps, nil)
 }
 
 // writeJUnit is JUnit with the catch-up results already loaded (nil: read them
 // from disk when the run is a catch-up run).
-func writeJUnit(w io.Writer, res run.Result, exps []Expectation, cus []*catchup.Result) error {
+func writeJUnit(w io.Writer, res run.Result, exps []run.Expectation, cus []*catchup.Result) error {
 	top := xmlSuites{Name: "jetstream-chaos " + res.ID}
-	cells, unused := JudgeRun(res, exps)
+	cells, unused := run.JudgeRun(res, exps)
 	ran := map[string]bool{}
 	for i, c := range cells {
 		ran[c.Name] = true
@@ -155,7 +155,7 @@ func writeJUnit(w io.Writer, res run.Result, exps []Expectation, cus []*catchup.
 
 func classname(cell string) string { return "jetstream-chaos." + cell }
 
-func cellProps(res run.Result, c run.Cell, exps []Expectation) []xmlProperty {
+func cellProps(res run.Result, c run.Cell, exps []run.Expectation) []xmlProperty {
 	p := []xmlProperty{
 		{"direct_get", onOff(c.DirectGet)},
 		{"server_version", c.ServerVersion},
@@ -169,7 +169,7 @@ func cellProps(res run.Result, c run.Cell, exps []Expectation) []xmlProperty {
 	return p
 }
 
-func cellSuite(res run.Result, c JudgedCell) xmlSuite {
+func cellSuite(res run.Result, c run.JudgedCell) xmlSuite {
 	s := xmlSuite{Name: c.Name, Properties: cellProps(res, c.Cell, c.Expected)}
 	if !c.StartedAt.IsZero() {
 		s.Timestamp = c.StartedAt.UTC().Format("2006-01-02T15:04:05")
@@ -216,7 +216,7 @@ func cellSuite(res run.Result, c JudgedCell) xmlSuite {
 	return s
 }
 
-func failMessage(j Judged) string {
+func failMessage(j run.Judged) string {
 	if j.Verdict == checker.Valid && j.Note != "" {
 		return j.Note
 	}
@@ -225,7 +225,7 @@ func failMessage(j Judged) string {
 
 // problemBody is the summary, the reason and the first examples: enough to
 // read the finding in a CI log without opening the report.
-func problemBody(j Judged) string {
+func problemBody(j run.Judged) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", j.Name, j.Summary)
 	if j.Reason != "" {
@@ -247,7 +247,7 @@ func problemBody(j Judged) string {
 // catchupSuite adds what a catch-up cell's suite says beyond the checks:
 // the workload's settings as properties, and the cell's finding in words
 // on the harness testcase (a catch-up cell has no ops to count).
-func catchupSuite(s *xmlSuite, res run.Result, c JudgedCell, cu *catchup.Result) {
+func catchupSuite(s *xmlSuite, res run.Result, c run.JudgedCell, cu *catchup.Result) {
 	s.Properties = append(s.Properties, xmlProperty{"workload", workloadCatchup})
 	if o := res.Spec.Catchup; o != nil {
 		s.Properties = append(s.Properties,

@@ -43,7 +43,7 @@ type jCase struct {
 	} `xml:"error"`
 }
 
-func junitOf(t *testing.T, res run.Result, exps ...Expectation) jSuites {
+func junitOf(t *testing.T, res run.Result, exps ...run.Expectation) jSuites {
 	t.Helper()
 	var b bytes.Buffer
 	if err := JUnit(&b, res, exps...); err != nil {
@@ -108,7 +108,7 @@ func TestJUnit(t *testing.T) {
 	tests := []struct {
 		name                  string
 		res                   run.Result
-		exps                  []Expectation
+		exps                  []run.Expectation
 		tests, failures, errs int
 		check                 func(t *testing.T, s jSuites)
 	}{
@@ -152,16 +152,16 @@ func TestJUnit(t *testing.T) {
 			}
 		}},
 		{"expected stale reads pass", resultOf(cellOf(true, "none", stale, ""), cellOf(false, "none", clean, "")),
-			[]Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}, 14, 0, 0, nil},
+			[]run.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}, 14, 0, 0, nil},
 		{"expected stale reads that did not happen fail", resultOf(cellOf(true, "none", clean, ""), cellOf(false, "none", clean, "")),
-			[]Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}, 14, 1, 0, func(t *testing.T, s jSuites) {
+			[]run.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}, 14, 1, 0, func(t *testing.T, s jSuites) {
 				c := caseOf(t, s, "direct-get-on", "stale-read")
 				if c.Failure == nil || c.Failure.Type != "expected-anomaly-missing" {
 					t.Errorf("missing expected anomaly = %+v", c.Failure)
 				}
 			}},
 		{"an expectation does not excuse other anomalies", resultOf(cellOf(true, "none", checksOpts{gets: 1000, stale: 5, rejStale: 5, rejSpu: 1, lostWrites: 2}, "")),
-			[]Expectation{{Cells: "*direct-get-on", Anomaly: "stale-reads"}}, 7, 2, 0, func(t *testing.T, s jSuites) {
+			[]run.Expectation{{Cells: "*direct-get-on", Anomaly: "stale-reads"}}, 7, 2, 0, func(t *testing.T, s jSuites) {
 				for _, n := range []string{"wrong-last-seq", "stream-integrity"} {
 					if caseOf(t, s, "direct-get-on", n).Failure == nil {
 						t.Errorf("%s should still fail", n)
@@ -169,7 +169,7 @@ func TestJUnit(t *testing.T) {
 				}
 			}},
 		{"an expectation matching no cell is an error", resultOf(cellOf(false, "none", clean, "")),
-			[]Expectation{{Cells: "direct-get-onn", Anomaly: "stale-reads"}}, 8, 0, 1, func(t *testing.T, s jSuites) {
+			[]run.Expectation{{Cells: "direct-get-onn", Anomaly: "stale-reads"}}, 8, 0, 1, func(t *testing.T, s jSuites) {
 				if c := caseOf(t, s, "expectations", "direct-get-onn=stale-reads"); c.Error == nil {
 					t.Error("unused expectation passed")
 				}
@@ -198,47 +198,5 @@ func TestJUnitSuiteProperties(t *testing.T) {
 	}
 	if props["direct_get"] != "on" || props["seed"] != "42" || props["command"] != "chaos run --seed=42" || props["server_version"] != "v2.15.3" {
 		t.Errorf("properties = %v", props)
-	}
-}
-
-func TestExpectations(t *testing.T) {
-	stale := cellOf(true, "none", checksOpts{gets: 1000, stale: 50, rejStale: 50}, "")
-	clean := cellOf(false, "none", checksOpts{gets: 1000}, "")
-	on := Expectation{Cells: "direct-get-on", Anomaly: "stale-reads"}
-	tests := []struct {
-		name string
-		res  run.Result
-		exps []Expectation
-		want int
-	}{
-		{"no expectation: the pipeline's code", resultOf(stale, clean), nil, run.ExitInvalid},
-		{"expected anomaly: green", resultOf(stale, clean), []Expectation{on}, run.ExitValid},
-		{"expected but absent: red", resultOf(cellOf(true, "none", checksOpts{gets: 1000}, ""), clean), []Expectation{on}, run.ExitInvalid},
-		{"unknown stays unknown", resultOf(stale, cellOf(false, "none", checksOpts{gets: 1, linUnknown: "t"}, "")), []Expectation{on}, run.ExitUnknown},
-		{"harness error stays", resultOf(stale, cellOf(false, "none", checksOpts{}, "boom")), []Expectation{on}, run.ExitHarness},
-		{"unused expectation is a harness error", resultOf(clean), []Expectation{on}, run.ExitHarness},
-		{"interrupted", func() run.Result { r := resultOf(clean); r.Interrupted = true; return r }(), nil, run.ExitInterrupted},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := ExitCode(tt.res, tt.exps); got != tt.want {
-				t.Errorf("ExitCode = %d, want %d", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestParseExpect(t *testing.T) {
-	e, err := ParseExpect("*direct-get-on=stale-reads")
-	if err != nil || e != (Expectation{Cells: "*direct-get-on", Anomaly: "stale-reads"}) {
-		t.Errorf("ParseExpect = %+v, %v", e, err)
-	}
-	for _, bad := range []string{"", "direct-get-on", "=stale-reads", "direct-get-on=", "x=lost-writes", "[=stale-reads"} {
-		if _, err := ParseExpect(bad); err == nil {
-			t.Errorf("ParseExpect(%q) accepted", bad)
-		}
-	}
-	if _, err := ParseExpects([]string{"a=stale-reads", "bad"}); err == nil {
-		t.Error("ParseExpects accepted a bad value")
 	}
 }

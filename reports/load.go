@@ -26,7 +26,7 @@ type Run struct {
 	// when the pipeline records it, else the report binary's own.
 	ClientVersion       string
 	ClientVersionSource string
-	Expect              []Expectation // from results.json's spec.expect, if any
+	Expect              []run.Expectation // from results.json's spec.expect, if any
 	Cells               []*Cell
 }
 
@@ -70,7 +70,7 @@ func Load(dir string) (*Run, error) {
 			r.ClientVersionSource = "recorded by the run"
 		}
 		for _, s := range x.Spec.Expect {
-			if e, err := ParseExpect(s); err == nil {
+			if e, err := run.ParseExpect(s); err == nil {
 				r.Expect = append(r.Expect, e)
 			}
 		}
@@ -125,7 +125,7 @@ func (r *Run) loadPartial() error {
 			}
 			res.Cells = append(res.Cells, run.CellResult{Cell: c, Label: c.Label(), Dir: cdir, Verdict: run.Error, Error: why})
 		}
-		res.Verdict = worse(res.Verdict, res.Cells[len(res.Cells)-1].Verdict)
+		res.Verdict = run.Worse(res.Verdict, res.Cells[len(res.Cells)-1].Verdict)
 	}
 	r.Result = res
 	return nil

@@ -28,7 +28,7 @@ type matrixVal struct {
 	Text, Class, Href string
 }
 
-func buildMatrix(r *Run, judged []JudgedCell, labels []string, sums []Summary) matrix {
+func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summary) matrix {
 	var m matrix
 	for i, c := range r.Result.Cells {
 		v := string(judged[i].Verdict)
@@ -213,7 +213,7 @@ func buildMatrix(r *Run, judged []JudgedCell, labels []string, sums []Summary) m
 	return m
 }
 
-func verdictWord(raw run.Verdict, j JudgedCell) string {
+func verdictWord(raw run.Verdict, j run.JudgedCell) string {
 	if raw == run.Invalid && j.Verdict == run.Valid {
 		return "invalid, as expected"
 	}

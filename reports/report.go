@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
@@ -28,9 +29,9 @@ const (
 
 // Options tune Write.
 type Options struct {
-	// Expect adds known anomalies (see Expectation) to those recorded in
+	// Expect adds known anomalies (see run.Expectation) to those recorded in
 	// results.json's spec.expect.
-	Expect []Expectation
+	Expect []run.Expectation
 }
 
 // Write reads the run folder dir and writes report.html and junit.xml into
@@ -62,10 +63,10 @@ func WriteWith(dir string, opts Options) (*Run, error) {
 	return r, writeFile(filepath.Join(dir, HTMLFile), page.Bytes())
 }
 
-func mergeExpect(a, b []Expectation) []Expectation {
-	seen := map[Expectation]bool{}
-	var out []Expectation
-	for _, e := range append(append([]Expectation(nil), a...), b...) {
+func mergeExpect(a, b []run.Expectation) []run.Expectation {
+	seen := map[run.Expectation]bool{}
+	var out []run.Expectation
+	for _, e := range append(append([]run.Expectation(nil), a...), b...) {
 		if !seen[e] {
 			seen[e] = true
 			out = append(out, e)

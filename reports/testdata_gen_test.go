@@ -99,7 +99,7 @@ func TestMakeTestdata(t *testing.T) {
 	}
 	res.Verdict = run.Valid
 	for _, c := range res.Cells {
-		res.Verdict = worse(res.Verdict, c.Verdict)
+		res.Verdict = run.Worse(res.Verdict, c.Verdict)
 	}
 	writeJSONFile(t, filepath.Join(dst, "results.json"), res)
 	writeJSONFile(t, filepath.Join(dst, "run.json"), res.Spec)

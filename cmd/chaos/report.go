@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
 func reportCmd() *cobra.Command {
@@ -20,7 +21,7 @@ verdict, as run does.`,
 		Example: "  chaos report store/latest",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			exps, err := reports.ParseExpects(expect)
+			exps, err := run.ParseExpects(expect)
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -31,7 +32,7 @@ verdict, as run does.`,
 			out := cmd.OutOrStdout()
 			fmt.Fprintln(out, reports.Headline(r.Result, r.Expect...))
 			fmt.Fprintf(out, "report: %s\njunit:  %s\n", filepath.Join(args[0], reports.HTMLFile), filepath.Join(args[0], reports.JUnitFile))
-			return &exitError{code: reports.ExitCode(r.Result, r.Expect)}
+			return &exitError{code: run.ExitCode(r.Result, r.Expect)}
 		},
 	}
 	cmd.Flags().StringArrayVar(&expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (added to those the run recorded)")
