@@ -81,7 +81,7 @@ func catchupOf(res run.Result, c run.CellResult) *catchup.Result {
 func catchupLabels(cells []run.CellResult) []string {
 	out := make([]string, len(cells))
 	for i, c := range cells {
-		out[i] = "Direct Get " + onOff(c.DirectGet)
+		out[i] = "Direct Get " + OnOff(c.DirectGet)
 		if c.ServerVersion != "" {
 			out[i] = c.ServerVersion + ", " + out[i]
 		}
@@ -262,7 +262,7 @@ func (s CatchupSummary) Sentence() string {
 	if s.Verdict == run.Error || s.Error != "" {
 		pre = "did not run to the end (harness error)"
 		if s.Error != "" {
-			pre = "did not run to the end: " + firstLine(s.Error)
+			pre = "did not run to the end: " + FirstLine(s.Error)
 		}
 		if !s.restarted() {
 			return pre
@@ -290,7 +290,7 @@ func (s CatchupSummary) Sentence() string {
 	case out == catchup.OutcomeCurrent:
 		c := target + " caught up"
 		if s.R != nil && s.R.Stream.RestartBytes > 0 {
-			c += " " + fmtBytes(float64(s.R.Stream.RestartBytes))
+			c += " " + FormatBytes(float64(s.R.Stream.RestartBytes))
 		}
 		cl = append(cl, c+" in "+fmtSecs(sec))
 		if m := s.memoryClause(limit, !dying); m != "" {
@@ -312,14 +312,14 @@ func (s CatchupSummary) Sentence() string {
 	case out == "" || out == catchup.OutcomeInterrupted:
 		c := "catch-up of " + target + " not decided"
 		if r := s.byName[cuCatchUp]; r != nil && r.Summary != "" {
-			c += " (" + strings.TrimPrefix(firstLine(r.Summary), "not decided: ") + ")"
+			c += " (" + strings.TrimPrefix(FirstLine(r.Summary), "not decided: ") + ")"
 		}
 		cl = append(cl, c)
 	default:
 		bad = true
 		c := target + " did not catch up"
 		if s.R != nil && s.R.Stream.RestartBytes > 0 {
-			c += " " + fmtBytes(float64(s.R.Stream.RestartBytes))
+			c += " " + FormatBytes(float64(s.R.Stream.RestartBytes))
 		}
 		cl = append(cl, c+s.notCurrent(out, sec))
 		if m := s.memoryClause(limit, true); m != "" {
@@ -354,7 +354,7 @@ func (s CatchupSummary) Sentence() string {
 	}
 	if r := s.byName[cuReplicas]; r != nil && r.Verdict == checker.Invalid {
 		bad = true
-		cl = append(cl, "the replicas disagree ("+firstLine(r.Summary)+")")
+		cl = append(cl, "the replicas disagree ("+FirstLine(r.Summary)+")")
 	}
 	if len(cl) == 0 {
 		if pre != "" {
@@ -380,7 +380,7 @@ func (s CatchupSummary) memoryClause(limit int64, kept bool) string {
 	if m == nil || m.PeakRSS <= 0 {
 		return ""
 	}
-	c := "peak " + fmtBytes(float64(m.PeakRSS)) + " RSS"
+	c := "peak " + FormatBytes(float64(m.PeakRSS)) + " RSS"
 	if m.PeakRSSRatio > 0 {
 		c += " (" + fmtRatio(m.PeakRSSRatio) + " the stream)"
 	}
@@ -460,16 +460,16 @@ func (s CatchupSummary) dataClause() string {
 	case checker.Invalid:
 		var parts []string
 		if missing > 0 {
-			parts = append(parts, fmt.Sprintf("%s of %s acknowledged messages lost", fmtCount(missing), fmtCount(acked)))
+			parts = append(parts, fmt.Sprintf("%s of %s acknowledged messages lost", FormatCount(missing), FormatCount(acked)))
 		}
 		if dups > 0 {
-			parts = append(parts, plural(dups, "message stored twice", "messages stored twice"))
+			parts = append(parts, Plural(dups, "message stored twice", "messages stored twice"))
 		}
 		if malformed > 0 {
-			parts = append(parts, plural(malformed, "message without a valid id", "messages without a valid id"))
+			parts = append(parts, Plural(malformed, "message without a valid id", "messages without a valid id"))
 		}
 		if len(parts) == 0 {
-			return "acknowledged messages not all present: " + firstLine(r.Summary)
+			return "acknowledged messages not all present: " + FirstLine(r.Summary)
 		}
 		return strings.Join(parts, ", ")
 	}
@@ -477,7 +477,7 @@ func (s CatchupSummary) dataClause() string {
 	if why == "" {
 		why = r.Summary
 	}
-	return "loss not verified (" + firstLine(why) + ")"
+	return "loss not verified (" + FirstLine(why) + ")"
 }
 
 // times writes "once", "2 times".
@@ -485,7 +485,7 @@ func times(n int) string {
 	if n == 1 {
 		return "once"
 	}
-	return fmtCount(n) + " times"
+	return FormatCount(n) + " times"
 }
 
 // fmtSecs writes a duration in seconds: 4.9 s, 42.3 s, 2 m 5 s.

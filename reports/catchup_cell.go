@@ -60,7 +60,7 @@ func catchupCell(r *Run, c *Cell, v *cellView, s CatchupSummary) {
 	if c.Rel != "" {
 		v.Files = nil
 		for _, f := range catchupFiles {
-			v.Files = append(v.Files, fileLink(r.Dir, path.Join(c.Rel, f.rel), f.text))
+			v.Files = append(v.Files, FileLink(r.Dir, path.Join(c.Rel, f.rel), f.text))
 		}
 	}
 	if cr == nil {
@@ -69,17 +69,17 @@ func catchupCell(r *Run, c *Cell, v *cellView, s CatchupSummary) {
 			why = c.CatchupErr
 		}
 		v.ChartNote = "No charts: " + why + " (the cell did not get far enough to save its measurements)."
-		v.charts = map[string]*chart{}
+		v.charts = map[string]*Chart{}
 		return
 	}
 	v.Facts = catchupFacts(c, cr)
 	xmax := catchupXMax(cr)
 	bands := catchupBands(cr)
-	v.charts = map[string]*chart{}
+	v.charts = map[string]*Chart{}
 	if c.Memory != nil {
 		v.charts[chTarget] = targetMemoryChart(c.Memory, cr, s.goMemLimit(), bands, xmax)
-		mc := memoryChart(unaskedMemory(c.Memory), bands, xmax)
-		mc.marks(currentMark(cr))
+		mc := MemoryChart(unaskedMemory(c.Memory), bands, xmax)
+		mc.Marks(currentMark(cr))
 		v.charts[chMemory] = mc
 	}
 	v.charts[chLag] = lagChart(cr, bands, xmax)
@@ -135,7 +135,7 @@ func catchupCell(r *Run, c *Cell, v *cellView, s CatchupSummary) {
 	for _, p := range cr.Phases {
 		row := cuPhaseRow{Phase: phaseWords(p.Name), From: fmtAt(p.StartMs), Took: fmtSecs(p.Seconds)}
 		if l, ok := cr.Publish.Latency[p.Name]; ok && l.Count > 0 {
-			row.Acks, row.P50, row.P99, row.Max = fmtCount(l.Count), fmtMs(l.P50Ms), fmtMs(l.P99Ms), fmtMs(l.MaxMs)
+			row.Acks, row.P50, row.P99, row.Max = FormatCount(l.Count), FormatMs(l.P50Ms), FormatMs(l.P99Ms), FormatMs(l.MaxMs)
 			if mb, ok := cr.Publish.AckedMBps[p.Name]; ok {
 				row.MBps = fmt.Sprintf("%.1f", mb)
 			}
@@ -148,7 +148,7 @@ func catchupCell(r *Run, c *Cell, v *cellView, s CatchupSummary) {
 	lines := append([]catchup.LogMatch(nil), cr.LogLines...)
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].Node < lines[j].Node })
 	for _, l := range lines {
-		cu.LogLines = append(cu.LogLines, cuLogRow{Node: l.Node, Pattern: l.Pattern, Count: fmtCount(l.Count), First: l.First, Last: l.Last})
+		cu.LogLines = append(cu.LogLines, cuLogRow{Node: l.Node, Pattern: l.Pattern, Count: FormatCount(l.Count), First: l.First, Last: l.Last})
 	}
 	v.CU = cu
 }
@@ -157,7 +157,7 @@ func currentMark(r *catchup.Result) []Mark {
 	if r.CatchUp.CurrentAtMs <= 0 {
 		return nil
 	}
-	return []Mark{{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: colGreen, Solid: true}}
+	return []Mark{{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: ColGreen, Solid: true}}
 }
 
 func peakAt(v int64, ratio float64, at int64) string {
@@ -168,25 +168,25 @@ func peakAt(v int64, ratio float64, at int64) string {
 }
 
 // catchupFacts are the cell's setup in a few lines.
-func catchupFacts(c *Cell, r *catchup.Result) []kv {
+func catchupFacts(c *Cell, r *catchup.Result) []Param {
 	o := r.Options
-	f := []kv{{"Direct Get", onOff(c.DirectGet)}, {"nats-server", orDefault(r.ServerVersion, c.ServerVersion)}}
+	f := []Param{{"Direct Get", OnOff(c.DirectGet)}, {"nats-server", orDefault(r.ServerVersion, c.ServerVersion)}}
 	if rt := orDefault(r.Runtime, c.Runtime); rt != "" {
-		f = append(f, kv{"runtime", rt})
+		f = append(f, Param{"runtime", rt})
 	}
-	f = append(f, kv{"workload", o.Describe()})
+	f = append(f, Param{"workload", o.Describe()})
 	st := r.Stream
 	if st.FillBytes > 0 {
-		f = append(f, kv{"stream", fmt.Sprintf("filled %s (%s msgs) at %.0f MB/s; %s (%s msgs) at the restart; %s (%s msgs) at the end",
-			fmtBytes(float64(st.FillBytes)), fmtCount(int64(st.FillMsgs)), st.FillMBps, fmtBytes(float64(st.RestartBytes)), fmtCount(int64(st.RestartMsgs)),
-			fmtBytes(float64(st.FinalBytes)), fmtCount(int64(st.FinalMsgs)))})
+		f = append(f, Param{"stream", fmt.Sprintf("filled %s (%s msgs) at %.0f MB/s; %s (%s msgs) at the restart; %s (%s msgs) at the end",
+			FormatBytes(float64(st.FillBytes)), FormatCount(int64(st.FillMsgs)), st.FillMBps, FormatBytes(float64(st.RestartBytes)), FormatCount(int64(st.RestartMsgs)),
+			FormatBytes(float64(st.FinalBytes)), FormatCount(int64(st.FinalMsgs)))})
 	}
 	if r.Target != "" {
 		t := fmt.Sprintf("%s, a %s when killed", r.Target, r.TargetRole)
 		if r.LeaderAtKill != "" && r.LeaderAtKill != r.Target {
 			t += "; stream leader " + r.LeaderAtKill
 		}
-		f = append(f, kv{"target", t})
+		f = append(f, Param{"target", t})
 	}
 	if len(r.Phases) > 0 {
 		var parts []string
@@ -195,10 +195,10 @@ func catchupFacts(c *Cell, r *catchup.Result) []kv {
 			parts = append(parts, fmt.Sprintf("%s %s", phaseWords(p.Name), fmtSecs(p.Seconds)))
 			total += p.Seconds
 		}
-		f = append(f, kv{"phases", strings.Join(parts, ", ") + fmt.Sprintf(" (total %s)", fmtSecs(total))})
+		f = append(f, Param{"phases", strings.Join(parts, ", ") + fmt.Sprintf(" (total %s)", fmtSecs(total))})
 	}
 	if !r.StartedAt.IsZero() {
-		f = append(f, kv{"started", r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
+		f = append(f, Param{"started", r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
 	return f
 }

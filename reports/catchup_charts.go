@@ -68,11 +68,11 @@ func catchupMarks(r *catchup.Result) []Mark {
 	var ms []Mark
 	for _, e := range r.Events {
 		if e.Kind == catchup.EvOOMKill {
-			ms = append(ms, Mark{X: float64(e.TMs) / 1000, Label: "OOM " + e.Node, Color: colRed, Solid: true})
+			ms = append(ms, Mark{X: float64(e.TMs) / 1000, Label: "OOM " + e.Node, Color: ColRed, Solid: true})
 		}
 	}
 	if r.CatchUp.CurrentAtMs > 0 {
-		ms = append(ms, Mark{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: colGreen, Solid: true})
+		ms = append(ms, Mark{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: ColGreen, Solid: true})
 	}
 	return ms
 }
@@ -102,9 +102,9 @@ func unaskedMemory(m *Memory) *Memory {
 // lagChart draws how far the target is behind the stream leader: messages
 // (the leader's last sequence minus the target's; the whole stream while it
 // is down or empty) and the replica lag the leader reports.
-func lagChart(r *catchup.Result, bands []Band, xmax float64) *chart {
+func lagChart(r *catchup.Result, bands []Band, xmax float64) *Chart {
 	t := orDefault(r.Target, "the target")
-	c := newTimeChart("How far "+t+" is behind the stream leader", "messages behind", xmax, bands)
+	c := NewTimeChart("How far "+t+" is behind the stream leader", "messages behind", xmax, bands)
 	if len(r.Lag) == 0 {
 		c.Empty = "no catch-up samples (lag.csv is empty)"
 		return c
@@ -120,9 +120,9 @@ func lagChart(r *catchup.Result, bands []Band, xmax float64) *chart {
 		behind = append(behind, plotter.XY{X: x, Y: float64(l.Behind)})
 		raft = append(raft, plotter.XY{X: x, Y: float64(l.ReplicaLag)})
 	}
-	c.line("messages "+t+" is behind", behind, lineStyle(colBlue, 1.8, false))
-	c.line("replica lag the leader reports (raft entries)", raft, lineStyle(colOrange, 1.2, true))
-	c.marks(catchupMarks(r))
+	c.Line("messages "+t+" is behind", behind, LineStyle(ColBlue, 1.8, false))
+	c.Line("replica lag the leader reports (raft entries)", raft, LineStyle(ColOrange, 1.2, true))
+	c.Marks(catchupMarks(r))
 	if cu := r.CatchUp; cu.RestartAtMs > 0 {
 		note := fmt.Sprintf("%s restarted at %s", t, fmtAt(cu.RestartAtMs))
 		if cu.FirstSeenAtMs > 0 {
@@ -140,10 +140,10 @@ func lagChart(r *catchup.Result, bands []Band, xmax float64) *chart {
 
 // publishChart draws the latency of acknowledged publishes, second by
 // second, on a log scale; seconds with errors are listed under it.
-func publishChart(r *catchup.Result, bands []Band, xmax float64) *chart {
-	c := newTimeChart("Publish latency, acknowledged, per second", "latency (log scale)", xmax, bands)
+func publishChart(r *catchup.Result, bands []Band, xmax float64) *Chart {
+	c := NewTimeChart("Publish latency, acknowledged, per second", "latency (log scale)", xmax, bands)
 	c.YLog = true
-	c.Plot.Y.Tick.Marker = msLogTicks
+	c.Plot.Y.Tick.Marker = MsLogTicks
 	secs := r.Publish.PerSecond
 	if len(secs) == 0 {
 		c.Empty = "no publishes recorded (publish.csv is empty)"
@@ -164,18 +164,18 @@ func publishChart(r *catchup.Result, bands []Band, xmax float64) *chart {
 		if s.Errors > 0 || s.Timeouts > 0 {
 			var what []string
 			if s.Timeouts > 0 {
-				what = append(what, plural(int(s.Timeouts), "timeout", "timeouts"))
+				what = append(what, Plural(int(s.Timeouts), "timeout", "timeouts"))
 			}
 			if s.Errors > 0 {
-				what = append(what, plural(int(s.Errors), "error", "errors"))
+				what = append(what, Plural(int(s.Errors), "error", "errors"))
 			}
 			errs = append(errs, fmt.Sprintf("%d-%d s: %s", s.T, s.T+1, strings.Join(what, ", ")))
 		}
 	}
-	c.line("max", mx, lineStyle(colGrey, 0.9, false))
-	c.line("p99", p99, lineStyle(colBlue, 1.8, false))
-	c.line("p50", p50, lineStyle(colSky, 1.2, true))
-	c.marks(catchupMarks(r))
+	c.Line("max", mx, LineStyle(ColGrey, 0.9, false))
+	c.Line("p99", p99, LineStyle(ColBlue, 1.8, false))
+	c.Line("p50", p50, LineStyle(ColSky, 1.2, true))
+	c.Marks(catchupMarks(r))
 	if len(errs) > 0 {
 		if len(errs) > 8 {
 			errs = append(errs[:8], fmt.Sprintf("%d more seconds in publish.csv", len(errs)-8))
@@ -189,7 +189,7 @@ func publishChart(r *catchup.Result, bands []Band, xmax float64) *chart {
 // its RSS, the limit and GOMEMLIMIT: the cgroup usage counts page cache,
 // which fills up to whatever limit there is (or to the stream's size
 // without one) and would flatten the rest, so it is clipped at the top.
-func targetMemoryChart(m *Memory, r *catchup.Result, goMemLimit int64, bands []Band, xmax float64) *chart {
+func targetMemoryChart(m *Memory, r *catchup.Result, goMemLimit int64, bands []Band, xmax float64) *Chart {
 	t := &Memory{}
 	for _, n := range m.Nodes {
 		if n.Node == r.Target {
@@ -208,17 +208,17 @@ func targetMemoryChart(m *Memory, r *catchup.Result, goMemLimit int64, bands []B
 	}
 	title := "Memory of the catching-up node " + r.Target
 	if len(t.Nodes) == 0 {
-		c := newTimeChart(title, "memory", xmax, bands)
+		c := NewTimeChart(title, "memory", xmax, bands)
 		c.Empty = "no memory samples of " + orDefault(r.Target, "the target")
 		return c
 	}
-	c := memoryChart(unaskedMemory(t), bands, xmax)
+	c := MemoryChart(unaskedMemory(t), bands, xmax)
 	c.Title = title
 	c.Notes = nil // the OOM kills are in the chart of every node, and in the events
 	if goMemLimit > 0 {
-		c.hline("GOMEMLIMIT "+fmtSize(goMemLimit), float64(goMemLimit), lineStyle(colGrey, 1.2, true))
+		c.HLine("GOMEMLIMIT "+fmtSize(goMemLimit), float64(goMemLimit), LineStyle(ColGrey, 1.2, true))
 	}
-	c.marks(currentMark(r))
+	c.Marks(currentMark(r))
 	// The scale follows the target from its restart to the heal: what ran
 	// under the limit.
 	from, to := int64(0), int64(math.MaxInt64)
@@ -249,7 +249,7 @@ func targetMemoryChart(m *Memory, r *catchup.Result, goMemLimit int64, bands []B
 			scale = "the RSS"
 		}
 		c.Notes = append(c.Notes, fmt.Sprintf("Scaled to %s from the restart to the heal: "+
-			"the cgroup usage (page cache included) went up to %s, above the top of the scale.", scale, fmtBytes(float64(usage))))
+			"the cgroup usage (page cache included) went up to %s, above the top of the scale.", scale, FormatBytes(float64(usage))))
 	}
 	return c
 }

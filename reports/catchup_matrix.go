@@ -16,7 +16,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 	var m matrix
 	for i, c := range r.Result.Cells {
 		m.Head = append(m.Head, cellHead{Anchor: anchor(c.Name), Label: labels[i], Verdict: verdictWord(c.Verdict, judged[i]),
-			Class: verdictClass(string(judged[i].Verdict)), Color: seriesColors[i%len(seriesColors)]})
+			Class: VerdictClass(string(judged[i].Verdict)), Color: seriesColors[i%len(seriesColors)]})
 	}
 	na := matrixVal{Text: "–", Class: "na"}
 	// row adds a row whose cells are read from catchup.json; a cell
@@ -48,7 +48,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 	m.Rows = append(m.Rows, matrixRow{Label: "Direct Get", Hint: "allow_direct on the stream: any replica answers direct gets", Vals: func() []matrixVal {
 		var vs []matrixVal
 		for _, c := range r.Result.Cells {
-			vs = append(vs, plain(onOff(c.DirectGet)))
+			vs = append(vs, plain(OnOff(c.DirectGet)))
 		}
 		return vs
 	}()})
@@ -57,7 +57,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		if st.RestartBytes == 0 {
 			return plain(fmt.Sprintf("backlog %s asked; not restarted", fmtSize(int64(r.Options.Backlog))))
 		}
-		return plain(fmt.Sprintf("%s, %s msgs (backlog %s of %s messages)", fmtBytes(float64(st.RestartBytes)), fmtCount(int64(st.RestartMsgs)),
+		return plain(fmt.Sprintf("%s, %s msgs (backlog %s of %s messages)", FormatBytes(float64(st.RestartBytes)), FormatCount(int64(st.RestartMsgs)),
 			fmtSize(int64(r.Options.Backlog)), fmtSize(int64(r.Options.Payload))))
 	})
 	row("Memory limit / GOMEMLIMIT", "the hard limit on the catching-up node from its restart / the Go runtime's soft limit on every node", func(s CatchupSummary, r *catchup.Result) matrixVal {
@@ -110,9 +110,9 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		case cu.Outcome == catchup.OutcomeCurrent:
 			return good(fmt.Sprintf("%s (bound %s)", fmtSecs(cu.Seconds), fmtDur(cu.Bound)))
 		case cu.Outcome == "" || cu.Outcome == catchup.OutcomeInterrupted:
-			return matrixVal{Text: "not decided: " + firstLine(orDefault(cu.Detail, "interrupted")), Class: "unk"}
+			return matrixVal{Text: "not decided: " + FirstLine(orDefault(cu.Detail, "interrupted")), Class: "unk"}
 		}
-		return bad(fmt.Sprintf("not current after %s (%s): %s", fmtSecs(cu.Seconds), outcomeWords(cu.Outcome), firstLine(cu.Detail)))
+		return bad(fmt.Sprintf("not current after %s (%s): %s", fmtSecs(cu.Seconds), outcomeWords(cu.Outcome), FirstLine(cu.Detail)))
 	})
 	row("… milestones", "after the restart: the stream first seen on the target (snapshot applied), its data caught up, current", func(_ CatchupSummary, r *catchup.Result) matrixVal {
 		cu := r.CatchUp
@@ -131,7 +131,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		if r.CatchUp.RestartAtMs == 0 {
 			return na
 		}
-		return plain(fmtCount(int64(r.CatchUp.MaxBehind)) + " msgs")
+		return plain(FormatCount(int64(r.CatchUp.MaxBehind)) + " msgs")
 	})
 
 	group("Memory, restart to heal")
@@ -139,7 +139,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		if v <= 0 {
 			return "not measured"
 		}
-		s := fmtBytes(float64(v))
+		s := FormatBytes(float64(v))
 		if ratio > 0 {
 			s += " (" + fmtRatio(ratio) + ")"
 		}
@@ -152,9 +152,9 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		v := plain(peak(n.PeakRSS, n.PeakRSSRatio, n.PeakRSSAt))
 		if cu := r.CatchUp; cu.CurrentAtMs > 0 && cu.PeakRSSDuring > 0 {
-			v.Text += fmt.Sprintf("; %s while catching up", fmtBytes(float64(cu.PeakRSSDuring)))
+			v.Text += fmt.Sprintf("; %s while catching up", FormatBytes(float64(cu.PeakRSSDuring)))
 			if cu.PeakRSSAfter > 0 {
-				v.Text += fmt.Sprintf(", %s after", fmtBytes(float64(cu.PeakRSSAfter)))
+				v.Text += fmt.Sprintf(", %s after", FormatBytes(float64(cu.PeakRSSAfter)))
 			}
 		}
 		return v
@@ -178,7 +178,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		case n == nil || n.PeakRSS <= 0:
 			return good("yes: no OOM kill (RSS not measured)")
 		}
-		t := fmt.Sprintf("yes: peak RSS %s of %s", fmtPct(int(n.PeakRSS>>10), int(lim>>10)), fmtSize(lim))
+		t := fmt.Sprintf("yes: peak RSS %s of %s", FormatPercent(int(n.PeakRSS>>10), int(lim>>10)), fmtSize(lim))
 		if n.PeakUsage >= lim*98/100 {
 			// The kernel reclaims page cache at the limit rather than kill.
 			t += "; cgroup usage reached the limit (page cache reclaimed)"
@@ -251,7 +251,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		switch {
 		case len(loops) == 0 && restarts > 0:
-			return matrixVal{Text: fmt.Sprintf("no: %s, below the threshold of %d", plural(restarts, "restart", "restarts"), r.Options.CrashLoop), Class: "unk"}
+			return matrixVal{Text: fmt.Sprintf("no: %s, below the threshold of %d", Plural(restarts, "restart", "restarts"), r.Options.CrashLoop), Class: "unk"}
 		case len(loops) == 0:
 			return good(fmt.Sprintf("no (threshold %d restarts)", r.Options.CrashLoop))
 		}
@@ -264,16 +264,16 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		if !ok || l.Count == 0 {
 			return na
 		}
-		t := fmt.Sprintf("%s (p50 %s, max %s)", fmtMs(l.P99Ms), fmtMs(l.P50Ms), fmtMs(l.MaxMs))
+		t := fmt.Sprintf("%s (p50 %s, max %s)", FormatMs(l.P99Ms), FormatMs(l.P50Ms), FormatMs(l.MaxMs))
 		if d, ok := r.Publish.Latency[catchup.PhaseDown]; ok && d.Count > 0 {
-			t += fmt.Sprintf(" [down: p99 %s]", fmtMs(d.P99Ms))
+			t += fmt.Sprintf(" [down: p99 %s]", FormatMs(d.P99Ms))
 		}
 		return plain(t)
 	})
 	row("Publish errors", "failed or timed-out publishes (a timeout is indeterminate), by phase", func(_ CatchupSummary, r *catchup.Result) matrixVal {
 		t := publishErrors(r.Publish)
 		if t == "" {
-			return good(fmt.Sprintf("none in %s publishes", fmtCount(r.Publish.Sent)))
+			return good(fmt.Sprintf("none in %s publishes", FormatCount(r.Publish.Sent)))
 		}
 		return matrixVal{Text: t, Class: "unk"}
 	})
@@ -282,7 +282,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		if rd.Gets == 0 {
 			return na
 		}
-		v := plain(fmt.Sprintf("%s gets, %s ok, %s not found", fmtCount(rd.Gets), fmtCount(rd.OK), fmtCount(rd.NotFound)))
+		v := plain(fmt.Sprintf("%s gets, %s ok, %s not found", FormatCount(rd.Gets), FormatCount(rd.OK), FormatCount(rd.NotFound)))
 		if rd.NotFound > 0 {
 			v.Class = "unk"
 		}
@@ -293,16 +293,16 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 	row("Acknowledged messages", "every id acknowledged to a publisher, read back from the stream after the heal", func(s CatchupSummary, r *catchup.Result) matrixVal {
 		in := r.Integrity
 		ck := s.Check(cuAcked)
-		t := fmt.Sprintf("%s acknowledged, %s missing", fmtCount(int64(in.Acked)), fmtCount(int64(in.Missing)))
+		t := fmt.Sprintf("%s acknowledged, %s missing", FormatCount(int64(in.Acked)), FormatCount(int64(in.Missing)))
 		if in.Dups > 0 {
-			t += fmt.Sprintf(", %s stored twice", fmtCount(int64(in.Dups)))
+			t += fmt.Sprintf(", %s stored twice", FormatCount(int64(in.Dups)))
 		}
 		if ck == nil {
 			return plain(t)
 		}
-		v := matrixVal{Text: t, Class: verdictClass(string(ck.Verdict))}
+		v := matrixVal{Text: t, Class: VerdictClass(string(ck.Verdict))}
 		if ck.Verdict == checker.Unknown {
-			v.Text += ": " + firstLine(orDefault(ck.Reason, ck.Summary))
+			v.Text += ": " + FirstLine(orDefault(ck.Reason, ck.Summary))
 		}
 		return v
 	})
@@ -312,7 +312,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 			return na
 		}
 		word := map[checker.Verdict]string{checker.Valid: "yes", checker.Invalid: "no"}[ck.Verdict]
-		return matrixVal{Text: strings.TrimPrefix(orDefault(word, string(ck.Verdict))+": "+firstLine(ck.Summary), ": "), Class: verdictClass(string(ck.Verdict))}
+		return matrixVal{Text: strings.TrimPrefix(orDefault(word, string(ck.Verdict))+": "+FirstLine(ck.Summary), ": "), Class: VerdictClass(string(ck.Verdict))}
 	})
 
 	group("Checks")
@@ -326,7 +326,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 					if j.Expected != "" {
 						t += " (expected)"
 					}
-					v = matrixVal{Text: t, Class: verdictClass(string(j.Effective)), Href: "#" + anchor(judged[i].Name) + "-checks"}
+					v = matrixVal{Text: t, Class: VerdictClass(string(j.Effective)), Href: "#" + anchor(judged[i].Name) + "-checks"}
 				}
 			}
 			mr.Vals = append(mr.Vals, v)
@@ -350,7 +350,7 @@ func peakShort(v int64, ratio float64) string {
 	if v <= 0 {
 		return "not measured"
 	}
-	s := fmtBytes(float64(v))
+	s := FormatBytes(float64(v))
 	if ratio > 0 {
 		s += " (" + fmtRatio(ratio) + ")"
 	}
@@ -402,7 +402,7 @@ func publishErrors(p catchup.PublishSummary) string {
 		var ks []string
 		for _, k := range kinds {
 			if e[k] > 0 {
-				ks = append(ks, fmt.Sprintf("%s %s", fmtCount(e[k]), k))
+				ks = append(ks, fmt.Sprintf("%s %s", FormatCount(e[k]), k))
 			}
 		}
 		if len(ks) > 0 {

@@ -48,7 +48,7 @@ func mkCatchupCell(o cuOpts) (run.CellResult, *catchup.Result) {
 		o.bound = 2 * time.Minute
 	}
 	cell := run.Cell{DirectGet: o.directGet, ServerVersion: o.version, Nemesis: "none"}
-	cell.Name = o.version + "_direct-get-" + onOff(o.directGet)
+	cell.Name = o.version + "_direct-get-" + OnOff(o.directGet)
 	opts := catchup.Defaults
 	opts.DirectGet, opts.MemoryLimit, opts.CatchupTimeout = o.directGet, catchup.Bytes(o.limit), o.bound
 	r := &catchup.Result{Options: opts, Runtime: "docker", ServerVersion: o.version, Target: "n1", TargetRole: catchup.Follower,

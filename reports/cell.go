@@ -14,13 +14,13 @@ import (
 type cellView struct {
 	Anchor, Label, Short, Verdict, Class, Sentence, Error, Reproduce string
 	Expected                                                         []string
-	Facts                                                            []kv
+	Facts                                                            []Param
 	ChartNote                                                        string
-	charts                                                           map[string]*chart
+	charts                                                           map[string]*Chart
 	Faults                                                           []faultRow
 	Recovery                                                         string
 	Checks                                                           []checkRow
-	Files, Logs, Configs, Porcupine                                  []link
+	Files, Logs, Configs, Porcupine                                  []Link
 	CU                                                               *cuView // a catch-up cell's own parts
 }
 
@@ -36,7 +36,7 @@ type checkRow struct {
 
 func buildCell(r *Run, c *Cell, j run.JudgedCell, short string, s Summary) cellView {
 	v := cellView{Anchor: anchor(c.Name), Label: c.Label, Short: short, Verdict: verdictWord(c.CellResult.Verdict, j),
-		Class: verdictClass(string(j.Verdict)), Sentence: s.Sentence(), Error: c.Error, Reproduce: j.Reproduce}
+		Class: VerdictClass(string(j.Verdict)), Sentence: s.Sentence(), Error: c.Error, Reproduce: j.Reproduce}
 	if v.Label == "" {
 		v.Label = c.Cell.Label()
 	}
@@ -58,7 +58,7 @@ func buildCell(r *Run, c *Cell, j run.JudgedCell, short string, s Summary) cellV
 	}
 	xmax := timeAxis(c.Series, c.Faults, workload)
 	bands, marks := faultBands(c.Faults), workloadMark(workload)
-	v.charts = map[string]*chart{}
+	v.charts = map[string]*Chart{}
 	if c.Series != nil && c.Series.Ops > 0 {
 		v.charts[chThroughput] = throughputChart(c.Series, bands, marks, xmax)
 		v.charts[chLatency] = latencyChart(c.Series, bands, marks, xmax)
@@ -67,13 +67,13 @@ func buildCell(r *Run, c *Cell, j run.JudgedCell, short string, s Summary) cellV
 		v.ChartNote = "No charts: " + orDefault(c.SeriesErr, "the history is empty") + "."
 	}
 	if c.Memory != nil {
-		v.charts[chMemory] = memoryChart(c.Memory, bands, xmax)
+		v.charts[chMemory] = MemoryChart(c.Memory, bands, xmax)
 	} else if c.MemoryErr != "" {
 		v.ChartNote += " Memory: " + c.MemoryErr + "."
 	}
 	for _, w := range c.Faults {
 		fr := faultRow{Fault: w.Fault, Targets: strings.Join(w.Targets, ", "), From: fmt.Sprintf("%.1f s", w.Start.Seconds()),
-			To: fmt.Sprintf("%.1f s", w.End.Seconds()), Inject: fmtSec(w.Inject), Heal: fmtSec(w.Heal), Detail: w.Detail}
+			To: fmt.Sprintf("%.1f s", w.End.Seconds()), Inject: FormatSeconds(w.Inject), Heal: FormatSeconds(w.Heal), Detail: w.Detail}
 		switch {
 		case !w.Injected:
 			fr.State, fr.StateClass = "not injected", "bad"
@@ -95,7 +95,7 @@ func buildCell(r *Run, c *Cell, j run.JudgedCell, short string, s Summary) cellV
 // checkRows lists the cell's checks as judged.
 func (v *cellView) checkRows(j run.JudgedCell) {
 	for _, jr := range j.Checks {
-		cr := checkRow{Name: jr.Name, Verdict: string(jr.Verdict), Class: verdictClass(string(jr.Effective)), Summary: jr.Summary,
+		cr := checkRow{Name: jr.Name, Verdict: string(jr.Verdict), Class: VerdictClass(string(jr.Effective)), Summary: jr.Summary,
 			Reason: jr.Reason, Note: jr.Note}
 		if jr.Expected != "" && jr.Verdict == checker.Invalid {
 			cr.Verdict += " (expected)"
@@ -120,20 +120,20 @@ func (v *cellView) links(r *Run, c *Cell) {
 			{"results.json", "results.json (this cell's numbers)"},
 			{MemoryFile, "memory.json"},
 		} {
-			l := fileLink(r.Dir, path.Join(c.Rel, f.rel), f.text)
+			l := FileLink(r.Dir, path.Join(c.Rel, f.rel), f.text)
 			if l.Href == "" && f.rel == MemoryFile {
 				continue
 			}
 			v.Files = append(v.Files, l)
 		}
 		for _, f := range relFiles(r.Dir, c.Rel, "logs/*") {
-			v.Logs = append(v.Logs, link{Text: path.Base(f), Href: hrefPath(f)})
+			v.Logs = append(v.Logs, Link{Text: path.Base(f), Href: hrefPath(f)})
 		}
 		for _, f := range relFiles(r.Dir, c.Rel, "config/*") {
-			v.Configs = append(v.Configs, link{Text: path.Base(f), Href: hrefPath(f)})
+			v.Configs = append(v.Configs, Link{Text: path.Base(f), Href: hrefPath(f)})
 		}
 		for _, f := range relFiles(r.Dir, c.Rel, "porcupine/*.html") {
-			v.Porcupine = append(v.Porcupine, link{Text: porcupineName(path.Base(f)), Href: hrefPath(f)})
+			v.Porcupine = append(v.Porcupine, Link{Text: porcupineName(path.Base(f)), Href: hrefPath(f)})
 		}
 	}
 }
@@ -154,7 +154,7 @@ func timelines(cells []cellView, cols int) []timelineRow {
 		w = 560
 	}
 	for _, kind := range []string{chThroughput, chLatency, chErrors, chTarget, chMemory, chLag, chPublish} {
-		var cs []*chart
+		var cs []*Chart
 		for _, c := range cells {
 			if ch := c.charts[kind]; ch != nil {
 				cs = append(cs, ch)
@@ -190,7 +190,7 @@ func timelines(cells []cellView, cols int) []timelineRow {
 				if kind == chMemory {
 					why = "no memory samples recorded for this cell"
 				}
-				ch = &chart{Title: kind, Empty: why}
+				ch = &Chart{Title: kind, Empty: why}
 			} else {
 				ch.XMax = xmax
 				if shareY && hi > 0 {
@@ -230,24 +230,24 @@ func orDefault(s, d string) string {
 	return s
 }
 
-func cellFacts(c *Cell) []kv {
-	f := []kv{{"Direct Get", onOff(c.DirectGet)}, {"nats-server", c.ServerVersion}, {"nemesis", orDefault(c.Nemesis, "none")}}
+func cellFacts(c *Cell) []Param {
+	f := []Param{{"Direct Get", OnOff(c.DirectGet)}, {"nats-server", c.ServerVersion}, {"nemesis", orDefault(c.Nemesis, "none")}}
 	if c.Runtime != "" {
-		f = append(f, kv{"runtime", c.Runtime})
+		f = append(f, Param{"runtime", c.Runtime})
 	}
 	if c.KV.Bucket != "" {
-		f = append(f, kv{"bucket", kvWords(c.KV)})
+		f = append(f, Param{"bucket", kvWords(c.KV)})
 	}
 	if c.Ops.Total > 0 {
-		f = append(f, kv{"ops", fmt.Sprintf("%s: %s ok, %s failed, %s indeterminate", fmtCount(c.Ops.Total), fmtCount(c.Ops.OK),
-			fmtCount(c.Ops.Failed), fmtCount(c.Ops.Indeterminate))})
+		f = append(f, Param{"ops", fmt.Sprintf("%s: %s ok, %s failed, %s indeterminate", FormatCount(c.Ops.Total), FormatCount(c.Ops.OK),
+			FormatCount(c.Ops.Failed), FormatCount(c.Ops.Indeterminate))})
 	}
 	if c.Stream.Entries > 0 || c.Stream.Complete {
 		st := "complete"
 		if !c.Stream.Complete {
 			st = "INCOMPLETE"
 		}
-		f = append(f, kv{"stream read back", fmt.Sprintf("%s entries, %s", fmtCount(c.Stream.Entries), st)})
+		f = append(f, Param{"stream read back", fmt.Sprintf("%s entries, %s", FormatCount(c.Stream.Entries), st)})
 	}
 	if len(c.Phases) > 0 {
 		var ks []string
@@ -259,10 +259,10 @@ func cellFacts(c *Cell) []kv {
 		for _, k := range ks {
 			parts = append(parts, fmt.Sprintf("%s %.1fs", strings.ReplaceAll(k, "_", " "), c.Phases[k]))
 		}
-		f = append(f, kv{"phases", strings.Join(parts, ", ")})
+		f = append(f, Param{"phases", strings.Join(parts, ", ")})
 	}
 	if !c.StartedAt.IsZero() {
-		f = append(f, kv{"started", c.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
+		f = append(f, Param{"started", c.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
 	return f
 }

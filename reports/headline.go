@@ -25,7 +25,7 @@ func ShortLabels(cells []run.CellResult) []string {
 	tags := workloadTags(cells)
 	out := make([]string, len(cells))
 	for i, c := range cells {
-		s := "Direct Get " + onOff(c.DirectGet)
+		s := "Direct Get " + OnOff(c.DirectGet)
 		if len(versions) > 1 {
 			s = c.ServerVersion + ", " + s
 		}
@@ -78,7 +78,8 @@ func workloadTags(cells []run.CellResult) []string {
 	return tags
 }
 
-func onOff(b bool) string {
+// OnOff writes a setting as the flags take it: on or off.
+func OnOff(b bool) string {
 	if b {
 		return "on"
 	}

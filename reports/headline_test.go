@@ -11,7 +11,7 @@ import (
 func cellOf(dg bool, nemesis string, checks checksOpts, harness string) run.CellResult {
 	spec := baseSpec("h")
 	c := run.Cell{DirectGet: dg, ServerVersion: "v2.15.3", Nemesis: nemesis}
-	c.Name = "direct-get-" + onOff(dg)
+	c.Name = "direct-get-" + OnOff(dg)
 	if nemesis != "none" {
 		c.Name = nemesis + "_" + c.Name
 	}
@@ -107,12 +107,12 @@ func TestShortLabelsNameWhatVaries(t *testing.T) {
 
 func TestFormatting(t *testing.T) {
 	for _, tt := range []struct{ got, want string }{
-		{fmtCount(0), "0"}, {fmtCount(999), "999"}, {fmtCount(1000), "1,000"}, {fmtCount(-1234567), "-1,234,567"},
-		{fmtPct(2807, 50000), "5.6 %"}, {fmtPct(1, 50000), "0.002 %"}, {fmtPct(0, 10), "0 %"}, {fmtPct(1, 0), "0 %"}, {fmtPct(50, 100), "50 %"},
-		{fmtMs(0.004), "4 µs"}, {fmtMs(0.5), "0.5 ms"}, {fmtMs(56.4), "56 ms"}, {fmtMs(2500), "2.50 s"},
-		{fmtBytes(512 << 20), "512 MiB"}, {fmtBytes(1536 << 20), "1.5 GiB"}, {fmtBytes(100), "100 B"},
-		{fmtBytes(1056415744), "0.98 GiB"}, {fmtBytes(1000 << 10), "0.98 MiB"}, {fmtBytes(999 << 20), "999 MiB"},
-		{plural(1, "read", "reads"), "1 read"}, {plural(2807, "read", "reads"), "2,807 reads"},
+		{FormatCount(0), "0"}, {FormatCount(999), "999"}, {FormatCount(1000), "1,000"}, {FormatCount(-1234567), "-1,234,567"},
+		{FormatPercent(2807, 50000), "5.6 %"}, {FormatPercent(1, 50000), "0.002 %"}, {FormatPercent(0, 10), "0 %"}, {FormatPercent(1, 0), "0 %"}, {FormatPercent(50, 100), "50 %"},
+		{FormatMs(0.004), "4 µs"}, {FormatMs(0.5), "0.5 ms"}, {FormatMs(56.4), "56 ms"}, {FormatMs(2500), "2.50 s"},
+		{FormatBytes(512 << 20), "512 MiB"}, {FormatBytes(1536 << 20), "1.5 GiB"}, {FormatBytes(100), "100 B"},
+		{FormatBytes(1056415744), "0.98 GiB"}, {FormatBytes(1000 << 10), "0.98 MiB"}, {FormatBytes(999 << 20), "999 MiB"},
+		{Plural(1, "read", "reads"), "1 read"}, {Plural(2807, "read", "reads"), "2,807 reads"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)

@@ -25,13 +25,14 @@ var pageTmpl = template.Must(template.New("report.html.tmpl").Funcs(template.Fun
 	"inc": func(n int) int { return n + 1 },
 }).ParseFS(assets, "report.html.tmpl"))
 
-// link is a relative link to a stored file; Href is empty when the file is
+// Link is a relative link to a stored file; Href is empty when the file is
 // missing, and the page shows the name without a link.
-type link struct {
+type Link struct {
 	Text, Href, Note string
 }
 
-type kv struct{ K, V string }
+// Param is a named value: a parameter, a fact, a property.
+type Param struct{ K, V string }
 
 type page struct {
 	RunID, Verdict, VerdictClass, VerdictLine, Headline string
@@ -50,9 +51,9 @@ type page struct {
 	Cols                                           int
 	ColHeads                                       bool // one cell a column: name them once over the charts
 	Cells                                          []cellView
-	Params                                         []kv
+	Params                                         []Param
 	Command, ReportCommand, Generated              string
-	RunFiles                                       []link
+	RunFiles                                       []Link
 }
 
 // timelineRow is one kind of chart, one per cell side by side.
@@ -62,7 +63,8 @@ type timelineRow struct {
 	Missing []string // cells without this chart, when charts stack
 }
 
-func verdictClass(v string) string {
+// VerdictClass is the CSS class a verdict is shown in.
+func VerdictClass(v string) string {
 	switch v {
 	case "valid":
 		return "ok"
@@ -87,7 +89,7 @@ func buildPage(r *Run, now time.Time) page {
 	if len(exps) == 0 && !res.Interrupted && len(res.Cells) > 0 {
 		eff = res.Verdict
 	}
-	p := page{RunID: res.ID, Verdict: strings.ToUpper(string(eff)), VerdictClass: verdictClass(string(eff)),
+	p := page{RunID: res.ID, Verdict: strings.ToUpper(string(eff)), VerdictClass: VerdictClass(string(eff)),
 		VerdictLine: VerdictLine(eff, res.Verdict), Partial: r.Partial, Interrupted: res.Interrupted,
 		Command: res.Command, Generated: now.UTC().Format("2006-01-02 15:04:05 UTC")}
 	if res.Interrupted {
@@ -162,7 +164,7 @@ func buildPage(r *Run, now time.Time) page {
 	p.Timelines = timelines(p.Cells, p.Cols)
 	p.Params = params(r)
 	for _, f := range []string{"results.json", "run.json", "junit.xml"} {
-		p.RunFiles = append(p.RunFiles, fileLink(r.Dir, f, f))
+		p.RunFiles = append(p.RunFiles, FileLink(r.Dir, f, f))
 	}
 	return p
 }
@@ -185,12 +187,12 @@ func anchor(name string) string {
 	}, name)
 }
 
-// fileLink links rel (slash-separated, relative to dir) when it exists.
-func fileLink(dir, rel, text string) link {
+// FileLink links rel (slash-separated, relative to dir) when it exists.
+func FileLink(dir, rel, text string) Link {
 	if exists(filepath.Join(dir, filepath.FromSlash(rel))) {
-		return link{Text: text, Href: hrefPath(rel)}
+		return Link{Text: text, Href: hrefPath(rel)}
 	}
-	return link{Text: text, Note: "missing"}
+	return Link{Text: text, Note: "missing"}
 }
 
 // hrefPath escapes each segment of a relative path for use in href.
@@ -209,13 +211,13 @@ func shellArg(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func params(r *Run) []kv {
+func params(r *Run) []Param {
 	if isCatchupRun(r.Result) {
 		return catchupParams(r)
 	}
 	s := r.Result.Spec
 	versions := strings.Join(s.ServerVersions, ", ")
-	p := []kv{
+	p := []Param{
 		{"run", r.Result.ID},
 		{"workload", s.Workload},
 		{"runtime", orDefault(r.Result.Runtime, s.Runtime)},
@@ -234,13 +236,13 @@ func params(r *Run) []kv {
 		if len(s.KV) > 1 {
 			name = fmt.Sprintf("bucket, setting %d", i+1)
 		}
-		p = append(p, kv{name, kvWords(o)})
+		p = append(p, Param{name, kvWords(o)})
 	}
 	if s.Cluster.SyncInterval != "" {
-		p = append(p, kv{"sync interval", s.Cluster.SyncInterval})
+		p = append(p, Param{"sync interval", s.Cluster.SyncInterval})
 	}
 	if !r.Result.StartedAt.IsZero() {
-		p = append(p, kv{"started", r.Result.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
+		p = append(p, Param{"started", r.Result.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
 	return p
 }
@@ -260,16 +262,16 @@ func kvWords(o kvupdate.Options) string {
 func joinBools(bs []bool) string {
 	var out []string
 	for _, b := range bs {
-		out = append(out, onOff(b))
+		out = append(out, OnOff(b))
 	}
 	return strings.Join(out, ", ")
 }
 
 // catchupParams are a catch-up run's parameters: the matrix, then every
 // catch-up option.
-func catchupParams(r *Run) []kv {
+func catchupParams(r *Run) []Param {
 	s := r.Result.Spec
-	p := []kv{
+	p := []Param{
 		{"run", r.Result.ID},
 		{"workload", s.Workload},
 		{"runtime", orDefault(r.Result.Runtime, s.Runtime)},
@@ -281,7 +283,7 @@ func catchupParams(r *Run) []kv {
 	}
 	if o := s.Catchup; o != nil {
 		if o.Preset != "" {
-			p = append(p, kv{"preset", o.Preset})
+			p = append(p, Param{"preset", o.Preset})
 		}
 		lim, gml := "none", o.GoMemLimit.String()
 		if o.MemoryLimit > 0 {
@@ -301,21 +303,21 @@ func catchupParams(r *Run) []kv {
 			writeFor = o.WriteFor.String() + " after the restart"
 		}
 		p = append(p,
-			kv{"stream / backlog / payload", fmt.Sprintf("%s / %s / %s", o.Stream, o.Backlog, o.Payload)},
-			kv{"target", string(o.Target)},
-			kv{"down / rate / writes", fmt.Sprintf("%s / %s/s / %s", o.Down, o.Rate, writeFor)},
-			kv{"memory limit / GOMEMLIMIT", lim + " / " + gml},
-			kv{"max_outstanding_catchup", mo},
-			kv{"catch-up timeout / settle", fmt.Sprintf("%s / %s", o.CatchupTimeout, o.Settle)},
-			kv{"recovery timeout / verify timeout", fmt.Sprintf("%s / %s", o.RecoveryTimeout, o.VerifyTimeout)},
-			kv{"crash loop at", fmt.Sprintf("%d restarts by the runtime", o.CrashLoop)},
-			kv{"publishers / window / publish timeout", fmt.Sprintf("%d / %d / %s", o.Publishers, o.Window, o.PublishTimeout)},
-			kv{"gets through the target", fmt.Sprintf("%g/s", o.ReadRate)},
-			kv{"memory sampling", o.SampleInterval.String()},
+			Param{"stream / backlog / payload", fmt.Sprintf("%s / %s / %s", o.Stream, o.Backlog, o.Payload)},
+			Param{"target", string(o.Target)},
+			Param{"down / rate / writes", fmt.Sprintf("%s / %s/s / %s", o.Down, o.Rate, writeFor)},
+			Param{"memory limit / GOMEMLIMIT", lim + " / " + gml},
+			Param{"max_outstanding_catchup", mo},
+			Param{"catch-up timeout / settle", fmt.Sprintf("%s / %s", o.CatchupTimeout, o.Settle)},
+			Param{"recovery timeout / verify timeout", fmt.Sprintf("%s / %s", o.RecoveryTimeout, o.VerifyTimeout)},
+			Param{"crash loop at", fmt.Sprintf("%d restarts by the runtime", o.CrashLoop)},
+			Param{"publishers / window / publish timeout", fmt.Sprintf("%d / %d / %s", o.Publishers, o.Window, o.PublishTimeout)},
+			Param{"gets through the target", fmt.Sprintf("%g/s", o.ReadRate)},
+			Param{"memory sampling", o.SampleInterval.String()},
 		)
 	}
 	if !r.Result.StartedAt.IsZero() {
-		p = append(p, kv{"started", r.Result.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
+		p = append(p, Param{"started", r.Result.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
 	return p
 }

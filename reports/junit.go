@@ -157,7 +157,7 @@ func classname(cell string) string { return "jetstream-chaos." + cell }
 
 func cellProps(res run.Result, c run.Cell, exps []run.Expectation) []xmlProperty {
 	p := []xmlProperty{
-		{"direct_get", onOff(c.DirectGet)},
+		{"direct_get", OnOff(c.DirectGet)},
 		{"server_version", c.ServerVersion},
 		{"nemesis", c.Nemesis},
 		{"seed", fmt.Sprint(res.Seed)},
@@ -187,7 +187,7 @@ func cellSuite(res run.Result, c run.JudgedCell) xmlSuite {
 		if msg == "" {
 			msg = "harness error"
 		}
-		h.Error = &xmlProblem{Type: "harness", Message: firstLine(msg), Body: msg}
+		h.Error = &xmlProblem{Type: "harness", Message: FirstLine(msg), Body: msg}
 	case len(c.Checks) == 0:
 		h.Error = &xmlProblem{Type: "harness", Message: "no checker ran"}
 	default:
@@ -203,13 +203,13 @@ func cellSuite(res run.Result, c run.JudgedCell) xmlSuite {
 			if j.Verdict == checker.Valid {
 				typ = "expected-anomaly-missing"
 			}
-			tc.Failure = &xmlProblem{Type: typ, Message: firstLine(failMessage(j)), Body: problemBody(j)}
+			tc.Failure = &xmlProblem{Type: typ, Message: FirstLine(failMessage(j)), Body: problemBody(j)}
 		default:
 			why := j.Reason
 			if why == "" {
 				why = j.Summary
 			}
-			tc.Error = &xmlProblem{Type: "unknown", Message: "unknown: " + firstLine(why), Body: problemBody(j)}
+			tc.Error = &xmlProblem{Type: "unknown", Message: "unknown: " + FirstLine(why), Body: problemBody(j)}
 		}
 		s.Cases = append(s.Cases, tc)
 	}

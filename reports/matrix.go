@@ -33,7 +33,7 @@ func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summar
 	for i, c := range r.Result.Cells {
 		v := string(judged[i].Verdict)
 		m.Head = append(m.Head, cellHead{Anchor: anchor(c.Name), Label: labels[i], Verdict: verdictWord(c.Verdict, judged[i]),
-			Class: verdictClass(v), Color: seriesColors[i%len(seriesColors)]})
+			Class: VerdictClass(v), Color: seriesColors[i%len(seriesColors)]})
 	}
 	row := func(label, hint string, f func(i int, c run.CellResult, s Summary) matrixVal) {
 		mr := matrixRow{Label: label, Hint: hint}
@@ -45,7 +45,7 @@ func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summar
 	group := func(label string) { m.Rows = append(m.Rows, matrixRow{Label: label, Group: true}) }
 	plain := func(s string) matrixVal { return matrixVal{Text: s} }
 	count := func(n int, badIfPositive bool) matrixVal {
-		v := matrixVal{Text: fmtCount(n)}
+		v := matrixVal{Text: FormatCount(n)}
 		if badIfPositive && n > 0 {
 			v.Class = "bad"
 		} else if badIfPositive {
@@ -58,7 +58,7 @@ func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summar
 
 	group("Setup")
 	row("Direct Get", "followers answer reads when on (the KV default)", func(_ int, c run.CellResult, _ Summary) matrixVal {
-		return plain(onOff(c.DirectGet))
+		return plain(OnOff(c.DirectGet))
 	})
 	row("nats-server", "", func(_ int, c run.CellResult, _ Summary) matrixVal { return plain(c.ServerVersion) })
 	row("Faults", "the nemesis: faults injected during the workload", func(_ int, c run.CellResult, _ Summary) matrixVal {
@@ -84,7 +84,7 @@ func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summar
 		if c.Ops.Total == 0 {
 			return na
 		}
-		return plain(fmt.Sprintf("%s (%s/s)", fmtCount(c.Ops.Total), fmtCount(int(c.Ops.OpsPerSec+0.5))))
+		return plain(fmt.Sprintf("%s (%s/s)", FormatCount(c.Ops.Total), FormatCount(int(c.Ops.OpsPerSec+0.5))))
 	})
 
 	group("Reads")
@@ -93,21 +93,21 @@ func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summar
 			return na
 		}
 		v := count(s.Stale, true)
-		v.Text = fmt.Sprintf("%s of %s (%s)", fmtCount(s.Stale), fmtCount(s.Gets), fmtPct(s.Stale, s.Gets))
+		v.Text = fmt.Sprintf("%s of %s (%s)", FormatCount(s.Stale), FormatCount(s.Gets), FormatPercent(s.Stale, s.Gets))
 		return v
 	})
 	row("Staleness p50 / p99 / max", "how long the newer revision had been acknowledged", func(_ int, _ run.CellResult, s Summary) matrixVal {
 		if s.Stale == 0 {
 			return na
 		}
-		return plain(fmt.Sprintf("%s / %s / %s", fmtMs(s.StaleP50), fmtMs(s.StaleP99), fmtMs(s.StaleMax)))
+		return plain(fmt.Sprintf("%s / %s / %s", FormatMs(s.StaleP50), FormatMs(s.StaleP99), FormatMs(s.StaleMax)))
 	})
 	row("Read-your-writes / monotonic violations", "a client reading older than it wrote / than it already read", func(_ int, _ run.CellResult, s Summary) matrixVal {
 		if s.Check(ckSession) == nil {
 			return na
 		}
 		v := count(s.RYW+s.Mono, true)
-		v.Text = fmtCount(s.RYW) + " / " + fmtCount(s.Mono)
+		v.Text = FormatCount(s.RYW) + " / " + FormatCount(s.Mono)
 		return v
 	})
 
@@ -116,13 +116,13 @@ func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summar
 		if c.Ops.Total == 0 {
 			return na
 		}
-		return plain(fmtCount(c.Ops.ByType["update"]))
+		return plain(FormatCount(c.Ops.ByType["update"]))
 	})
 	row("Rejected: wrong last sequence", "rejections with 10071 or 10164", func(_ int, _ run.CellResult, s Summary) matrixVal {
 		if s.Check(ckAttribution) == nil {
 			return na
 		}
-		return plain(fmt.Sprintf("%s (%s of updates)", fmtCount(s.Rejections), fmtPct(s.Rejections, s.Updates)))
+		return plain(fmt.Sprintf("%s (%s of updates)", FormatCount(s.Rejections), FormatPercent(s.Rejections, s.Updates)))
 	})
 	row("… because of a stale read", "the get that supplied the expected revision was stale", func(_ int, _ run.CellResult, s Summary) matrixVal {
 		if s.Check(ckAttribution) == nil {
@@ -134,7 +134,7 @@ func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summar
 		if s.Check(ckAttribution) == nil {
 			return na
 		}
-		return plain(fmtCount(s.RejConc))
+		return plain(FormatCount(s.RejConc))
 	})
 	row("… nothing else wrote the key", "spurious: the server rejected a current revision", func(_ int, _ run.CellResult, s Summary) matrixVal {
 		if s.Check(ckAttribution) == nil {
@@ -150,7 +150,7 @@ func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summar
 		if !ran(s) {
 			return na
 		}
-		return plain(fmtCount(c.Ops.Indeterminate))
+		return plain(FormatCount(c.Ops.Indeterminate))
 	})
 
 	group("Data")
@@ -160,9 +160,9 @@ func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summar
 			return na
 		}
 		if len(s.Integrity) == 0 {
-			v := matrixVal{Text: "all " + fmtCount(in.Counts["acked_writes"]) + " acknowledged writes stored", Class: "ok"}
+			v := matrixVal{Text: "all " + FormatCount(in.Counts["acked_writes"]) + " acknowledged writes stored", Class: "ok"}
 			if in.Verdict != checker.Valid {
-				v.Text, v.Class = string(in.Verdict)+": "+firstLine(in.Reason), verdictClass(string(in.Verdict))
+				v.Text, v.Class = string(in.Verdict)+": "+FirstLine(in.Reason), VerdictClass(string(in.Verdict))
 			}
 			return v
 		}
@@ -174,7 +174,7 @@ func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summar
 			return na
 		}
 		unk := lin.Counts["keys_unknown"]
-		v := matrixVal{Text: fmt.Sprintf("%d of %d", s.Keys-s.KeysBad-unk, s.Keys), Class: verdictClass(string(lin.Verdict))}
+		v := matrixVal{Text: fmt.Sprintf("%d of %d", s.Keys-s.KeysBad-unk, s.Keys), Class: VerdictClass(string(lin.Verdict))}
 		if unk > 0 {
 			v.Text += fmt.Sprintf(" (%d undecided)", unk)
 		}
@@ -189,7 +189,7 @@ func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summar
 			return na
 		}
 		if c.Recovery.Recovered {
-			return matrixVal{Text: "recovered in " + fmtSec(c.Recovery.Took), Class: "ok"}
+			return matrixVal{Text: "recovered in " + FormatSeconds(c.Recovery.Took), Class: "ok"}
 		}
 		return matrixVal{Text: "did not recover", Class: "bad"}
 	})
@@ -204,7 +204,7 @@ func buildMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []Summar
 					if j.Expected != "" {
 						t += " (expected)"
 					}
-					return matrixVal{Text: t, Class: verdictClass(string(j.Effective)), Href: "#" + anchor(judged[i].Name) + "-checks"}
+					return matrixVal{Text: t, Class: VerdictClass(string(j.Effective)), Href: "#" + anchor(judged[i].Name) + "-checks"}
 				}
 			}
 			return na

@@ -38,18 +38,18 @@ import (
 
 // Palette used across the page: colour-blind safe (Okabe-Ito) plus greys.
 const (
-	colBlue   = "#0072B2"
-	colOrange = "#E69F00"
-	colGreen  = "#009E73"
-	colRed    = "#D55E00"
-	colPurple = "#CC79A7"
-	colSky    = "#56B4E9"
-	colYellow = "#F0E442"
-	colGrey   = "#777777"
+	ColBlue   = "#0072B2"
+	ColOrange = "#E69F00"
+	ColGreen  = "#009E73"
+	ColRed    = "#D55E00"
+	ColPurple = "#CC79A7"
+	ColSky    = "#56B4E9"
+	ColYellow = "#F0E442"
+	ColGrey   = "#777777"
 	colFault  = "#f3c4c4"
 )
 
-var seriesColors = []string{colBlue, colOrange, colGreen, colRed, colPurple, colSky, colYellow, colGrey}
+var seriesColors = []string{ColBlue, ColOrange, ColGreen, ColRed, ColPurple, ColSky, ColYellow, ColGrey}
 
 // rgb parses "#rrggbb".
 func rgb(hex string) color.Color {
@@ -88,7 +88,8 @@ func textStyle(f font.Font, size float64, c color.Color) text.Style {
 	return text.Style{Color: c, Font: font.From(f, vg.Points(size)), Handler: plot.DefaultTextHandler}
 }
 
-func lineStyle(hex string, width float64, dashed bool) draw.LineStyle {
+// LineStyle is a line of colour hex ("#rrggbb"), width points, dashed or solid.
+func LineStyle(hex string, width float64, dashed bool) draw.LineStyle {
 	s := draw.LineStyle{Color: rgb(hex), Width: vg.Points(width)}
 	if dashed {
 		s.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
@@ -119,8 +120,8 @@ type legendEntry struct {
 	thumb plot.Thumbnailer
 }
 
-// chart is a gonum plot with what the page puts around it.
-type chart struct {
+// Chart is a gonum plot with what the page puts around it.
+type Chart struct {
 	Title string
 	// YLabel names the y axis and its unit. It is drawn here, not by
 	// gonum: gonum places a centred y label by the arithmetic middle of the
@@ -171,10 +172,10 @@ func newPlot(xLabel string) *plot.Plot {
 	return p
 }
 
-// newTimeChart is a chart over time, x in seconds since the start, with
+// NewTimeChart is a chart over time, x in seconds since the start, with
 // the fault windows under everything.
-func newTimeChart(title, yLabel string, xmax float64, bands []Band) *chart {
-	c := &chart{Title: title, YLabel: yLabel, Plot: newPlot("seconds since start"), XMax: xmax, Bands: bands}
+func NewTimeChart(title, yLabel string, xmax float64, bands []Band) *Chart {
+	c := &Chart{Title: title, YLabel: yLabel, Plot: newPlot("seconds since start"), XMax: xmax, Bands: bands}
 	c.Plot.X.Tick.Marker = secondTicks
 	if len(bands) > 0 {
 		c.Plot.Add(bandPlotter(bands))
@@ -182,9 +183,9 @@ func newTimeChart(title, yLabel string, xmax float64, bands []Band) *chart {
 	return c
 }
 
-// line adds pts as a line, cut to [0, XMax] and broken where Y is NaN (no
+// Line adds pts as a line, cut to [0, XMax] and broken where Y is NaN (no
 // data) or, on a log scale, not positive.
-func (c *chart) line(name string, pts plotter.XYs, sty draw.LineStyle) {
+func (c *Chart) Line(name string, pts plotter.XYs, sty draw.LineStyle) {
 	var run plotter.XYs
 	flush := func() {
 		if len(run) > 0 {
@@ -208,8 +209,8 @@ func (c *chart) line(name string, pts plotter.XYs, sty draw.LineStyle) {
 	}
 }
 
-// hline draws a horizontal line at y across the plot, named in the legend.
-func (c *chart) hline(name string, y float64, sty draw.LineStyle) {
+// HLine draws a horizontal line at y across the plot, named in the legend.
+func (c *Chart) HLine(name string, y float64, sty draw.LineStyle) {
 	f := plotter.NewFunction(func(float64) float64 { return y })
 	f.Samples = 2
 	f.LineStyle = sty
@@ -228,7 +229,7 @@ type stack struct {
 // stackedBars draws bars of width w starting at x[i], layers stacked in
 // order. Each layer is a gonum histogram of the running total up to it,
 // drawn from the top layer down, so every layer shows as its own band.
-func (c *chart) stackedBars(x []float64, w float64, layers []stack) {
+func (c *Chart) stackedBars(x []float64, w float64, layers []stack) {
 	total := make([]float64, len(x))
 	cum := make([][]float64, len(layers))
 	for k, l := range layers {
@@ -258,15 +259,15 @@ func (c *chart) stackedBars(x []float64, w float64, layers []stack) {
 	}
 }
 
-// marks draws vertical marks over the data; call it after the data.
-func (c *chart) marks(ms []Mark) {
+// Marks draws vertical marks over the data; call it after the data.
+func (c *Chart) Marks(ms []Mark) {
 	if len(ms) > 0 {
 		c.Plot.Add(markPlotter(ms))
 	}
 }
 
 // yRange is the y range of the data, NaN when there is none.
-func (c *chart) yRange() (lo, hi float64) {
+func (c *Chart) yRange() (lo, hi float64) {
 	if c.Plot == nil || c.Empty != "" {
 		return math.NaN(), math.NaN()
 	}
@@ -279,7 +280,7 @@ func (c *chart) yRange() (lo, hi float64) {
 
 // axes settles the ranges: x from 0 to XMax, y from 0 with a little room
 // above, or between powers of ten on a log scale.
-func (c *chart) axes() {
+func (c *Chart) axes() {
 	p := c.Plot
 	if c.XMax > 0 {
 		p.X.Min, p.X.Max = 0, c.XMax
@@ -352,7 +353,7 @@ func withAlign(s text.Style, x text.XAlignment, y text.YAlignment) text.Style {
 // layout places the title and the legend over the data area of a w x h
 // chart, in rows as wide as the data. Where the data area starts does not
 // depend on the height above it, so that is known first.
-func (c *chart) layout(w, h vg.Length) layout {
+func (c *Chart) layout(w, h vg.Length) layout {
 	full := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}}
 	left := vg.Length(pad)
 	if c.YLabel != "" {
@@ -393,7 +394,7 @@ func (c *chart) layout(w, h vg.Length) layout {
 }
 
 // HTML renders the chart as an inline <svg class="chart">, its notes under it.
-func (c *chart) HTML() template.HTML {
+func (c *Chart) HTML() template.HTML {
 	w, h := c.W, c.H
 	if w <= 0 {
 		w = defaultW
@@ -416,7 +417,7 @@ func (c *chart) HTML() template.HTML {
 	dc := draw.New(cv)
 	if empty {
 		dc.FillText(titleStyle, vg.Point{X: pad, Y: dc.Max.Y - pad}, c.Title)
-		msg := withAlign(textStyle(sans, ptTitle, rgb(colGrey)), draw.XCenter, draw.YCenter)
+		msg := withAlign(textStyle(sans, ptTitle, rgb(ColGrey)), draw.XCenter, draw.YCenter)
 		dc.FillText(msg, dc.Center(), orDefault(c.Empty, "no data"))
 	} else {
 		c.draw(dc, l)
@@ -458,7 +459,7 @@ func trimSVG(s string) string {
 	return svgDefaults.Replace(s)
 }
 
-func (c *chart) draw(dc draw.Canvas, l layout) {
+func (c *Chart) draw(dc draw.Canvas, l layout) {
 	p := c.Plot
 	dc.FillText(titleStyle, vg.Point{X: l.left, Y: dc.Max.Y - pad}, c.Title)
 	for _, it := range l.legend {
@@ -588,7 +589,7 @@ var countTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	for i := range ts {
 		if ts[i].Label != "" {
 			whole = whole && ts[i].Value == math.Trunc(ts[i].Value)
-			ts[i].Label = fmtCount(ts[i].Value)
+			ts[i].Label = FormatCount(ts[i].Value)
 		}
 	}
 	if whole || hi-lo < 1 || hi-lo > 20 {
@@ -600,7 +601,7 @@ var countTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	}
 	ts = ts[:0]
 	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-		ts = append(ts, plot.Tick{Value: v, Label: fmtCount(v)})
+		ts = append(ts, plot.Tick{Value: v, Label: FormatCount(v)})
 	}
 	return ts
 })
@@ -635,20 +636,20 @@ var secondTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	return ts
 })
 
-// msLogTicks are gonum's log ticks for milliseconds: 100 µs, 1.0 ms, 10 ms.
-var msLogTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+// MsLogTicks are gonum's log ticks for milliseconds: 100 µs, 1.0 ms, 10 ms.
+var MsLogTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	ts := plot.LogTicks{}.Ticks(lo, hi)
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = fmtMs(ts[i].Value)
+			ts[i].Label = FormatMs(ts[i].Value)
 		}
 	}
 	return ts
 })
 
-// byteTicks are round in the binary unit the range reaches (200 MiB, not
+// ByteTicks are round in the binary unit the range reaches (200 MiB, not
 // 209.7 MB).
-var byteTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+var ByteTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	unit := 1.0
 	for unit*1024 <= hi/2 && unit < 1<<40 {
 		unit *= 1024
@@ -658,7 +659,7 @@ var byteTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 	for i := range ts {
 		if ts[i].Label != "" {
 			// In the axis's unit: 1,000 MiB next to 500 MiB, not 0.98 GiB.
-			ts[i].Label = fmtCount(ts[i].Value) + " " + name
+			ts[i].Label = FormatCount(ts[i].Value) + " " + name
 			if ts[i].Value == 0 {
 				ts[i].Label = "0 B"
 			}

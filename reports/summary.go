@@ -110,7 +110,7 @@ func Summarize(c run.CellResult) Summary {
 	if r := s.byName[ckIntegrity]; r != nil {
 		for _, k := range integrityKinds {
 			if n := r.Counts[k.key]; n > 0 {
-				s.Integrity = append(s.Integrity, plural(n, k.one, k.many))
+				s.Integrity = append(s.Integrity, Plural(n, k.one, k.many))
 			}
 		}
 		s.Lost = r.Counts["lost_write"]
@@ -138,7 +138,7 @@ func (s Summary) Sentence() string {
 		if s.Error == "" {
 			return "did not run to the end (harness error)"
 		}
-		return "did not run to the end: " + firstLine(s.Error)
+		return "did not run to the end: " + FirstLine(s.Error)
 	}
 	if s.Checks == 0 {
 		return "not checked"
@@ -148,9 +148,9 @@ func (s Summary) Sentence() string {
 	}
 	var parts []string
 	if s.Stale > 0 {
-		p := fmt.Sprintf("%s (%s of reads)", plural(s.Stale, "stale read", "stale reads"), fmtPct(s.Stale, s.Gets))
+		p := fmt.Sprintf("%s (%s of reads)", Plural(s.Stale, "stale read", "stale reads"), FormatPercent(s.Stale, s.Gets))
 		if s.RejStale > 0 {
-			p += fmt.Sprintf(", %s rejected because of them", plural(s.RejStale, "update", "updates"))
+			p += fmt.Sprintf(", %s rejected because of them", Plural(s.RejStale, "update", "updates"))
 		}
 		parts = append(parts, p)
 	} else if s.HasStale && s.Verdict == run.Invalid {
@@ -158,12 +158,12 @@ func (s Summary) Sentence() string {
 	}
 	if s.RejSpur > 0 {
 		parts = append(parts, fmt.Sprintf("%s rejected (%s) although nothing else wrote the key",
-			plural(s.RejSpur, "update", "updates"), strings.Join(s.spurCodes, ", ")))
+			Plural(s.RejSpur, "update", "updates"), strings.Join(s.spurCodes, ", ")))
 	}
 	parts = append(parts, s.Integrity...)
 	if s.Stale == 0 && s.RYW+s.Mono > 0 {
-		parts = append(parts, fmt.Sprintf("%s and %s", plural(s.RYW, "read-your-writes violation", "read-your-writes violations"),
-			plural(s.Mono, "monotonic-read violation", "monotonic-read violations")))
+		parts = append(parts, fmt.Sprintf("%s and %s", Plural(s.RYW, "read-your-writes violation", "read-your-writes violations"),
+			Plural(s.Mono, "monotonic-read violation", "monotonic-read violations")))
 	}
 	if s.Stale == 0 && s.KeysBad > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d keys not linearizable", s.KeysBad, s.Keys))
@@ -202,7 +202,8 @@ func joinClauses(parts []string) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + ", and " + parts[len(parts)-1]
 }
 
-func firstLine(s string) string {
+// FirstLine is the first line of s, trimmed to 200 characters.
+func FirstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	if len(s) > 200 {
 		s = s[:197] + "..."
