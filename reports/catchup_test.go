@@ -198,7 +198,7 @@ func cuChecks(r *catchup.Result, o cuOpts) []checker.Result {
 // catchupRunOf makes a catch-up run of the cells.
 func catchupRunOf(cells ...run.CellResult) run.Result {
 	res := run.Result{ID: "cu", Verdict: run.Valid, Command: "chaos run --workload=catchup --seed=1", Seed: 1, Runtime: "docker"}
-	res.Spec = run.Spec{Workload: workloadCatchup, Runtime: "docker", Nemeses: []string{"none"}, Seed: 1, Catchup: &catchup.Options{}}
+	res.Spec = run.Spec{Workload: "catchup", Runtime: "docker", Nemeses: []string{"none"}, Seed: 1, Catchup: &catchup.Options{}}
 	*res.Spec.Catchup = catchup.Defaults
 	seenV, seenDG := map[string]bool{}, map[bool]bool{}
 	for _, c := range cells {
@@ -257,7 +257,11 @@ func TestCatchupHeadline(t *testing.T) {
 			c, r := mkCatchupCell(tt.opts)
 			res := catchupRunOf(c)
 			judged, _ := run.JudgeRun(res, nil)
-			got := strings.Join(catchupHeadline(res, judged, []*catchup.Result{r}), " ")
+			var m *measured
+			if r != nil {
+				m = &measured{Result: *r}
+			}
+			got := strings.Join(catchupHeadline(res, judged, catchupLabels(res.Cells), []CatchupSummary{SummarizeCatchup(c, m)}), " ")
 			if got != tt.want {
 				t.Errorf("headline\n got: %s\nwant: %s", got, tt.want)
 			}
@@ -484,7 +488,7 @@ func TestCatchupPartialRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ld.Partial || len(ld.Cells) != 1 || ld.Cells[0].Catchup == nil {
+	if !ld.Partial || len(ld.Cells) != 1 || measuredOf(ld.Cells[0]) == nil {
 		t.Fatalf("partial %v, %d cells", ld.Partial, len(ld.Cells))
 	}
 	got := strings.Join(HeadlineParts(ld.Result), " ")

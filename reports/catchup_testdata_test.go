@@ -62,7 +62,7 @@ func TestMakeCatchupTestdata(t *testing.T) {
 	if err := decodeResult(b, &res); err != nil {
 		t.Fatal(err)
 	}
-	if !isCatchupRun(res) {
+	if res.Spec.Workload != "catchup" {
 		t.Fatalf("%s is a %q run, not a catch-up run", src, res.Spec.Workload)
 	}
 	res.Dir, res.Spec.Store = "store/"+res.ID, "store"
@@ -77,10 +77,11 @@ func TestMakeCatchupTestdata(t *testing.T) {
 		for _, f := range []string{catchup.LagFile, catchup.PublishFile, catchup.EventsFile} {
 			copyFile(t, filepath.Join(from, f), filepath.Join(to, f))
 		}
-		cu, err := readCatchup(from)
-		if err != nil || cu == nil {
+		m, err := readMeasured(from)
+		if err != nil || m == nil {
 			t.Fatalf("%s: no catchup.json (%v)", from, err)
 		}
+		cu := &m.Result
 		cu.Dir, cu.Cluster.Dir = c.Dir, c.Dir
 		for j := range cu.Memory {
 			m := &cu.Memory[j]

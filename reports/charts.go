@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 )
@@ -82,6 +80,7 @@ func bucketWord(s *Series) string { return FormatMs(float64(s.Width) / 1e6) }
 // throughputChart draws acknowledged reads and writes per second.
 func throughputChart(s *Series, bands []Band, marks []Mark, xmax float64) *Chart {
 	c := NewTimeChart("Throughput (acknowledged ops/s, per "+bucketWord(s)+")", "ops/s", xmax, bands)
+	c.Kind = KindThroughput
 	var reads, writes plotter.XYs
 	for i, b := range s.Buckets {
 		// The bucket cut by the end of the axis counts over its own part.
@@ -103,6 +102,7 @@ func throughputChart(s *Series, bands []Band, marks []Mark, xmax float64) *Chart
 // bucket, on a log scale.
 func latencyChart(s *Series, bands []Band, marks []Mark, xmax float64) *Chart {
 	c := NewTimeChart("Latency of acknowledged ops (per "+bucketWord(s)+", log scale)", "latency (log scale)", xmax, bands)
+	c.Kind = KindLatency
 	c.YLog = true
 	c.Plot.Y.Tick.Marker = MsLogTicks
 	series := func(pick func(*Bucket) *latHist, q float64) plotter.XYs {
@@ -125,6 +125,7 @@ func latencyChart(s *Series, bands []Band, marks []Mark, xmax float64) *Chart {
 // errorChart stacks failed and indeterminate ops by error kind.
 func errorChart(s *Series, bands []Band, marks []Mark, xmax float64) *Chart {
 	c := NewTimeChart("Errors by kind (ops per "+bucketWord(s)+")", "errors per "+bucketWord(s), xmax, bands)
+	c.Kind, c.OwnScale = KindErrors, true
 	kinds := append([]string(nil), s.Kinds...)
 	order := map[string]int{}
 	for i, k := range errKinds {
@@ -161,72 +162,4 @@ func kindRank(order map[string]int, k string) int {
 		return i
 	}
 	return len(order)
-}
-
-// stalenessChart compares the staleness distributions of the cells: one
-// bar per cell in each staleness bucket, its count above it. Empty buckets
-// past the last non-empty one are dropped.
-func stalenessChart(labels []string, sums []Summary) *Chart {
-	c := &Chart{Title: "How stale were the stale reads? (time since the newer revision was acknowledged)", W: 1100, H: 300}
-	last := -1
-	var cats []string
-	for _, s := range sums {
-		for i, b := range s.StaleHist {
-			if b.Count > 0 {
-				last = max(last, i)
-			}
-			if len(cats) <= i {
-				cats = append(cats, b.Label)
-			}
-		}
-	}
-	if last < 0 {
-		c.Empty = "no stale reads in any cell"
-		return c
-	}
-	cats = cats[:min(len(cats), max(last+2, 6))]
-	p := newPlot("staleness")
-	c.Plot, c.YLabel = p, "stale reads"
-	p.NominalX(cats...)
-	tag := textStyle(sans, ptSmall, inkText)
-	tag.XAlign = draw.XCenter
-	for i, s := range sums {
-		if !s.HasStale {
-			continue
-		}
-		vals := make(plotter.Values, len(cats))
-		var at plotter.XYs
-		var texts []string
-		for j := range vals {
-			if j < len(s.StaleHist) {
-				vals[j] = float64(s.StaleHist[j].Count)
-			}
-			if vals[j] > 0 {
-				at = append(at, plotter.XY{X: float64(j), Y: vals[j]})
-				texts = append(texts, FormatCount(vals[j]))
-			}
-		}
-		b, err := plotter.NewBarChart(vals, 1)
-		if err != nil {
-			c.Plot, c.Empty = nil, err.Error()
-			return c
-		}
-		b.Color = rgb(seriesColors[i%len(seriesColors)])
-		b.LineStyle.Width = 0
-		p.Add(b)
-		c.bars = append(c.bars, b)
-		c.legend = append(c.legend, legendEntry{fmt.Sprintf("%s (%s)", labels[i], FormatCount(s.Stale)), b})
-		// The count over each bar: small bars next to a tall one stay readable.
-		var t *plotter.Labels
-		if len(at) > 0 {
-			t = &plotter.Labels{XYs: at, Labels: texts, TextStyle: make([]text.Style, len(at))}
-			for k := range t.TextStyle {
-				t.TextStyle[k] = tag
-			}
-			p.Add(t)
-		}
-		c.tags = append(c.tags, t)
-	}
-	p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
-	return c
 }

@@ -13,6 +13,8 @@ import (
 //
 //   - spec.kv was one object before workload flags took lists; it is a list
 //     now.
+//   - spec.workload was empty before there was a second workload: such a
+//     run is a kv-update run, and renders with its view.
 
 // decodeResult reads results.json.
 func decodeResult(b []byte, res *run.Result) error {
@@ -57,4 +59,12 @@ func fixSpec(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return out
+}
+
+// storedWorkload is the workload a stored run names (see above).
+func storedWorkload(w string) string {
+	if w == "" {
+		return "kv-update"
+	}
+	return w
 }

@@ -37,7 +37,7 @@ func mkChecks(o checksOpts) []checker.Result {
 		}
 		return checker.Valid
 	}
-	stale := checker.Result{Name: ckStale, Verdict: v(o.stale > 0),
+	stale := checker.Result{Name: checker.NameStaleRead, Verdict: v(o.stale > 0),
 		Counts: map[string]int{"gets": o.gets, "stale_reads": o.stale, "keys": 10, "keys_with_stale_reads": min(o.stale, 10)},
 		Stats:  map[string]float64{"stale_fraction": float64(o.stale) / float64(max(o.gets, 1)), "staleness_ms_p50": 0.4, "staleness_ms_p99": 12.5, "staleness_ms_max": 40, "staleness_revs_max": 6},
 		Histograms: map[string][]checker.Bucket{"staleness_ms": {
@@ -52,26 +52,26 @@ func mkChecks(o checksOpts) []checker.Result {
 		stale.Summary = fmt.Sprintf("no stale reads in %d gets", o.gets)
 	}
 	rej := o.rejStale + o.rejSpu
-	attr := checker.Result{Name: ckAttribution, Verdict: v(rej > 0),
+	attr := checker.Result{Name: checker.NameAttribution, Verdict: v(rej > 0),
 		Summary: fmt.Sprintf("%d wrong-last-sequence rejections: %d stale_read, 0 concurrent_write, %d spurious", rej, o.rejStale, o.rejSpu),
 		Counts: map[string]int{"rejections": rej, "stale_read": o.rejStale, "concurrent_write": 0, "spurious": o.rejSpu, "unattributed": 0,
 			"stale_read_10071": o.rejStale, "spurious_10164": o.rejSpu}}
-	session := checker.Result{Name: ckSession, Verdict: v(o.stale > 0), Summary: fmt.Sprintf("%d read-your-writes violations", o.stale),
+	session := checker.Result{Name: checker.NameSession, Verdict: v(o.stale > 0), Summary: fmt.Sprintf("%d read-your-writes violations", o.stale),
 		Counts: map[string]int{"gets": o.gets, "ryw_violations": o.stale, "monotonic_violations": o.stale / 5, "violating_gets": o.stale}}
-	integ := checker.Result{Name: ckIntegrity, Verdict: v(o.lostWrites > 0), Summary: "all acknowledged writes are in the stream",
+	integ := checker.Result{Name: checker.NameIntegrity, Verdict: v(o.lostWrites > 0), Summary: "all acknowledged writes are in the stream",
 		Counts: map[string]int{"acked_writes": o.gets, "lost_write": o.lostWrites}}
 	if o.lostWrites > 0 {
 		integ.Summary = fmt.Sprintf("%d acknowledged writes missing from the stream", o.lostWrites)
 	} else if o.streamIncomplete {
 		integ.Verdict, integ.Reason, integ.Summary = checker.Unknown, "the stream could not be read back in full", "stream incomplete"
 	}
-	lin := checker.Result{Name: ckLinear, Verdict: v(o.stale > 0), Summary: "all 10 keys linearizable",
+	lin := checker.Result{Name: checker.NameLinearizability, Verdict: v(o.stale > 0), Summary: "all 10 keys linearizable",
 		Counts: map[string]int{"keys": 10, "keys_illegal": min(o.stale, 10), "keys_unknown": 0}}
 	if o.linUnknown != "" {
 		lin.Verdict, lin.Reason, lin.Summary = checker.Unknown, o.linUnknown, "3 of 10 keys undecided"
 		lin.Counts["keys_unknown"] = 3
 	}
-	rec := checker.Result{Name: ckRecovery, Verdict: v(o.notRecovered), Summary: "recovered after 1.2s", Counts: map[string]int{"recovered": 1}}
+	rec := checker.Result{Name: checker.NameRecovery, Verdict: v(o.notRecovered), Summary: "recovered after 1.2s", Counts: map[string]int{"recovered": 1}}
 	if o.notRecovered {
 		rec.Summary, rec.Counts["recovered"] = "did not recover within 1m0s: n2 has no route to n3", 0
 	}

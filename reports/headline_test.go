@@ -98,7 +98,8 @@ func TestShortLabelsNameWhatVaries(t *testing.T) {
 	b := cellOf(false, "none", checksOpts{}, "")
 	b.ServerVersion = "v2.10.22"
 	b.KV.Keys = 50
-	got := ShortLabels([]run.CellResult{a, b})
+	cells := []run.CellResult{a, b}
+	got := ShortLabels(cells, workloadTags(cells))
 	want := []string{"v2.15.3, Direct Get on, 10 keys", "v2.10.22, Direct Get off, 50 keys"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("ShortLabels = %q, want %q", got, want)

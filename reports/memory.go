@@ -122,6 +122,7 @@ func MemoryChart(m *Memory, bands []Band, xmax float64) *Chart {
 		xmax = math.Max(xmax, float64(k.T)/1e9)
 	}
 	c := NewTimeChart("Memory per node", "memory", xmax, bands)
+	c.Kind = KindMemory
 	if len(m.Nodes) == 0 {
 		c.Empty = "no memory samples"
 		return c
@@ -131,7 +132,7 @@ func MemoryChart(m *Memory, bands []Band, xmax float64) *Chart {
 	// there rather than slope across the gap.
 	gap := math.Max(1, 3*xmax/maxMemPoints)
 	for i, n := range m.Nodes {
-		col := seriesColors[i%len(seriesColors)]
+		col := SeriesColor(i)
 		c.Line(n.Node, breakGaps(peakPoints(n.Samples, xmax), gap), LineStyle(col, 1.6, false))
 		if len(n.RSS) > 0 {
 			c.Line(n.Node+" RSS", breakGaps(peakPoints(n.RSS, xmax), gap), LineStyle(col, 1, true))

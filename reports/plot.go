@@ -51,6 +51,10 @@ const (
 
 var seriesColors = []string{ColBlue, ColOrange, ColGreen, ColRed, ColPurple, ColSky, ColYellow, ColGrey}
 
+// SeriesColor is the colour of the i-th cell (or series), the same
+// wherever it is drawn.
+func SeriesColor(i int) string { return seriesColors[i%len(seriesColors)] }
+
 // rgb parses "#rrggbb".
 func rgb(hex string) color.Color {
 	v, err := strconv.ParseUint(strings.TrimPrefix(hex, "#"), 16, 32)
@@ -122,6 +126,9 @@ type legendEntry struct {
 
 // Chart is a gonum plot with what the page puts around it.
 type Chart struct {
+	// Kind names the row of charts over time it is drawn in, next to the
+	// other cells' charts of the kind (KindThroughput, ...; a view's own).
+	Kind  string
 	Title string
 	// YLabel names the y axis and its unit. It is drawn here, not by
 	// gonum: gonum places a centred y label by the arithmetic middle of the
@@ -137,9 +144,12 @@ type Chart struct {
 	// YMin (log scale only) and YMax fix the y axis, to share it between
 	// cells; 0: from the data.
 	YMin, YMax float64
-	Bands      []Band
-	Notes      []string // lines of text under the chart
-	legend     []legendEntry
+	// OwnScale keeps the chart's y axis its own in a row of charts over
+	// time; the row shares the time axis only.
+	OwnScale bool
+	Bands    []Band
+	Notes    []string // lines of text under the chart
+	legend   []legendEntry
 	// bars are grouped per category; their width is set once the width of
 	// the data area is known.
 	bars []*plotter.BarChart

@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 
 	"github.com/jetstream-chaos/jetstream-chaos/run"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
 // Files written into the run folder.
@@ -47,11 +46,7 @@ func WriteWith(dir string, opts Options) (*Run, error) {
 	r.Expect = mergeExpect(r.Expect, opts.Expect)
 	// junit.xml first: the page links to it.
 	var page, junit bytes.Buffer
-	cus := make([]*catchup.Result, len(r.Cells))
-	for i, c := range r.Cells {
-		cus[i] = c.Catchup
-	}
-	if err := writeJUnit(&junit, r.Result, r.Expect, cus); err != nil {
+	if err := writeJUnit(&junit, r, r.Expect); err != nil {
 		return r, fmt.Errorf("render %s: %w", JUnitFile, err)
 	}
 	if err := writeFile(filepath.Join(dir, JUnitFile), junit.Bytes()); err != nil {

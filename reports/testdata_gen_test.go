@@ -81,7 +81,7 @@ func TestMakeTestdata(t *testing.T) {
 		h := history.History{Ops: kept, Stream: keptEntries, StreamComplete: complete}
 		var recovery []checker.Result
 		for _, r := range c.Checks {
-			if r.Name == ckRecovery {
+			if r.Name == checker.NameRecovery {
 				recovery = append(recovery, r)
 			}
 		}

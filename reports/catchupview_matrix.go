@@ -1,58 +1,72 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
-// buildCatchupMatrix is the cells table of a catch-up run: setup, the
-// catch-up, memory, deaths, the clients and the data, one column a cell.
-func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums []CatchupSummary) matrix {
-	var m matrix
-	for i, c := range r.Result.Cells {
-		m.Head = append(m.Head, cellHead{Anchor: anchor(c.Name), Label: labels[i], Verdict: verdictWord(c.Verdict, judged[i]),
-			Class: VerdictClass(string(judged[i].Verdict)), Color: seriesColors[i%len(seriesColors)]})
-	}
-	na := matrixVal{Text: "–", Class: "na"}
-	// row adds a row whose cells are read from catchup.json; a cell
-	// without one shows a dash.
-	row := func(label, hint string, f func(s CatchupSummary, r *catchup.Result) matrixVal) {
-		mr := matrixRow{Label: label, Hint: hint}
-		for _, s := range sums {
-			if s.R == nil {
-				mr.Vals = append(mr.Vals, na)
-				continue
-			}
-			mr.Vals = append(mr.Vals, f(s, s.R))
-		}
-		m.Rows = append(m.Rows, mr)
-	}
-	group := func(label string) { m.Rows = append(m.Rows, matrixRow{Label: label, Group: true}) }
-	plain := func(s string) matrixVal { return matrixVal{Text: s} }
-	good := func(s string) matrixVal { return matrixVal{Text: s, Class: "ok"} }
-	bad := func(s string) matrixVal { return matrixVal{Text: s, Class: "bad"} }
+// catchupRows are the cells table of a catch-up run: setup, the catch-up,
+// memory, deaths, the clients and the data, one column a cell.
+func catchupRows(p *Page, sums []CatchupSummary) []MatrixRow {
+	t := &cuTable{p: p, sums: sums}
+	t.setup()
+	t.catchUp()
+	t.memory()
+	t.deaths()
+	t.clients()
+	t.data()
+	return t.rows
+}
 
-	group("Setup")
-	m.Rows = append(m.Rows, matrixRow{Label: "nats-server", Vals: func() []matrixVal {
-		var vs []matrixVal
-		for _, c := range r.Result.Cells {
+// cuTable builds the rows of the catch-up cells table.
+type cuTable struct {
+	p    *Page
+	sums []CatchupSummary
+	rows []MatrixRow
+}
+
+// row adds a row whose cells are read from catchup.json; a cell without
+// one shows a dash.
+func (t *cuTable) row(label, hint string, f func(s CatchupSummary, r *catchup.Result) MatrixVal) {
+	mr := MatrixRow{Label: label, Hint: hint}
+	for _, s := range t.sums {
+		if s.R == nil {
+			mr.Vals = append(mr.Vals, NA)
+			continue
+		}
+		mr.Vals = append(mr.Vals, f(s, s.R))
+	}
+	t.rows = append(t.rows, mr)
+}
+
+func (t *cuTable) group(label string) { t.rows = append(t.rows, GroupRow(label)) }
+
+func plain(s string) MatrixVal { return MatrixVal{Text: s} }
+func good(s string) MatrixVal  { return MatrixVal{Text: s, Class: ClassOK} }
+func bad(s string) MatrixVal   { return MatrixVal{Text: s, Class: ClassBad} }
+
+func (t *cuTable) setup() {
+	t.group("Setup")
+	t.rows = append(t.rows, MatrixRow{Label: "nats-server", Vals: func() []MatrixVal {
+		var vs []MatrixVal
+		for _, c := range t.p.Run.Result.Cells {
 			vs = append(vs, plain(c.ServerVersion))
 		}
 		return vs
 	}()})
-	m.Rows = append(m.Rows, matrixRow{Label: "Direct Get", Hint: "allow_direct on the stream: any replica answers direct gets", Vals: func() []matrixVal {
-		var vs []matrixVal
-		for _, c := range r.Result.Cells {
+	t.rows = append(t.rows, MatrixRow{Label: "Direct Get", Hint: "allow_direct on the stream: any replica answers direct gets", Vals: func() []MatrixVal {
+		var vs []MatrixVal
+		for _, c := range t.p.Run.Result.Cells {
 			vs = append(vs, plain(OnOff(c.DirectGet)))
 		}
 		return vs
 	}()})
-	row("Stream at the restart", "what the wiped replica had to catch up (the backlog asked, plus writes while it was down)", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Stream at the restart", "what the wiped replica had to catch up (the backlog asked, plus writes while it was down)", func(_ CatchupSummary, r *catchup.Result) MatrixVal {
 		st := r.Stream
 		if st.RestartBytes == 0 {
 			return plain(fmt.Sprintf("backlog %s asked; not restarted", fmtSize(int64(r.Options.Backlog))))
@@ -60,7 +74,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		return plain(fmt.Sprintf("%s, %s msgs (backlog %s of %s messages)", FormatBytes(float64(st.RestartBytes)), FormatCount(int64(st.RestartMsgs)),
 			fmtSize(int64(r.Options.Backlog)), fmtSize(int64(r.Options.Payload))))
 	})
-	row("Memory limit / GOMEMLIMIT", "the hard limit on the catching-up node from its restart / the Go runtime's soft limit on every node", func(s CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Memory limit / GOMEMLIMIT", "the hard limit on the catching-up node from its restart / the Go runtime's soft limit on every node", func(s CatchupSummary, r *catchup.Result) MatrixVal {
 		lim, gml := "none", "unset"
 		if l := s.limit(); l > 0 {
 			lim = fmtSize(l)
@@ -73,13 +87,13 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		return plain(lim + " / " + gml)
 	})
-	row("max_outstanding_catchup", "bytes of catch-up in flight per stream", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("max_outstanding_catchup", "bytes of catch-up in flight per stream", func(_ CatchupSummary, r *catchup.Result) MatrixVal {
 		if r.Options.MaxOutstandingCatchup <= 0 {
 			return plain("server default (64 MB)")
 		}
 		return plain(fmtSize(int64(r.Options.MaxOutstandingCatchup)))
 	})
-	row("Target", "the replica killed, wiped and restarted empty", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Target", "the replica killed, wiped and restarted empty", func(_ CatchupSummary, r *catchup.Result) MatrixVal {
 		if r.Target == "" {
 			return plain(string(r.Options.Target) + " (not chosen)")
 		}
@@ -89,7 +103,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		return plain(t)
 	})
-	row("Writes while it was away", "publishing while the target was down and while it caught up", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Writes while it was away", "publishing while the target was down and while it caught up", func(_ CatchupSummary, r *catchup.Result) MatrixVal {
 		o := r.Options
 		if o.Rate <= 0 {
 			return plain(fmt.Sprintf("none; down %s", fmtDur(o.Down)))
@@ -100,24 +114,26 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		return plain(fmt.Sprintf("%s/s: down %s, then %s", fmtSize(int64(o.Rate)), fmtDur(o.Down), until))
 	})
+}
 
-	group("Catch-up")
-	row("Catch-up time", "restart until the target holds the leader's data and its /healthz is OK", func(s CatchupSummary, r *catchup.Result) matrixVal {
+func (t *cuTable) catchUp() {
+	t.group("Catch-up")
+	t.row("Catch-up time", "restart until the target holds the leader's data and its /healthz is OK", func(s CatchupSummary, r *catchup.Result) MatrixVal {
 		cu := r.CatchUp
 		switch {
 		case cu.RestartAtMs == 0:
-			return matrixVal{Text: "not restarted", Class: "err"}
+			return MatrixVal{Text: "not restarted", Class: "err"}
 		case cu.Outcome == catchup.OutcomeCurrent:
 			return good(fmt.Sprintf("%s (bound %s)", fmtSecs(cu.Seconds), fmtDur(cu.Bound)))
 		case cu.Outcome == "" || cu.Outcome == catchup.OutcomeInterrupted:
-			return matrixVal{Text: "not decided: " + FirstLine(orDefault(cu.Detail, "interrupted")), Class: "unk"}
+			return MatrixVal{Text: "not decided: " + FirstLine(cmp.Or(cu.Detail, "interrupted")), Class: "unk"}
 		}
 		return bad(fmt.Sprintf("not current after %s (%s): %s", fmtSecs(cu.Seconds), outcomeWords(cu.Outcome), FirstLine(cu.Detail)))
 	})
-	row("… milestones", "after the restart: the stream first seen on the target (snapshot applied), its data caught up, current", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("… milestones", "after the restart: the stream first seen on the target (snapshot applied), its data caught up, current", func(_ CatchupSummary, r *catchup.Result) MatrixVal {
 		cu := r.CatchUp
 		if cu.RestartAtMs == 0 {
-			return na
+			return NA
 		}
 		at := func(ms int64) string {
 			if ms <= 0 {
@@ -127,14 +143,16 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		return plain(fmt.Sprintf("stream %s, data %s, current %s", at(cu.FirstSeenAtMs), at(cu.DataAtMs), at(cu.CurrentAtMs)))
 	})
-	row("Most behind", "messages the target was behind the stream leader", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Most behind", "messages the target was behind the stream leader", func(_ CatchupSummary, r *catchup.Result) MatrixVal {
 		if r.CatchUp.RestartAtMs == 0 {
-			return na
+			return NA
 		}
 		return plain(FormatCount(int64(r.CatchUp.MaxBehind)) + " msgs")
 	})
+}
 
-	group("Memory, restart to heal")
+func (t *cuTable) memory() {
+	t.group("Memory, restart to heal")
 	peak := func(v int64, ratio float64, at int64) string {
 		if v <= 0 {
 			return "not measured"
@@ -145,10 +163,10 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		return s + " at " + fmtAt(at)
 	}
-	row("Target: peak RSS", "the server process's resident memory; x is the ratio to the stream at the restart", func(s CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Target: peak RSS", "the server process's resident memory; x is the ratio to the stream at the restart", func(s CatchupSummary, r *catchup.Result) MatrixVal {
 		n := s.node(r.Target)
 		if n == nil {
-			return na
+			return NA
 		}
 		v := plain(peak(n.PeakRSS, n.PeakRSSRatio, n.PeakRSSAt))
 		if cu := r.CatchUp; cu.CurrentAtMs > 0 && cu.PeakRSSDuring > 0 {
@@ -159,14 +177,14 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		return v
 	})
-	row("Target: peak cgroup usage", "what the memory limit counts, page cache included", func(s CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Target: peak cgroup usage", "what the memory limit counts, page cache included", func(s CatchupSummary, r *catchup.Result) MatrixVal {
 		n := s.node(r.Target)
 		if n == nil {
-			return na
+			return NA
 		}
 		return plain(peak(n.PeakUsage, n.PeakUsageRatio, n.PeakUsageAt))
 	})
-	row("Fits the limit", "no OOM kill of the target; its peak RSS as a share of the hard limit", func(s CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Fits the limit", "no OOM kill of the target; its peak RSS as a share of the hard limit", func(s CatchupSummary, r *catchup.Result) MatrixVal {
 		lim := s.limit()
 		d := s.deaths(r.Target)
 		n := s.node(r.Target)
@@ -185,8 +203,8 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		return good(t)
 	})
-	others := func(f func(n catchup.NodeMemory) string) func(CatchupSummary, *catchup.Result) matrixVal {
-		return func(_ CatchupSummary, r *catchup.Result) matrixVal {
+	others := func(f func(n catchup.NodeMemory) string) func(CatchupSummary, *catchup.Result) MatrixVal {
+		return func(_ CatchupSummary, r *catchup.Result) MatrixVal {
 			var parts []string
 			for _, n := range r.Memory {
 				if n.Node != r.Target {
@@ -198,20 +216,22 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 				}
 			}
 			if len(parts) == 0 {
-				return na
+				return NA
 			}
 			return plain(strings.Join(parts, "; "))
 		}
 	}
-	row("Other nodes: peak RSS", "the replicas that served the catch-up; the leader is the stream's at the kill", others(func(n catchup.NodeMemory) string {
+	t.row("Other nodes: peak RSS", "the replicas that served the catch-up; the leader is the stream's at the kill", others(func(n catchup.NodeMemory) string {
 		return peakShort(n.PeakRSS, n.PeakRSSRatio)
 	}))
-	row("Other nodes: peak cgroup usage", "", others(func(n catchup.NodeMemory) string {
+	t.row("Other nodes: peak cgroup usage", "", others(func(n catchup.NodeMemory) string {
 		return peakShort(n.PeakUsage, n.PeakUsageRatio)
 	}))
+}
 
-	group("Deaths nobody asked for")
-	row("OOM kills", "the kernel killed a node at its memory limit; times are seconds since the cell started", func(s CatchupSummary, r *catchup.Result) matrixVal {
+func (t *cuTable) deaths() {
+	t.group("Deaths nobody asked for")
+	t.row("OOM kills", "the kernel killed a node at its memory limit; times are seconds since the cell started", func(s CatchupSummary, r *catchup.Result) MatrixVal {
 		var parts []string
 		total := 0
 		for _, d := range r.Deaths {
@@ -226,7 +246,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		return bad(strings.Join(parts, "; "))
 	})
-	row("Restarts by the runtime", "a node that died came back by itself (Docker's restart policy)", func(s CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Restarts by the runtime", "a node that died came back by itself (Docker's restart policy)", func(s CatchupSummary, r *catchup.Result) MatrixVal {
 		var parts []string
 		for _, d := range r.Deaths {
 			if d.Restarts > 0 {
@@ -238,7 +258,7 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		return bad(strings.Join(parts, "; "))
 	})
-	row("Crash loop", "a node restarted by the runtime at least --crash-loop times", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Crash loop", "a node restarted by the runtime at least --crash-loop times", func(_ CatchupSummary, r *catchup.Result) MatrixVal {
 		var loops []string
 		for _, d := range r.Deaths {
 			if d.CrashLoop {
@@ -251,18 +271,20 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		switch {
 		case len(loops) == 0 && restarts > 0:
-			return matrixVal{Text: fmt.Sprintf("no: %s, below the threshold of %d", Plural(restarts, "restart", "restarts"), r.Options.CrashLoop), Class: "unk"}
+			return MatrixVal{Text: fmt.Sprintf("no: %s, below the threshold of %d", Plural(restarts, "restart", "restarts"), r.Options.CrashLoop), Class: "unk"}
 		case len(loops) == 0:
 			return good(fmt.Sprintf("no (threshold %d restarts)", r.Options.CrashLoop))
 		}
 		return bad("yes: " + strings.Join(loops, ", "))
 	})
+}
 
-	group("Clients")
-	row("Publish latency p99 during the catch-up", "acknowledged publishes while the target caught up; in brackets, while it was down", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+func (t *cuTable) clients() {
+	t.group("Clients")
+	t.row("Publish latency p99 during the catch-up", "acknowledged publishes while the target caught up; in brackets, while it was down", func(_ CatchupSummary, r *catchup.Result) MatrixVal {
 		l, ok := r.Publish.Latency[catchup.PhaseCatchup]
 		if !ok || l.Count == 0 {
-			return na
+			return NA
 		}
 		t := fmt.Sprintf("%s (p50 %s, max %s)", FormatMs(l.P99Ms), FormatMs(l.P50Ms), FormatMs(l.MaxMs))
 		if d, ok := r.Publish.Latency[catchup.PhaseDown]; ok && d.Count > 0 {
@@ -270,17 +292,17 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		return plain(t)
 	})
-	row("Publish errors", "failed or timed-out publishes (a timeout is indeterminate), by phase", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Publish errors", "failed or timed-out publishes (a timeout is indeterminate), by phase", func(_ CatchupSummary, r *catchup.Result) MatrixVal {
 		t := publishErrors(r.Publish)
 		if t == "" {
 			return good(fmt.Sprintf("none in %s publishes", FormatCount(r.Publish.Sent)))
 		}
-		return matrixVal{Text: t, Class: "unk"}
+		return MatrixVal{Text: t, Class: "unk"}
 	})
-	row("Gets through the target", "direct gets of acknowledged sequences sent to the catching-up node; not found means a stale answer", func(_ CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Gets through the target", "direct gets of acknowledged sequences sent to the catching-up node; not found means a stale answer", func(_ CatchupSummary, r *catchup.Result) MatrixVal {
 		rd := r.Reads
 		if rd.Gets == 0 {
-			return na
+			return NA
 		}
 		v := plain(fmt.Sprintf("%s gets, %s ok, %s not found", FormatCount(rd.Gets), FormatCount(rd.OK), FormatCount(rd.NotFound)))
 		if rd.NotFound > 0 {
@@ -288,9 +310,11 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		}
 		return v
 	})
+}
 
-	group("Data")
-	row("Acknowledged messages", "every id acknowledged to a publisher, read back from the stream after the heal", func(s CatchupSummary, r *catchup.Result) matrixVal {
+func (t *cuTable) data() {
+	t.group("Data")
+	t.row("Acknowledged messages", "every id acknowledged to a publisher, read back from the stream after the heal", func(s CatchupSummary, r *catchup.Result) MatrixVal {
 		in := r.Integrity
 		ck := s.Check(cuAcked)
 		t := fmt.Sprintf("%s acknowledged, %s missing", FormatCount(int64(in.Acked)), FormatCount(int64(in.Missing)))
@@ -300,40 +324,20 @@ func buildCatchupMatrix(r *Run, judged []run.JudgedCell, labels []string, sums [
 		if ck == nil {
 			return plain(t)
 		}
-		v := matrixVal{Text: t, Class: VerdictClass(string(ck.Verdict))}
+		v := MatrixVal{Text: t, Class: VerdictClass(string(ck.Verdict))}
 		if ck.Verdict == checker.Unknown {
-			v.Text += ": " + FirstLine(orDefault(ck.Reason, ck.Summary))
+			v.Text += ": " + FirstLine(cmp.Or(ck.Reason, ck.Summary))
 		}
 		return v
 	})
-	row("Replicas agree", "every replica holds the same first and last sequence and count", func(s CatchupSummary, r *catchup.Result) matrixVal {
+	t.row("Replicas agree", "every replica holds the same first and last sequence and count", func(s CatchupSummary, r *catchup.Result) MatrixVal {
 		ck := s.Check(cuReplicas)
 		if ck == nil {
-			return na
+			return NA
 		}
 		word := map[checker.Verdict]string{checker.Valid: "yes", checker.Invalid: "no"}[ck.Verdict]
-		return matrixVal{Text: strings.TrimPrefix(orDefault(word, string(ck.Verdict))+": "+FirstLine(ck.Summary), ": "), Class: VerdictClass(string(ck.Verdict))}
+		return MatrixVal{Text: strings.TrimPrefix(cmp.Or(word, string(ck.Verdict))+": "+FirstLine(ck.Summary), ": "), Class: VerdictClass(string(ck.Verdict))}
 	})
-
-	group("Checks")
-	for _, name := range checkerNames(r.Result.Cells) {
-		mr := matrixRow{Label: name, Hint: catchupCheckHints[name]}
-		for i := range r.Result.Cells {
-			v := na
-			for _, j := range judged[i].Checks {
-				if j.Name == name {
-					t := string(j.Verdict)
-					if j.Expected != "" {
-						t += " (expected)"
-					}
-					v = matrixVal{Text: t, Class: VerdictClass(string(j.Effective)), Href: "#" + anchor(judged[i].Name) + "-checks"}
-				}
-			}
-			mr.Vals = append(mr.Vals, v)
-		}
-		m.Rows = append(m.Rows, mr)
-	}
-	return m
 }
 
 // catchupCheckHints say what each catch-up check decides.
@@ -410,17 +414,4 @@ func publishErrors(p catchup.PublishSummary) string {
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-// catchupSummaries summarizes every cell of a run.
-func catchupSummaries(r *Run) []CatchupSummary {
-	out := make([]CatchupSummary, len(r.Result.Cells))
-	for i, c := range r.Result.Cells {
-		var cu *catchup.Result
-		if i < len(r.Cells) {
-			cu = r.Cells[i].Catchup
-		}
-		out[i] = SummarizeCatchup(c, cu)
-	}
-	return out
 }

@@ -9,12 +9,9 @@ package reports
 // cell's catchup.json, which this file reads and says in words.
 
 import (
-	"encoding/json"
-	"errors"
+	"cmp"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -23,9 +20,6 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
-
-// workloadCatchup is run.Spec.Workload of a catch-up run.
-const workloadCatchup = "catchup"
 
 // Names of the catch-up workload's checks (workloads/catchup/result.go).
 const (
@@ -36,66 +30,6 @@ const (
 	cuReplicas  = "replicas-agree"
 	cuAcked     = "acked-present"
 )
-
-func isCatchupRun(res run.Result) bool { return res.Spec.Workload == workloadCatchup }
-
-// readCatchup reads a cell's catchup.json; nil, nil when there is none.
-func readCatchup(cellDir string) (*catchup.Result, error) {
-	p := filepath.Join(cellDir, catchup.ResultFile)
-	b, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var r catchup.Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	return &r, nil
-}
-
-// catchupOf finds a cell's catchup.json from the result alone: under the
-// run folder by the cell's name, else in the folder the cell recorded.
-// Nil when neither has one.
-func catchupOf(res run.Result, c run.CellResult) *catchup.Result {
-	var dirs []string
-	if res.Dir != "" && c.Name != "" {
-		dirs = append(dirs, filepath.Join(res.Dir, c.Name))
-	}
-	if c.Dir != "" {
-		dirs = append(dirs, c.Dir)
-	}
-	for _, d := range dirs {
-		if r, err := readCatchup(d); err == nil && r != nil {
-			return r
-		}
-	}
-	return nil
-}
-
-// catchupLabels names catch-up cells by version and Direct Get, the two
-// axes of a catch-up matrix: "v2.15.3, Direct Get off". The version is
-// always named: memory and catch-up time are what changes between them.
-func catchupLabels(cells []run.CellResult) []string {
-	out := make([]string, len(cells))
-	for i, c := range cells {
-		out[i] = "Direct Get " + OnOff(c.DirectGet)
-		if c.ServerVersion != "" {
-			out[i] = c.ServerVersion + ", " + out[i]
-		}
-	}
-	return out
-}
-
-// cellLabels are the short labels of a run's cells.
-func cellLabels(res run.Result) []string {
-	if isCatchupRun(res) {
-		return catchupLabels(res.Cells)
-	}
-	return ShortLabels(res.Cells)
-}
 
 // CatchupSummary is what a catch-up cell's checks and catchup.json say, in
 // the numbers an operator asks for. R is nil when catchup.json is missing;
@@ -108,22 +42,24 @@ type CatchupSummary struct {
 	byName  map[string]*checker.Result
 }
 
-// SummarizeCatchup reads a catch-up cell.
-func SummarizeCatchup(c run.CellResult, r *catchup.Result) CatchupSummary {
-	s := CatchupSummary{Verdict: c.Verdict, Error: c.Error, Checks: len(c.Checks), R: r, byName: map[string]*checker.Result{}}
+// SummarizeCatchup reads a catch-up cell: its checks from results.json,
+// its measurements from catchup.json (m nil when there is none).
+func SummarizeCatchup(c run.CellResult, m *measured) CatchupSummary {
+	s := CatchupSummary{Verdict: c.Verdict, Error: c.Error, Checks: len(c.Checks), byName: map[string]*checker.Result{}}
 	for i := range c.Checks {
 		s.byName[c.Checks[i].Name] = &c.Checks[i]
 	}
-	if r != nil {
-		// The checks of results.json decide; catchup.json's fill in when
-		// results.json has none (a cell cut short).
-		for i := range r.Checks {
-			if s.byName[r.Checks[i].Name] == nil {
-				s.byName[r.Checks[i].Name] = &r.Checks[i]
+	if m != nil {
+		s.R = &m.Result
+		// catchup.json of older runs held the checks and the error too:
+		// they fill in for a cell cut short, whose results.json is missing.
+		for i := range m.OldChecks {
+			if s.byName[m.OldChecks[i].Name] == nil {
+				s.byName[m.OldChecks[i].Name] = &m.OldChecks[i]
 			}
 		}
 		if s.Error == "" {
-			s.Error = r.Error
+			s.Error = m.OldError
 		}
 	}
 	return s
@@ -271,7 +207,7 @@ func (s CatchupSummary) Sentence() string {
 	if s.Checks == 0 && s.R == nil {
 		return "not checked"
 	}
-	target := orDefault(s.Target(), "the target")
+	target := cmp.Or(s.Target(), "the target")
 	limit := s.limit()
 	var cl []string
 	bad := false
@@ -534,26 +470,4 @@ func fmtRatio(r float64) string {
 		return fmt.Sprintf("%.0fx", r)
 	}
 	return fmt.Sprintf("%.2fx", r)
-}
-
-// catchupHeadline is HeadlineParts for a catch-up run: one sentence per
-// cell, every cell named (the matrix is versions x Direct Get).
-func catchupHeadline(res run.Result, judged []run.JudgedCell, cus []*catchup.Result) []string {
-	labels := catchupLabels(res.Cells)
-	var parts []string
-	for i, c := range res.Cells {
-		var r *catchup.Result
-		if i < len(cus) {
-			r = cus[i]
-		}
-		part := labels[i] + ": " + SummarizeCatchup(c, r).Sentence()
-		if c.Verdict == run.Invalid && judged[i].Verdict == run.Valid {
-			part += " (expected)"
-		}
-		parts = append(parts, part+".")
-	}
-	if res.Interrupted {
-		parts = append(parts, "The run was interrupted: cells after these did not run.")
-	}
-	return parts
 }

@@ -1,20 +1,22 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
 // Chart kinds of a catch-up cell, besides the memory of every node.
 const (
-	chTarget  = "Memory of the catching-up node"
-	chLag     = "Catch-up progress"
-	chPublish = "Publish latency"
+	kindTarget  = "Memory of the catching-up node"
+	kindLag     = "Catch-up progress"
+	kindPublish = "Publish latency"
 )
 
 // Band colours of a catch-up cell's phases.
@@ -27,7 +29,7 @@ const (
 // of the cell, so a jump in memory or latency has its phase next to it.
 func catchupBands(r *catchup.Result) []Band {
 	var out []Band
-	t := orDefault(r.Target, "target")
+	t := cmp.Or(r.Target, "target")
 	if p := r.Phase(catchup.PhaseDown); p.Name != "" {
 		out = append(out, Band{From: float64(p.StartMs) / 1000, To: float64(p.EndMs) / 1000, Label: t + " down",
 			Color: colDownBand, Legend: "target down (killed, wiped)"})
@@ -103,8 +105,9 @@ func unaskedMemory(m *Memory) *Memory {
 // (the leader's last sequence minus the target's; the whole stream while it
 // is down or empty) and the replica lag the leader reports.
 func lagChart(r *catchup.Result, bands []Band, xmax float64) *Chart {
-	t := orDefault(r.Target, "the target")
+	t := cmp.Or(r.Target, "the target")
 	c := NewTimeChart("How far "+t+" is behind the stream leader", "messages behind", xmax, bands)
+	c.Kind = kindLag
 	if len(r.Lag) == 0 {
 		c.Empty = "no catch-up samples (lag.csv is empty)"
 		return c
@@ -142,6 +145,7 @@ func lagChart(r *catchup.Result, bands []Band, xmax float64) *Chart {
 // second, on a log scale; seconds with errors are listed under it.
 func publishChart(r *catchup.Result, bands []Band, xmax float64) *Chart {
 	c := NewTimeChart("Publish latency, acknowledged, per second", "latency (log scale)", xmax, bands)
+	c.Kind = kindPublish
 	c.YLog = true
 	c.Plot.Y.Tick.Marker = MsLogTicks
 	secs := r.Publish.PerSecond
@@ -209,11 +213,11 @@ func targetMemoryChart(m *Memory, r *catchup.Result, goMemLimit int64, bands []B
 	title := "Memory of the catching-up node " + r.Target
 	if len(t.Nodes) == 0 {
 		c := NewTimeChart(title, "memory", xmax, bands)
-		c.Empty = "no memory samples of " + orDefault(r.Target, "the target")
+		c.Kind, c.Empty = kindTarget, "no memory samples of "+cmp.Or(r.Target, "the target")
 		return c
 	}
 	c := MemoryChart(unaskedMemory(t), bands, xmax)
-	c.Title = title
+	c.Kind, c.Title = kindTarget, title
 	c.Notes = nil // the OOM kills are in the chart of every node, and in the events
 	if goMemLimit > 0 {
 		c.HLine("GOMEMLIMIT "+fmtSize(goMemLimit), float64(goMemLimit), LineStyle(ColGrey, 1.2, true))
@@ -261,4 +265,44 @@ func limitOf(n NodeMemory) (int64, bool) {
 		l = max(l, s.Bytes)
 	}
 	return l, l > 0
+}
+
+// catchupMemory is a memory source for any cell that holds a catchup.json:
+// per node the memory the limit counts (solid), the resident memory
+// (dashed) and the hard limit as it changed; OOM kills in red; the
+// harness's own kills, wipes and starts in grey.
+func catchupMemory(cellDir string, _ run.CellResult) (*Memory, error) {
+	m, err := readMeasured(cellDir)
+	if m == nil || err != nil {
+		return nil, err
+	}
+	return memoryOfCatchup(m.Result), nil
+}
+
+// memoryOfCatchup is catchup.json's memory in the chart's shape; its times
+// are ms since the cell began, the chart's ns.
+func memoryOfCatchup(r catchup.Result) *Memory {
+	m := &Memory{}
+	samples := func(s catchup.Series) []MemSample {
+		out := make([]MemSample, 0, len(s.T))
+		for i := range s.T {
+			if i < len(s.V) {
+				out = append(out, MemSample{T: s.T[i] * 1e6, Bytes: s.V[i]})
+			}
+		}
+		return out
+	}
+	for _, n := range r.Memory {
+		m.Nodes = append(m.Nodes, NodeMemory{Node: n.Node, Samples: samples(n.Usage), RSS: samples(n.RSS), Limit: samples(n.Limit)})
+	}
+	for _, e := range r.Events {
+		ev := OOMKill{Node: e.Node, T: e.TMs * 1e6, Kind: string(e.Kind), Detail: e.Detail}
+		switch e.Kind {
+		case catchup.EvOOMKill:
+			m.OOMKills = append(m.OOMKills, ev)
+		case catchup.EvKill, catchup.EvWipe, catchup.EvStart, catchup.EvRestart, catchup.EvDied:
+			m.Events = append(m.Events, ev)
+		}
+	}
+	return m
 }
