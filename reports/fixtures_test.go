@@ -11,6 +11,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
@@ -213,16 +214,16 @@ func syntheticMatrix() synthRun {
 func writeSyntheticRun(t testing.TB, s synthRun) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), s.res.ID)
-	writeJSONFile(t, filepath.Join(dir, "run.json"), s.res.Spec)
-	writeJSONFile(t, filepath.Join(dir, "results.json"), s.res)
+	reportstest.WriteJSON(t, filepath.Join(dir, "run.json"), s.res.Spec)
+	reportstest.WriteJSON(t, filepath.Join(dir, "results.json"), s.res)
 	for _, c := range s.cells {
 		cdir := filepath.Join(dir, c.res.Name)
-		writeJSONFile(t, filepath.Join(cdir, "results.json"), c.res)
+		reportstest.WriteJSON(t, filepath.Join(cdir, "results.json"), c.res)
 		if c.ops != nil {
-			writeJSONLines(t, filepath.Join(cdir, "history.jsonl"), c.ops)
+			reportstest.WriteJSONLines(t, filepath.Join(cdir, "history.jsonl"), c.ops)
 		}
 		if c.mem != nil {
-			writeJSONFile(t, filepath.Join(cdir, MemoryFile), c.mem)
+			reportstest.WriteJSON(t, filepath.Join(cdir, MemoryFile), c.mem)
 		}
 		for _, n := range []string{"n1", "n2", "n3"} {
 			p := filepath.Join(cdir, "logs", n+".log")

@@ -22,7 +22,7 @@ func Headline(res run.Result, exps ...run.Expectation) string {
 func HeadlineParts(res run.Result, exps ...run.Expectation) []string {
 	r := runOf(res)
 	r.Expect = exps
-	return newPage(r).Headline
+	return NewPage(r).Headline
 }
 
 // ShortLabels names each cell by what sets it apart from the others:

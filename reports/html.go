@@ -73,7 +73,7 @@ func HTML(w io.Writer, r *Run) error {
 
 func buildPage(r *Run, now time.Time) htmlPage {
 	res := r.Result
-	p := newPage(r)
+	p := NewPage(r)
 	eff := run.EffectiveVerdict(res, r.Expect)
 	if len(r.Expect) == 0 && !res.Interrupted && len(res.Cells) > 0 {
 		eff = res.Verdict

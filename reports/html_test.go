@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
@@ -200,7 +201,7 @@ func TestLoadOldSpecShape(t *testing.T) {
 			spec = s
 		}
 		spec["kv"] = spec["kv"].([]any)[0] // the old shape: one object
-		writeJSONFile(t, p, m)
+		reportstest.WriteJSON(t, p, m)
 	}
 	r, err := Load(dir)
 	if err != nil {

@@ -17,18 +17,23 @@ type cellHead struct {
 	Anchor, Label, Verdict, Class, Color string
 }
 
-// buildMatrix is the cells table of a page: the head, the page's rows,
-// then a row a check.
+// buildMatrix is the cells table of a page: the head and Table.
 func buildMatrix(p *Page) matrix {
 	var m matrix
 	for i, c := range p.Run.Result.Cells {
 		m.Head = append(m.Head, cellHead{Anchor: anchor(c.Name), Label: p.Labels[i], Verdict: VerdictWord(c.Verdict, p.Judged[i]),
 			Class: VerdictClass(string(p.Judged[i].Verdict)), Color: SeriesColor(i)})
 	}
-	m.Rows = append(m.Rows, p.Rows...)
-	m.Rows = append(m.Rows, GroupRow("Checks"))
+	m.Rows = p.Table()
+	return m
+}
+
+// Table is the rows of the cells table: the page's Rows, then a row a
+// check, each cell's verdict linked to its checks.
+func (p *Page) Table() []MatrixRow {
+	rows := append(append([]MatrixRow(nil), p.Rows...), GroupRow("Checks"))
 	for _, name := range checkerNames(p.Run.Result.Cells) {
-		m.Rows = append(m.Rows, p.Row(name, p.CheckHints[name], func(i int, _ *Cell) MatrixVal {
+		rows = append(rows, p.Row(name, p.CheckHints[name], func(i int, _ *Cell) MatrixVal {
 			for _, j := range p.Judged[i].Checks {
 				if j.Name == name {
 					t := string(j.Verdict)
@@ -41,7 +46,7 @@ func buildMatrix(p *Page) matrix {
 			return NA
 		}))
 	}
-	return m
+	return rows
 }
 
 // Row is a row of the cells table whose values f reads from each cell.

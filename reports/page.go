@@ -35,8 +35,9 @@ type Page struct {
 	Params       []Param
 }
 
-// newPage fills the generic parts of a run's page.
-func newPage(r *Run) *Page {
+// NewPage is the page of a loaded run: the generic parts, then the
+// workload view's.
+func NewPage(r *Run) *Page {
 	res := r.Result
 	p := &Page{Run: r, Kicker: "NATS JetStream under faults, workload " + storedWorkload(res.Spec.Workload),
 		TimelineLead: "Time is seconds since the workload started. Shaded bands are fault windows, labelled with the fault and its targets " +

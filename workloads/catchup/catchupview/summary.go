@@ -1,12 +1,4 @@
-package reports
-
-// Catch-up runs (chaos run --workload catchup): each cell fills an R3
-// stream, kills and wipes one replica (the target), restarts it, under a
-// memory limit when one is set, and measures its way back. results.json
-// holds the checks (oom-kill, crash-loop, catch-up, recovery,
-// replicas-agree, acked-present); the numbers an operator asks for (memory
-// per node, OOM kills with times, catch-up time, publish latency) are in the
-// cell's catchup.json, which this file reads and says in words.
+package catchupview
 
 import (
 	"cmp"
@@ -17,18 +9,9 @@ import (
 	"unicode"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
-)
-
-// Names of the catch-up workload's checks (workloads/catchup/result.go).
-const (
-	cuOOM       = "oom-kill"
-	cuCrashLoop = "crash-loop"
-	cuCatchUp   = "catch-up"
-	cuRecovery  = "recovery"
-	cuReplicas  = "replicas-agree"
-	cuAcked     = "acked-present"
 )
 
 // CatchupSummary is what a catch-up cell's checks and catchup.json say, in
@@ -89,7 +72,7 @@ func (s CatchupSummary) restarted() bool {
 	if s.R != nil {
 		return s.R.CatchUp.RestartAtMs > 0
 	}
-	return s.byName[cuCatchUp] != nil
+	return s.byName[catchup.CheckCatchUp] != nil
 }
 
 // outcome is the catch-up's outcome (catchup.Outcome*), "" undecided.
@@ -97,9 +80,9 @@ func (s CatchupSummary) outcome() string {
 	if s.R != nil {
 		return s.R.CatchUp.Outcome
 	}
-	if r := s.byName[cuCatchUp]; r != nil {
+	if r := s.byName[catchup.CheckCatchUp]; r != nil {
 		switch {
-		case r.Counts["completed"] > 0:
+		case r.Counts[catchup.CountCompleted] > 0:
 			return catchup.OutcomeCurrent
 		case r.Verdict == checker.Invalid:
 			return catchup.OutcomeTimeout
@@ -112,7 +95,7 @@ func (s CatchupSummary) catchupSeconds() float64 {
 	if s.R != nil {
 		return s.R.CatchUp.Seconds
 	}
-	return float64(s.count(cuCatchUp, "ms")) / 1000
+	return float64(s.count(catchup.CheckCatchUp, catchup.CountCatchUpMs)) / 1000
 }
 
 // limit is the target's hard memory limit (0: none).
@@ -181,7 +164,7 @@ func (s CatchupSummary) eventTimes(node string, kind catchup.EventKind) []int64 
 // OOMKills is the number of OOM kills over all nodes.
 func (s CatchupSummary) OOMKills() int {
 	if s.R == nil {
-		return s.count(cuOOM, "oom_kills")
+		return s.count(catchup.CheckOOMKill, catchup.CountOOMKills)
 	}
 	n := 0
 	for _, d := range s.R.Deaths {
@@ -198,7 +181,7 @@ func (s CatchupSummary) Sentence() string {
 	if s.Verdict == run.Error || s.Error != "" {
 		pre = "did not run to the end (harness error)"
 		if s.Error != "" {
-			pre = "did not run to the end: " + FirstLine(s.Error)
+			pre = "did not run to the end: " + reports.FirstLine(s.Error)
 		}
 		if !s.restarted() {
 			return pre
@@ -217,7 +200,7 @@ func (s CatchupSummary) Sentence() string {
 		// Without catchup.json the checks tell the counts, not the node.
 		if n := s.OOMKills(); n > 0 {
 			dying = true
-			d = catchup.Deaths{OOMKills: n, CrashLoop: s.count(cuCrashLoop, "crash_loops") > 0}
+			d = catchup.Deaths{OOMKills: n, CrashLoop: s.count(catchup.CheckCrashLoop, catchup.CountCrashLoops) > 0}
 		}
 	}
 	sec := s.catchupSeconds()
@@ -226,7 +209,7 @@ func (s CatchupSummary) Sentence() string {
 	case out == catchup.OutcomeCurrent:
 		c := target + " caught up"
 		if s.R != nil && s.R.Stream.RestartBytes > 0 {
-			c += " " + FormatBytes(float64(s.R.Stream.RestartBytes))
+			c += " " + reports.FormatBytes(float64(s.R.Stream.RestartBytes))
 		}
 		cl = append(cl, c+" in "+fmtSecs(sec))
 		if m := s.memoryClause(limit, !dying); m != "" {
@@ -247,15 +230,15 @@ func (s CatchupSummary) Sentence() string {
 		}
 	case out == "" || out == catchup.OutcomeInterrupted:
 		c := "catch-up of " + target + " not decided"
-		if r := s.byName[cuCatchUp]; r != nil && r.Summary != "" {
-			c += " (" + strings.TrimPrefix(FirstLine(r.Summary), "not decided: ") + ")"
+		if r := s.byName[catchup.CheckCatchUp]; r != nil && r.Summary != "" {
+			c += " (" + strings.TrimPrefix(reports.FirstLine(r.Summary), "not decided: ") + ")"
 		}
 		cl = append(cl, c)
 	default:
 		bad = true
 		c := target + " did not catch up"
 		if s.R != nil && s.R.Stream.RestartBytes > 0 {
-			c += " " + FormatBytes(float64(s.R.Stream.RestartBytes))
+			c += " " + reports.FormatBytes(float64(s.R.Stream.RestartBytes))
 		}
 		cl = append(cl, c+s.notCurrent(out, sec))
 		if m := s.memoryClause(limit, true); m != "" {
@@ -274,11 +257,11 @@ func (s CatchupSummary) Sentence() string {
 	}
 	if !dying && !others && s.restarted() {
 		switch {
-		case s.byName[cuOOM] != nil || s.R != nil:
+		case s.byName[catchup.CheckOOMKill] != nil || s.R != nil:
 			cl = append(cl, "no OOM kill")
 		}
 	}
-	if r := s.byName[cuRecovery]; r != nil && r.Verdict == checker.Invalid {
+	if r := s.byName[catchup.CheckRecovery]; r != nil && r.Verdict == checker.Invalid {
 		bad = true
 		cl = append(cl, "the cluster did not recover after the heal")
 	}
@@ -288,9 +271,9 @@ func (s CatchupSummary) Sentence() string {
 		}
 		cl = append(cl, c)
 	}
-	if r := s.byName[cuReplicas]; r != nil && r.Verdict == checker.Invalid {
+	if r := s.byName[catchup.CheckReplicasAgree]; r != nil && r.Verdict == checker.Invalid {
 		bad = true
-		cl = append(cl, "the replicas disagree ("+FirstLine(r.Summary)+")")
+		cl = append(cl, "the replicas disagree ("+reports.FirstLine(r.Summary)+")")
 	}
 	if len(cl) == 0 {
 		if pre != "" {
@@ -316,7 +299,7 @@ func (s CatchupSummary) memoryClause(limit int64, kept bool) string {
 	if m == nil || m.PeakRSS <= 0 {
 		return ""
 	}
-	c := "peak " + FormatBytes(float64(m.PeakRSS)) + " RSS"
+	c := "peak " + reports.FormatBytes(float64(m.PeakRSS)) + " RSS"
 	if m.PeakRSSRatio > 0 {
 		c += " (" + fmtRatio(m.PeakRSSRatio) + " the stream)"
 	}
@@ -384,28 +367,28 @@ func (s CatchupSummary) notCurrent(out string, sec float64) string {
 // dataClause: "nothing lost", "3 of 70,000 acknowledged messages lost",
 // or why it was not verified; "" when the check did not run.
 func (s CatchupSummary) dataClause() string {
-	r := s.byName[cuAcked]
+	r := s.byName[catchup.CheckAckedPresent]
 	if r == nil {
 		return ""
 	}
-	acked, missing := r.Counts["acked"], r.Counts["missing"]
-	dups, malformed := r.Counts["duplicates"], r.Counts["malformed"]
+	acked, missing := r.Counts[catchup.CountAcked], r.Counts[catchup.CountMissing]
+	dups, malformed := r.Counts[catchup.CountDuplicates], r.Counts[catchup.CountMalformed]
 	switch r.Verdict {
 	case checker.Valid:
 		return "nothing lost"
 	case checker.Invalid:
 		var parts []string
 		if missing > 0 {
-			parts = append(parts, fmt.Sprintf("%s of %s acknowledged messages lost", FormatCount(missing), FormatCount(acked)))
+			parts = append(parts, fmt.Sprintf("%s of %s acknowledged messages lost", reports.FormatCount(missing), reports.FormatCount(acked)))
 		}
 		if dups > 0 {
-			parts = append(parts, Plural(dups, "message stored twice", "messages stored twice"))
+			parts = append(parts, reports.Plural(dups, "message stored twice", "messages stored twice"))
 		}
 		if malformed > 0 {
-			parts = append(parts, Plural(malformed, "message without a valid id", "messages without a valid id"))
+			parts = append(parts, reports.Plural(malformed, "message without a valid id", "messages without a valid id"))
 		}
 		if len(parts) == 0 {
-			return "acknowledged messages not all present: " + FirstLine(r.Summary)
+			return "acknowledged messages not all present: " + reports.FirstLine(r.Summary)
 		}
 		return strings.Join(parts, ", ")
 	}
@@ -413,7 +396,7 @@ func (s CatchupSummary) dataClause() string {
 	if why == "" {
 		why = r.Summary
 	}
-	return "loss not verified (" + FirstLine(why) + ")"
+	return "loss not verified (" + reports.FirstLine(why) + ")"
 }
 
 // times writes "once", "2 times".
@@ -421,7 +404,7 @@ func times(n int) string {
 	if n == 1 {
 		return "once"
 	}
-	return FormatCount(n) + " times"
+	return reports.FormatCount(n) + " times"
 }
 
 // fmtSecs writes a duration in seconds: 4.9 s, 42.3 s, 2 m 5 s.

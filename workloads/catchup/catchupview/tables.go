@@ -1,4 +1,4 @@
-package reports
+package catchupview
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
@@ -110,7 +111,7 @@ func nodeRows(r *catchup.Result, s CatchupSummary) []cuNodeRow {
 	var rows []cuNodeRow
 	for _, n := range r.Memory {
 		row := cuNodeRow{Node: n.Node, Role: "served the catch-up", RSS: peakAt(n.PeakRSS, n.PeakRSSRatio, n.PeakRSSAt),
-			Usage: peakAt(n.PeakUsage, n.PeakUsageRatio, n.PeakUsageAt), Limit: "none", Deaths: "none", DeathsClass: ClassOK}
+			Usage: peakAt(n.PeakUsage, n.PeakUsageRatio, n.PeakUsageAt), Limit: "none", Deaths: "none", DeathsClass: reports.ClassOK}
 		switch {
 		case n.Node == r.Target:
 			row.Role = "target: killed, wiped, restarted"
@@ -121,7 +122,7 @@ func nodeRows(r *catchup.Result, s CatchupSummary) []cuNodeRow {
 			row.Limit = fmtSize(l)
 		}
 		if d := s.deaths(n.Node); d.OOMKills > 0 || d.Deaths > 0 || d.Restarts > 0 {
-			row.Deaths, row.DeathsClass = d.Describe(), ClassBad
+			row.Deaths, row.DeathsClass = d.Describe(), reports.ClassBad
 			row.Deaths = strings.TrimPrefix(row.Deaths, n.Node+": ")
 		}
 		rows = append(rows, row)
@@ -140,7 +141,7 @@ func eventRows(r *catchup.Result) (rows []cuEventRow, more int) {
 			row.What, row.Detail = "memory limit lifted", ""
 		}
 		if !e.Asked() {
-			row.Class = ClassBad
+			row.Class = reports.ClassBad
 		}
 		rows = append(rows, row)
 	}
@@ -152,7 +153,7 @@ func phaseRows(r *catchup.Result) []cuPhaseRow {
 	for _, p := range r.Phases {
 		row := cuPhaseRow{Phase: phaseWords(p.Name), From: fmtAt(p.StartMs), Took: fmtSecs(p.Seconds)}
 		if l, ok := r.Publish.Latency[p.Name]; ok && l.Count > 0 {
-			row.Acks, row.P50, row.P99, row.Max = FormatCount(l.Count), FormatMs(l.P50Ms), FormatMs(l.P99Ms), FormatMs(l.MaxMs)
+			row.Acks, row.P50, row.P99, row.Max = reports.FormatCount(l.Count), reports.FormatMs(l.P50Ms), reports.FormatMs(l.P99Ms), reports.FormatMs(l.MaxMs)
 			if mb, ok := r.Publish.AckedMBps[p.Name]; ok {
 				row.MBps = fmt.Sprintf("%.1f", mb)
 			}
@@ -171,7 +172,7 @@ func logRows(r *catchup.Result) []cuLogRow {
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].Node < lines[j].Node })
 	var rows []cuLogRow
 	for _, l := range lines {
-		rows = append(rows, cuLogRow{Node: l.Node, Pattern: l.Pattern, Count: FormatCount(l.Count), First: l.First, Last: l.Last})
+		rows = append(rows, cuLogRow{Node: l.Node, Pattern: l.Pattern, Count: reports.FormatCount(l.Count), First: l.First, Last: l.Last})
 	}
 	return rows
 }

@@ -1,4 +1,4 @@
-package reports
+package catchupview
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
@@ -23,13 +24,13 @@ var catchupFiles = []struct{ rel, text string }{
 
 // catchupCell fills the catch-up parts of a cell's section: its sentence,
 // facts, charts, tables and files.
-func catchupCell(r *Run, c *Cell, v *CellSection, s CatchupSummary) {
+func catchupCell(r *reports.Run, c *reports.Cell, v *reports.CellSection, s CatchupSummary) {
 	v.Sentence = s.Sentence()
 	v.ChartNote, v.Recovery, v.Charts = "", "", nil
 	if c.Rel != "" {
 		v.Files = nil
 		for _, f := range catchupFiles {
-			v.Files = append(v.Files, FileLink(r.Dir, path.Join(c.Rel, f.rel), f.text))
+			v.Files = append(v.Files, reports.FileLink(r.Dir, path.Join(c.Rel, f.rel), f.text))
 		}
 	}
 	m := measuredOf(c)
@@ -43,7 +44,7 @@ func catchupCell(r *Run, c *Cell, v *CellSection, s CatchupSummary) {
 	xmax := catchupXMax(cr)
 	bands := catchupBands(cr)
 	if c.Memory != nil {
-		mc := MemoryChart(unaskedMemory(c.Memory), bands, xmax)
+		mc := reports.MemoryChart(unaskedMemory(c.Memory), bands, xmax)
 		mc.Marks(currentMark(cr))
 		v.Charts = append(v.Charts, targetMemoryChart(c.Memory, cr, s.goMemLimit(), bands, xmax), mc)
 	}
@@ -54,11 +55,11 @@ func catchupCell(r *Run, c *Cell, v *CellSection, s CatchupSummary) {
 	v.Extra = cellTables(cr, s)
 }
 
-func currentMark(r *catchup.Result) []Mark {
+func currentMark(r *catchup.Result) []reports.Mark {
 	if r.CatchUp.CurrentAtMs <= 0 {
 		return nil
 	}
-	return []Mark{{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: ColGreen, Solid: true}}
+	return []reports.Mark{{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: reports.ColGreen, Solid: true}}
 }
 
 func peakAt(v int64, ratio float64, at int64) string {
@@ -69,25 +70,25 @@ func peakAt(v int64, ratio float64, at int64) string {
 }
 
 // catchupFacts are the cell's setup in a few lines.
-func catchupFacts(c *Cell, r *catchup.Result) []Param {
+func catchupFacts(c *reports.Cell, r *catchup.Result) []reports.Param {
 	o := r.Options
-	f := []Param{{"Direct Get", OnOff(c.DirectGet)}, {"nats-server", cmp.Or(r.ServerVersion, c.ServerVersion)}}
+	f := []reports.Param{{K: "Direct Get", V: reports.OnOff(c.DirectGet)}, {K: "nats-server", V: cmp.Or(r.ServerVersion, c.ServerVersion)}}
 	if rt := cmp.Or(r.Runtime, c.Runtime); rt != "" {
-		f = append(f, Param{"runtime", rt})
+		f = append(f, reports.Param{K: "runtime", V: rt})
 	}
-	f = append(f, Param{"workload", o.Describe()})
+	f = append(f, reports.Param{K: "workload", V: o.Describe()})
 	st := r.Stream
 	if st.FillBytes > 0 {
-		f = append(f, Param{"stream", fmt.Sprintf("filled %s (%s msgs) at %.0f MB/s; %s (%s msgs) at the restart; %s (%s msgs) at the end",
-			FormatBytes(float64(st.FillBytes)), FormatCount(int64(st.FillMsgs)), st.FillMBps, FormatBytes(float64(st.RestartBytes)), FormatCount(int64(st.RestartMsgs)),
-			FormatBytes(float64(st.FinalBytes)), FormatCount(int64(st.FinalMsgs)))})
+		f = append(f, reports.Param{K: "stream", V: fmt.Sprintf("filled %s (%s msgs) at %.0f MB/s; %s (%s msgs) at the restart; %s (%s msgs) at the end",
+			reports.FormatBytes(float64(st.FillBytes)), reports.FormatCount(int64(st.FillMsgs)), st.FillMBps, reports.FormatBytes(float64(st.RestartBytes)), reports.FormatCount(int64(st.RestartMsgs)),
+			reports.FormatBytes(float64(st.FinalBytes)), reports.FormatCount(int64(st.FinalMsgs)))})
 	}
 	if r.Target != "" {
 		t := fmt.Sprintf("%s, a %s when killed", r.Target, r.TargetRole)
 		if r.LeaderAtKill != "" && r.LeaderAtKill != r.Target {
 			t += "; stream leader " + r.LeaderAtKill
 		}
-		f = append(f, Param{"target", t})
+		f = append(f, reports.Param{K: "target", V: t})
 	}
 	if len(r.Phases) > 0 {
 		var parts []string
@@ -96,10 +97,10 @@ func catchupFacts(c *Cell, r *catchup.Result) []Param {
 			parts = append(parts, fmt.Sprintf("%s %s", phaseWords(p.Name), fmtSecs(p.Seconds)))
 			total += p.Seconds
 		}
-		f = append(f, Param{"phases", strings.Join(parts, ", ") + fmt.Sprintf(" (total %s)", fmtSecs(total))})
+		f = append(f, reports.Param{K: "phases", V: strings.Join(parts, ", ") + fmt.Sprintf(" (total %s)", fmtSecs(total))})
 	}
 	if !r.StartedAt.IsZero() {
-		f = append(f, Param{"started", r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
+		f = append(f, reports.Param{K: "started", V: r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
 	return f
 }

@@ -1,4 +1,4 @@
-package reports
+package catchupview
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
@@ -22,8 +23,8 @@ import (
 type catchupView struct{}
 
 func init() {
-	RegisterView("catchup", catchupView{})
-	RegisterMemorySource(catchupMemory)
+	reports.RegisterView("catchup", catchupView{})
+	reports.RegisterMemorySource(catchupMemory)
 }
 
 // measured is a cell's catchup.json: what the workload measured. Older
@@ -53,13 +54,13 @@ func readMeasured(cellDir string) (*measured, error) {
 }
 
 // measuredOf is what the view loaded for a cell, nil when nothing.
-func measuredOf(c *Cell) *measured {
+func measuredOf(c *reports.Cell) *measured {
 	m, _ := c.Data.(*measured)
 	return m
 }
 
 // Load reads catchup.json, and the memory chart's series from it.
-func (catchupView) Load(cellDir string, c *Cell) error {
+func (catchupView) Load(cellDir string, c *reports.Cell) error {
 	if cellDir == "" {
 		return nil
 	}
@@ -73,7 +74,7 @@ func (catchupView) Load(cellDir string, c *Cell) error {
 // CutShort points a cell without results.json at its measurements.
 func (catchupView) CutShort() string { return "what was measured is in " + catchup.ResultFile }
 
-func (catchupView) Page(p *Page) {
+func (catchupView) Page(p *reports.Page) {
 	r := p.Run
 	sums := catchupSummaries(r)
 	p.Labels = catchupLabels(r.Result.Cells)
@@ -87,7 +88,7 @@ func (catchupView) Page(p *Page) {
 		"Memory is drawn per node: solid the cgroup usage (what the limit counts, page cache included), dashed the resident memory (RSS), " +
 		"red dashed the limit. Each kind of chart shares its axes across cells."
 	p.Rows, p.CheckHints = catchupRows(p, sums), catchupCheckHints
-	p.ChartKinds = []string{kindTarget, KindMemory, kindLag, kindPublish}
+	p.ChartKinds = []string{kindTarget, reports.KindMemory, kindLag, kindPublish}
 	if pairedByDirectGet(r.Result.Cells) {
 		// A catch-up matrix pairs Direct Get on and off of each version:
 		// one version a row.
@@ -96,22 +97,22 @@ func (catchupView) Page(p *Page) {
 	p.Params = catchupParams(r)
 }
 
-func (catchupView) Cell(p *Page, c *Cell, s *CellSection) {
+func (catchupView) Cell(p *reports.Page, c *reports.Cell, s *reports.CellSection) {
 	catchupCell(p.Run, c, s, SummarizeCatchup(c.CellResult, measuredOf(c)))
 }
 
 // JUnit carries the catch-up settings as suite properties and the cell's
 // sentence on its harness testcase (a catch-up cell has no ops to count).
-func (catchupView) JUnit(r *Run, c *Cell) JUnitExtra {
-	x := JUnitExtra{Properties: []Param{{"workload", "catchup"}}}
+func (catchupView) JUnit(r *reports.Run, c *reports.Cell) reports.JUnitExtra {
+	x := reports.JUnitExtra{Properties: []reports.Param{{K: "workload", V: "catchup"}}}
 	if o := specOptions(r.Result.Spec); o != nil {
-		x.Properties = append(x.Properties, Param{"backlog", o.Backlog.String()}, Param{"memory_limit", o.MemoryLimit.String()},
-			Param{"gomemlimit", o.GoMemLimit.String()}, Param{"max_outstanding_catchup", o.MaxOutstandingCatchup.String()},
-			Param{"target", string(o.Target)})
+		x.Properties = append(x.Properties, reports.Param{K: "backlog", V: o.Backlog.String()}, reports.Param{K: "memory_limit", V: o.MemoryLimit.String()},
+			reports.Param{K: "gomemlimit", V: o.GoMemLimit.String()}, reports.Param{K: "max_outstanding_catchup", V: o.MaxOutstandingCatchup.String()},
+			reports.Param{K: "target", V: string(o.Target)})
 	}
 	m := measuredOf(c)
 	if m != nil && m.Target != "" {
-		x.Properties = append(x.Properties, Param{"target_node", m.Target})
+		x.Properties = append(x.Properties, reports.Param{K: "target_node", V: m.Target})
 	}
 	if m != nil || (c.CellResult.Verdict != run.Error && c.Error == "" && len(c.Checks) > 0) {
 		x.Finding = SummarizeCatchup(c.CellResult, m).Sentence()
@@ -166,7 +167,7 @@ func specOptions(spec run.Spec) *catchup.Options {
 func catchupLabels(cells []run.CellResult) []string {
 	out := make([]string, len(cells))
 	for i, c := range cells {
-		out[i] = "Direct Get " + OnOff(c.DirectGet)
+		out[i] = "Direct Get " + reports.OnOff(c.DirectGet)
 		if c.ServerVersion != "" {
 			out[i] = c.ServerVersion + ", " + out[i]
 		}
@@ -175,7 +176,7 @@ func catchupLabels(cells []run.CellResult) []string {
 }
 
 // catchupSummaries summarizes every cell of a run.
-func catchupSummaries(r *Run) []CatchupSummary {
+func catchupSummaries(r *reports.Run) []CatchupSummary {
 	out := make([]CatchupSummary, len(r.Result.Cells))
 	for i, c := range r.Result.Cells {
 		var m *measured
@@ -191,7 +192,7 @@ func catchupSummaries(r *Run) []CatchupSummary {
 // versions x Direct Get).
 func catchupHeadline(res run.Result, judged []run.JudgedCell, labels []string, sums []CatchupSummary) []string {
 	if len(res.Cells) == 0 {
-		return HeadlineOf(res, judged, labels, nil, "")
+		return reports.HeadlineOf(res, judged, labels, nil, "")
 	}
 	var parts []string
 	for i, c := range res.Cells {
@@ -224,32 +225,32 @@ func pairedByDirectGet(cells []run.CellResult) bool {
 
 // catchupParams are a catch-up run's parameters: the matrix, then every
 // catch-up option.
-func catchupParams(r *Run) []Param {
+func catchupParams(r *reports.Run) []reports.Param {
 	s := r.Result.Spec
-	p := []Param{
-		{"run", r.Result.ID},
-		{"workload", s.Workload},
-		{"runtime", cmp.Or(r.Result.Runtime, s.Runtime)},
-		{"seed", fmt.Sprint(r.Result.Seed)},
-		{"Direct Get", JoinOnOff(s.DirectGet)},
-		{"nats-server", strings.Join(s.ServerVersions, ", ")},
-		{"nats.go (client)", r.ClientVersion + " (" + r.ClientVersionSource + ")"},
-		{"cluster", fmt.Sprintf("%d nodes, route ping %s", s.Cluster.Nodes, s.Cluster.RoutePingInterval)},
+	p := []reports.Param{
+		{K: "run", V: r.Result.ID},
+		{K: "workload", V: s.Workload},
+		{K: "runtime", V: cmp.Or(r.Result.Runtime, s.Runtime)},
+		{K: "seed", V: fmt.Sprint(r.Result.Seed)},
+		{K: "Direct Get", V: reports.JoinOnOff(s.DirectGet)},
+		{K: "nats-server", V: strings.Join(s.ServerVersions, ", ")},
+		{K: "nats.go (client)", V: r.ClientVersion + " (" + r.ClientVersionSource + ")"},
+		{K: "cluster", V: fmt.Sprintf("%d nodes, route ping %s", s.Cluster.Nodes, s.Cluster.RoutePingInterval)},
 	}
 	if o := specOptions(s); o != nil {
 		p = append(p, optionParams(*o)...)
 	}
-	if st := StartedParam(r); st.V != "" {
+	if st := reports.StartedParam(r); st.V != "" {
 		p = append(p, st)
 	}
 	return p
 }
 
 // optionParams say every catch-up option.
-func optionParams(o catchup.Options) []Param {
-	var p []Param
+func optionParams(o catchup.Options) []reports.Param {
+	var p []reports.Param
 	if o.Preset != "" {
-		p = append(p, Param{"preset", o.Preset})
+		p = append(p, reports.Param{K: "preset", V: o.Preset})
 	}
 	lim, gml := "none", o.GoMemLimit.String()
 	if o.MemoryLimit > 0 {
@@ -269,16 +270,16 @@ func optionParams(o catchup.Options) []Param {
 		writeFor = o.WriteFor.String() + " after the restart"
 	}
 	return append(p,
-		Param{"stream / backlog / payload", fmt.Sprintf("%s / %s / %s", o.Stream, o.Backlog, o.Payload)},
-		Param{"target", string(o.Target)},
-		Param{"down / rate / writes", fmt.Sprintf("%s / %s/s / %s", o.Down, o.Rate, writeFor)},
-		Param{"memory limit / GOMEMLIMIT", lim + " / " + gml},
-		Param{"max_outstanding_catchup", mo},
-		Param{"catch-up timeout / settle", fmt.Sprintf("%s / %s", o.CatchupTimeout, o.Settle)},
-		Param{"recovery timeout / verify timeout", fmt.Sprintf("%s / %s", o.RecoveryTimeout, o.VerifyTimeout)},
-		Param{"crash loop at", fmt.Sprintf("%d restarts by the runtime", o.CrashLoop)},
-		Param{"publishers / window / publish timeout", fmt.Sprintf("%d / %d / %s", o.Publishers, o.Window, o.PublishTimeout)},
-		Param{"gets through the target", fmt.Sprintf("%g/s", o.ReadRate)},
-		Param{"memory sampling", o.SampleInterval.String()},
+		reports.Param{K: "stream / backlog / payload", V: fmt.Sprintf("%s / %s / %s", o.Stream, o.Backlog, o.Payload)},
+		reports.Param{K: "target", V: string(o.Target)},
+		reports.Param{K: "down / rate / writes", V: fmt.Sprintf("%s / %s/s / %s", o.Down, o.Rate, writeFor)},
+		reports.Param{K: "memory limit / GOMEMLIMIT", V: lim + " / " + gml},
+		reports.Param{K: "max_outstanding_catchup", V: mo},
+		reports.Param{K: "catch-up timeout / settle", V: fmt.Sprintf("%s / %s", o.CatchupTimeout, o.Settle)},
+		reports.Param{K: "recovery timeout / verify timeout", V: fmt.Sprintf("%s / %s", o.RecoveryTimeout, o.VerifyTimeout)},
+		reports.Param{K: "crash loop at", V: fmt.Sprintf("%d restarts by the runtime", o.CrashLoop)},
+		reports.Param{K: "publishers / window / publish timeout", V: fmt.Sprintf("%d / %d / %s", o.Publishers, o.Window, o.PublishTimeout)},
+		reports.Param{K: "gets through the target", V: fmt.Sprintf("%g/s", o.ReadRate)},
+		reports.Param{K: "memory sampling", V: o.SampleInterval.String()},
 	)
 }
