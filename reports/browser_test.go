@@ -7,9 +7,10 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 )
 
-// TestBrowserRendersReport opens report.html of the kv-update test run and
-// of a synthetic matrix with faults, harness errors and memory in headless
-// Chromium (reportstest.CheckInBrowser says what must hold).
+// TestBrowserRendersReport opens the generic page (no view registered
+// here) of the kv-update test run and of a synthetic matrix with faults,
+// harness errors and memory in headless Chromium
+// (reportstest.CheckInBrowser says what must hold).
 func TestBrowserRendersReport(t *testing.T) {
 	page := func(dir func(t *testing.T) string) func(t *testing.T) string {
 		return func(t *testing.T) string {
@@ -22,8 +23,8 @@ func TestBrowserRendersReport(t *testing.T) {
 	}
 	reportstest.CheckInBrowser(t, []reportstest.BrowserCase{
 		{Name: "testdata", Page: page(func(t *testing.T) string { return unpackRun(t) }),
-			Want: []string{"Direct Get on:", "stale reads", "Direct Get off: none"}, Charts: 7, Height: 1500},
-		{Name: "matrix", Page: page(func(t *testing.T) string { return writeSyntheticRun(t, syntheticMatrix()) }),
+			Want: []string{"Direct Get on:", "stale-read: 42 of", "Direct Get off: none"}, Charts: 6, Height: 1500},
+		{Name: "matrix", Page: page(func(t *testing.T) string { return reportstest.WriteRun(t, reportstest.SyntheticMatrix()) }),
 			Want: []string{"did not run to the end", "Memory per node", "undecided"}, Charts: 8, Height: 1500},
 	})
 }

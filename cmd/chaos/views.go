@@ -4,4 +4,5 @@ package main
 // importing them here is what gives chaos run and chaos report their pages.
 import (
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/catchup/catchupview"
+	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate/kvupdateview"
 )

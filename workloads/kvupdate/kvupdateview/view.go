@@ -1,4 +1,4 @@
-package reports
+package kvupdateview
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
@@ -15,13 +16,13 @@ import (
 // cause, in the headline, the cells table and a staleness chart.
 type kvView struct{}
 
-func init() { RegisterView("kv-update", kvView{}) }
+func init() { reports.RegisterView("kv-update", kvView{}) }
 
 // Load reads nothing: a kv-update cell's files (history.jsonl,
 // stream.jsonl) are the pipeline's, which the generic page reads.
-func (kvView) Load(string, *Cell) error { return nil }
+func (kvView) Load(string, *reports.Cell) error { return nil }
 
-func (kvView) Page(p *Page) {
+func (kvView) Page(p *reports.Page) {
 	r := p.Run
 	cells := r.Result.Cells
 	sums := make([]Summary, len(cells))
@@ -30,38 +31,38 @@ func (kvView) Page(p *Page) {
 		sums[i] = Summarize(c)
 		sentences[i] = sums[i].Sentence()
 	}
-	p.Labels = ShortLabels(cells, workloadTags(cells))
-	p.Headline = HeadlineOf(r.Result, p.Judged, p.Labels, sentences, "no stale reads and no other anomaly")
+	p.Labels = reports.ShortLabels(cells, workloadTags(cells))
+	p.Headline = reports.HeadlineOf(r.Result, p.Judged, p.Labels, sentences, "no stale reads and no other anomaly")
 	p.Kicker = "NATS JetStream KV under faults"
 	p.Intro = kvIntro
 	p.Rows = kvRows(p, sums)
 	if b, ok := stalenessBlock(p.Labels, sums); ok {
 		p.Blocks = append(p.Blocks, b)
 	}
-	var buckets []Param
+	var buckets []reports.Param
 	kvs := specSettings(r.Result.Spec)
 	for i, o := range kvs {
 		name := "bucket"
 		if len(kvs) > 1 {
 			name = fmt.Sprintf("bucket, setting %d", i+1)
 		}
-		buckets = append(buckets, Param{name, kvWords(o)})
+		buckets = append(buckets, reports.Param{K: name, V: kvWords(o)})
 	}
-	p.Params = InsertParams(p.Params, "recovery timeout / check timeout", buckets...)
+	p.Params = reports.InsertParams(p.Params, "recovery timeout / check timeout", buckets...)
 }
 
-func (kvView) Cell(_ *Page, c *Cell, s *CellSection) {
+func (kvView) Cell(_ *reports.Page, c *reports.Cell, s *reports.CellSection) {
 	s.Sentence = Summarize(c.CellResult).Sentence()
 	if o := cellSettings(c.CellResult); o.Bucket != "" {
 		at := "nemesis"
 		if c.Runtime != "" {
 			at = "runtime"
 		}
-		s.Facts = InsertParams(s.Facts, at, Param{"bucket", kvWords(o)})
+		s.Facts = reports.InsertParams(s.Facts, at, reports.Param{K: "bucket", V: kvWords(o)})
 	}
 }
 
-func (kvView) JUnit(*Run, *Cell) JUnitExtra { return JUnitExtra{} }
+func (kvView) JUnit(*reports.Run, *reports.Cell) reports.JUnitExtra { return reports.JUnitExtra{} }
 
 var kvIntro = template.HTML(`
 <section id="explain" class="explain">
@@ -79,8 +80,8 @@ var kvIntro = template.HTML(`
 // stalenessBlock is the staleness chart under the cells table, or the
 // line that says there were no stale reads; none when no cell checked for
 // them.
-func stalenessBlock(labels []string, sums []Summary) (Block, bool) {
-	b := Block{ID: "staleness", Nav: "Staleness", Title: "Staleness of the stale reads"}
+func stalenessBlock(labels []string, sums []Summary) (reports.Block, bool) {
+	b := reports.Block{ID: "staleness", Nav: "Staleness", Title: "Staleness of the stale reads"}
 	checked := false
 	for _, s := range sums {
 		if s.Stale > 0 {
@@ -97,7 +98,7 @@ func stalenessBlock(labels []string, sums []Summary) (Block, bool) {
 // stalenessChart compares the staleness distributions of the cells: one
 // bar per cell in each staleness bucket, its count above it. Empty buckets
 // past the last non-empty one are dropped.
-func stalenessChart(labels []string, sums []Summary) *Chart {
+func stalenessChart(labels []string, sums []Summary) *reports.Chart {
 	const title = "How stale were the stale reads? (time since the newer revision was acknowledged)"
 	last := -1
 	var cats []string
@@ -112,10 +113,10 @@ func stalenessChart(labels []string, sums []Summary) *Chart {
 		}
 	}
 	if last < 0 {
-		return &Chart{Title: title, W: 1100, H: 300, Empty: "no stale reads in any cell"}
+		return &reports.Chart{Title: title, W: 1100, H: 300, Empty: "no stale reads in any cell"}
 	}
 	cats = cats[:min(len(cats), max(last+2, 6))]
-	c := NewBarChart(title, "staleness", "stale reads", cats)
+	c := reports.NewBarChart(title, "staleness", "stale reads", cats)
 	for i, s := range sums {
 		if !s.HasStale {
 			continue
@@ -126,7 +127,7 @@ func stalenessChart(labels []string, sums []Summary) *Chart {
 				vals[j] = float64(s.StaleHist[j].Count)
 			}
 		}
-		c.Bars(fmt.Sprintf("%s (%s)", labels[i], FormatCount(s.Stale)), SeriesColor(i), vals)
+		c.Bars(fmt.Sprintf("%s (%s)", labels[i], reports.FormatCount(s.Stale)), reports.SeriesColor(i), vals)
 	}
 	return c
 }
@@ -233,38 +234,38 @@ func remarshal(v, out any) bool {
 
 // kvRows are the cells table of a kv-update run: setup, reads, updates
 // and data.
-func kvRows(p *Page, sums []Summary) []MatrixRow {
-	row := func(label, hint string, f func(c *Cell, s Summary) MatrixVal) MatrixRow {
-		return p.Row(label, hint, func(i int, c *Cell) MatrixVal { return f(c, sums[i]) })
+func kvRows(p *reports.Page, sums []Summary) []reports.MatrixRow {
+	row := func(label, hint string, f func(c *reports.Cell, s Summary) reports.MatrixVal) reports.MatrixRow {
+		return p.Row(label, hint, func(i int, c *reports.Cell) reports.MatrixVal { return f(c, sums[i]) })
 	}
-	count := func(n int) MatrixVal {
+	count := func(n int) reports.MatrixVal {
 		if n > 0 {
-			return MatrixVal{Text: FormatCount(n), Class: ClassBad}
+			return reports.MatrixVal{Text: reports.FormatCount(n), Class: reports.ClassBad}
 		}
-		return MatrixVal{Text: FormatCount(n), Class: ClassOK}
+		return reports.MatrixVal{Text: reports.FormatCount(n), Class: reports.ClassOK}
 	}
-	rows := []MatrixRow{GroupRow("Setup"), p.DirectGetRow("followers answer reads when on (the KV default)"), p.VersionRow(),
-		p.FaultsRow(), p.OpsRow(), GroupRow("Reads"),
-		row("Stale reads", "gets that returned an older revision than one already acknowledged", func(_ *Cell, s Summary) MatrixVal {
+	rows := []reports.MatrixRow{reports.GroupRow("Setup"), p.DirectGetRow("followers answer reads when on (the KV default)"), p.VersionRow(),
+		p.FaultsRow(), p.OpsRow(), reports.GroupRow("Reads"),
+		row("Stale reads", "gets that returned an older revision than one already acknowledged", func(_ *reports.Cell, s Summary) reports.MatrixVal {
 			if !s.HasStale {
-				return NA
+				return reports.NA
 			}
 			v := count(s.Stale)
-			v.Text = fmt.Sprintf("%s of %s (%s)", FormatCount(s.Stale), FormatCount(s.Gets), FormatPercent(s.Stale, s.Gets))
+			v.Text = fmt.Sprintf("%s of %s (%s)", reports.FormatCount(s.Stale), reports.FormatCount(s.Gets), reports.FormatPercent(s.Stale, s.Gets))
 			return v
 		}),
-		row("Staleness p50 / p99 / max", "how long the newer revision had been acknowledged", func(_ *Cell, s Summary) MatrixVal {
+		row("Staleness p50 / p99 / max", "how long the newer revision had been acknowledged", func(_ *reports.Cell, s Summary) reports.MatrixVal {
 			if s.Stale == 0 {
-				return NA
+				return reports.NA
 			}
-			return MatrixVal{Text: fmt.Sprintf("%s / %s / %s", FormatMs(s.StaleP50), FormatMs(s.StaleP99), FormatMs(s.StaleMax))}
+			return reports.MatrixVal{Text: fmt.Sprintf("%s / %s / %s", reports.FormatMs(s.StaleP50), reports.FormatMs(s.StaleP99), reports.FormatMs(s.StaleMax))}
 		}),
-		row("Read-your-writes / monotonic violations", "a client reading older than it wrote / than it already read", func(_ *Cell, s Summary) MatrixVal {
+		row("Read-your-writes / monotonic violations", "a client reading older than it wrote / than it already read", func(_ *reports.Cell, s Summary) reports.MatrixVal {
 			if s.Check(checker.NameSession) == nil {
-				return NA
+				return reports.NA
 			}
 			v := count(s.RYW + s.Mono)
-			v.Text = FormatCount(s.RYW) + " / " + FormatCount(s.Mono)
+			v.Text = reports.FormatCount(s.RYW) + " / " + reports.FormatCount(s.Mono)
 			return v
 		}),
 	}
@@ -272,80 +273,80 @@ func kvRows(p *Page, sums []Summary) []MatrixRow {
 	return append(rows, dataRows(p, row)...)
 }
 
-type kvRow = func(label, hint string, f func(c *Cell, s Summary) MatrixVal) MatrixRow
+type kvRow = func(label, hint string, f func(c *reports.Cell, s Summary) reports.MatrixVal) reports.MatrixRow
 
 // updateRows count the updates and why they were rejected.
-func updateRows(row kvRow, count func(int) MatrixVal) []MatrixRow {
-	attributed := func(f func(s Summary) MatrixVal) func(*Cell, Summary) MatrixVal {
-		return func(_ *Cell, s Summary) MatrixVal {
+func updateRows(row kvRow, count func(int) reports.MatrixVal) []reports.MatrixRow {
+	attributed := func(f func(s Summary) reports.MatrixVal) func(*reports.Cell, Summary) reports.MatrixVal {
+		return func(_ *reports.Cell, s Summary) reports.MatrixVal {
 			if s.Check(checker.NameAttribution) == nil {
-				return NA
+				return reports.NA
 			}
 			return f(s)
 		}
 	}
-	return []MatrixRow{GroupRow("Updates"),
-		row("Updates", "kv.Update calls", func(c *Cell, _ Summary) MatrixVal {
+	return []reports.MatrixRow{reports.GroupRow("Updates"),
+		row("Updates", "kv.Update calls", func(c *reports.Cell, _ Summary) reports.MatrixVal {
 			if c.Ops.Total == 0 {
-				return NA
+				return reports.NA
 			}
-			return MatrixVal{Text: FormatCount(c.Ops.ByType["update"])}
+			return reports.MatrixVal{Text: reports.FormatCount(c.Ops.ByType["update"])}
 		}),
-		row("Rejected: wrong last sequence", "rejections with 10071 or 10164", attributed(func(s Summary) MatrixVal {
-			return MatrixVal{Text: fmt.Sprintf("%s (%s of updates)", FormatCount(s.Rejections), FormatPercent(s.Rejections, s.Updates))}
+		row("Rejected: wrong last sequence", "rejections with 10071 or 10164", attributed(func(s Summary) reports.MatrixVal {
+			return reports.MatrixVal{Text: fmt.Sprintf("%s (%s of updates)", reports.FormatCount(s.Rejections), reports.FormatPercent(s.Rejections, s.Updates))}
 		})),
-		row("… because of a stale read", "the get that supplied the expected revision was stale", attributed(func(s Summary) MatrixVal {
+		row("… because of a stale read", "the get that supplied the expected revision was stale", attributed(func(s Summary) reports.MatrixVal {
 			return count(s.RejStale)
 		})),
-		row("… a concurrent write", "another write raced: a correct rejection", attributed(func(s Summary) MatrixVal {
-			return MatrixVal{Text: FormatCount(s.RejConc)}
+		row("… a concurrent write", "another write raced: a correct rejection", attributed(func(s Summary) reports.MatrixVal {
+			return reports.MatrixVal{Text: reports.FormatCount(s.RejConc)}
 		})),
-		row("… nothing else wrote the key", "spurious: the server rejected a current revision", attributed(func(s Summary) MatrixVal {
+		row("… nothing else wrote the key", "spurious: the server rejected a current revision", attributed(func(s Summary) reports.MatrixVal {
 			v := count(s.RejSpur)
 			if len(s.SpurCodes) > 0 {
 				v.Text += " (" + strings.Join(s.SpurCodes, ", ") + ")"
 			}
 			return v
 		})),
-		row("Indeterminate ops", "timeouts: the write may or may not have happened", func(c *Cell, s Summary) MatrixVal {
+		row("Indeterminate ops", "timeouts: the write may or may not have happened", func(c *reports.Cell, s Summary) reports.MatrixVal {
 			if s.Checks == 0 {
-				return NA
+				return reports.NA
 			}
-			return MatrixVal{Text: FormatCount(c.Ops.Indeterminate)}
+			return reports.MatrixVal{Text: reports.FormatCount(c.Ops.Indeterminate)}
 		}),
 	}
 }
 
 // dataRows say what the stream kept, whether each key was linearizable and
 // whether the cluster recovered.
-func dataRows(p *Page, row kvRow) []MatrixRow {
-	return []MatrixRow{GroupRow("Data"),
-		row("Stream integrity", "acknowledged writes kept, nothing unexpected stored", func(_ *Cell, s Summary) MatrixVal {
+func dataRows(p *reports.Page, row kvRow) []reports.MatrixRow {
+	return []reports.MatrixRow{reports.GroupRow("Data"),
+		row("Stream integrity", "acknowledged writes kept, nothing unexpected stored", func(_ *reports.Cell, s Summary) reports.MatrixVal {
 			in := s.Check(checker.NameIntegrity)
 			if in == nil {
-				return NA
+				return reports.NA
 			}
 			if len(s.Integrity) == 0 {
-				v := MatrixVal{Text: "all " + FormatCount(in.Counts[checker.CountAckedWrites]) + " acknowledged writes stored", Class: ClassOK}
+				v := reports.MatrixVal{Text: "all " + reports.FormatCount(in.Counts[checker.CountAckedWrites]) + " acknowledged writes stored", Class: reports.ClassOK}
 				if in.Verdict != checker.Valid {
-					v.Text, v.Class = string(in.Verdict)+": "+FirstLine(in.Reason), VerdictClass(string(in.Verdict))
+					v.Text, v.Class = string(in.Verdict)+": "+reports.FirstLine(in.Reason), reports.VerdictClass(string(in.Verdict))
 				}
 				return v
 			}
-			return MatrixVal{Text: strings.Join(s.Integrity, ", "), Class: ClassBad}
+			return reports.MatrixVal{Text: strings.Join(s.Integrity, ", "), Class: reports.ClassBad}
 		}),
-		row("Linearizable keys", "porcupine, per key", func(c *Cell, s Summary) MatrixVal {
+		row("Linearizable keys", "porcupine, per key", func(c *reports.Cell, s Summary) reports.MatrixVal {
 			lin := s.Check(checker.NameLinearizability)
 			if lin == nil {
-				return NA
+				return reports.NA
 			}
 			unk := lin.Counts[checker.CountKeysUnknown]
-			v := MatrixVal{Text: fmt.Sprintf("%d of %d", s.Keys-s.KeysBad-unk, s.Keys), Class: VerdictClass(string(lin.Verdict))}
+			v := reports.MatrixVal{Text: fmt.Sprintf("%d of %d", s.Keys-s.KeysBad-unk, s.Keys), Class: reports.VerdictClass(string(lin.Verdict))}
 			if unk > 0 {
 				v.Text += fmt.Sprintf(" (%d undecided)", unk)
 			}
 			if files := p.Run.CellFiles(c, "porcupine/*.html"); len(files) > 0 {
-				v.Href = Href(files[0])
+				v.Href = reports.Href(files[0])
 				v.Text += ", see porcupine"
 			}
 			return v

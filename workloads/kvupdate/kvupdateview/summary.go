@@ -1,4 +1,4 @@
-package reports
+package kvupdateview
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
@@ -93,7 +94,7 @@ func Summarize(c run.CellResult) Summary {
 	if r := s.byName[checker.NameIntegrity]; r != nil {
 		for _, k := range integrityKinds {
 			if n := r.Counts[k.key]; n > 0 {
-				s.Integrity = append(s.Integrity, Plural(n, k.one, k.many))
+				s.Integrity = append(s.Integrity, reports.Plural(n, k.one, k.many))
 			}
 		}
 	}
@@ -116,14 +117,14 @@ func (s Summary) Check(name string) *checker.Result { return s.byName[name] }
 // "2,807 stale reads (5.6 % of reads), 2,808 updates rejected because of
 // them" or "none (all 6 checks passed)".
 func (s Summary) Sentence() string {
-	if out, done := RunSentence(s.Cell); done {
+	if out, done := reports.RunSentence(s.Cell); done {
 		return out
 	}
 	var parts []string
 	if s.Stale > 0 {
-		p := fmt.Sprintf("%s (%s of reads)", Plural(s.Stale, "stale read", "stale reads"), FormatPercent(s.Stale, s.Gets))
+		p := fmt.Sprintf("%s (%s of reads)", reports.Plural(s.Stale, "stale read", "stale reads"), reports.FormatPercent(s.Stale, s.Gets))
 		if s.RejStale > 0 {
-			p += fmt.Sprintf(", %s rejected because of them", Plural(s.RejStale, "update", "updates"))
+			p += fmt.Sprintf(", %s rejected because of them", reports.Plural(s.RejStale, "update", "updates"))
 		}
 		parts = append(parts, p)
 	} else if s.HasStale && s.Verdict == run.Invalid {
@@ -131,12 +132,12 @@ func (s Summary) Sentence() string {
 	}
 	if s.RejSpur > 0 {
 		parts = append(parts, fmt.Sprintf("%s rejected (%s) although nothing else wrote the key",
-			Plural(s.RejSpur, "update", "updates"), strings.Join(s.spurCodes, ", ")))
+			reports.Plural(s.RejSpur, "update", "updates"), strings.Join(s.spurCodes, ", ")))
 	}
 	parts = append(parts, s.Integrity...)
 	if s.Stale == 0 && s.RYW+s.Mono > 0 {
-		parts = append(parts, fmt.Sprintf("%s and %s", Plural(s.RYW, "read-your-writes violation", "read-your-writes violations"),
-			Plural(s.Mono, "monotonic-read violation", "monotonic-read violations")))
+		parts = append(parts, fmt.Sprintf("%s and %s", reports.Plural(s.RYW, "read-your-writes violation", "read-your-writes violations"),
+			reports.Plural(s.Mono, "monotonic-read violation", "monotonic-read violations")))
 	}
 	if s.Stale == 0 && s.KeysBad > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d keys not linearizable", s.KeysBad, s.Keys))
@@ -160,7 +161,7 @@ func (s Summary) Sentence() string {
 	}
 	// "no stale reads, but b": what was not found, then what was.
 	if len(parts) > 1 && parts[0] == "no stale reads" {
-		return parts[0] + ", but " + JoinClauses(parts[1:])
+		return parts[0] + ", but " + reports.JoinClauses(parts[1:])
 	}
-	return JoinClauses(parts)
+	return reports.JoinClauses(parts)
 }
