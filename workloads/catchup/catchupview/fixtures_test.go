@@ -36,6 +36,9 @@ type cuOpts struct {
 	noResult  bool   // no catchup.json: the checks alone
 }
 
+// cuRestart is when the made-up target restarts, ms since the cell began.
+const cuRestart = 12846
+
 // mkCatchupCell builds a catch-up cell's results.json (with the checks)
 // and catchup.json (the measurements) consistent with o, as the workload
 // writes them.
@@ -59,7 +62,7 @@ func mkCatchupCell(o cuOpts) (run.CellResult, *catchup.Result) {
 	r := &catchup.Result{Options: opts, Runtime: "docker", ServerVersion: o.version, Target: "n1", TargetRole: catchup.Follower,
 		LeaderAtKill: "n3", StartedAt: time.Date(2026, 11, 30, 5, 43, 16, 0, time.UTC)}
 	r.GoMemLimit = opts.GoMemLimit.Bytes(opts.MemoryLimit)
-	const restart = 12846
+	restart := int64(cuRestart)
 	r.Stream = catchup.StreamStats{Name: "CATCHUP", AllowDirect: o.directGet, FillMsgs: 262145, FillBytes: 1093971020, FillMBps: 149,
 		RestartMsgs: 267795, RestartBytes: 1117510556, FinalMsgs: 272971, FinalBytes: 1139158744}
 	end := restart + int64(o.seconds*1000)
@@ -78,44 +81,8 @@ func mkCatchupCell(o cuOpts) (run.CellResult, *catchup.Result) {
 		r.CatchUp = catchup.CatchUp{}
 		r.Phases = r.Phases[:2]
 	}
-	for i, n := range []string{"n1", "n2", "n3"} {
-		nm := catchup.NodeMemory{Node: n}
-		for ms := int64(0); ms <= end+1250; ms += 250 {
-			v := int64(60<<20) + ms*int64(i+1)*1000
-			nm.Usage.T, nm.Usage.V = append(nm.Usage.T, ms), append(nm.Usage.V, 2*v)
-			nm.RSS.T, nm.RSS.V = append(nm.RSS.T, ms), append(nm.RSS.V, v)
-		}
-		if n == "n1" && o.limit > 0 {
-			nm.Limit = catchup.Series{T: []int64{0, 7300}, V: []int64{0, o.limit}}
-		}
-		r.Memory = append(r.Memory, nm)
-	}
-	r.Memory[0].PeakRSS, r.Memory[0].PeakRSSAt, r.Memory[0].PeakRSSRatio = 1056415744, 17752, 0.945
-	r.Memory[0].PeakUsage, r.Memory[0].PeakUsageAt, r.Memory[0].PeakUsageRatio = 2235834368, 18001, 2.001
-	r.Memory[1].PeakRSS, r.Memory[1].PeakRSSRatio, r.Memory[1].PeakUsage, r.Memory[1].PeakUsageRatio = 65466368, 0.059, 1247412224, 1.116
-	r.Memory[2].PeakRSS, r.Memory[2].PeakRSSRatio, r.Memory[2].PeakUsage, r.Memory[2].PeakUsageRatio = 562532352, 0.503, 1740963840, 1.558
-	r.Events = []catchup.Event{{TMs: 7200, Node: "n1", Kind: catchup.EvKill}, {TMs: 7300, Node: "n1", Kind: catchup.EvWipe, Detail: "store deleted, as a new volume"}}
-	if o.limit > 0 {
-		r.Events = append(r.Events, catchup.Event{TMs: 7300, Node: "n1", Kind: catchup.EvLimit, Detail: catchup.Bytes(o.limit).String()})
-	}
-	if !o.noRestart {
-		r.Events = append(r.Events, catchup.Event{TMs: restart, Node: "n1", Kind: catchup.EvStart})
-	}
-	var oomAt []int64
-	for k := range o.oomKills {
-		t := int64(restart + 2100*(k+1))
-		oomAt = append(oomAt, t)
-		r.Events = append(r.Events, catchup.Event{TMs: t, Node: "n1", Kind: catchup.EvOOMKill, Detail: fmt.Sprintf("OOM kill #%d", k+1)},
-			catchup.Event{TMs: t, Node: "n1", Kind: catchup.EvRestart, Detail: fmt.Sprintf("restart #%d by the runtime", k+1)})
-	}
-	if o.oomKills > 0 {
-		r.Deaths = append(r.Deaths, catchup.Deaths{Node: "n1", OOMKills: o.oomKills, Restarts: o.oomKills, Deaths: o.oomKills,
-			CrashLoop: o.crashLoop, TimesMs: oomAt})
-	}
-	if o.otherOOM != "" {
-		r.Events = append(r.Events, catchup.Event{TMs: 15000, Node: o.otherOOM, Kind: catchup.EvOOMKill, Detail: "OOM kill #1"})
-		r.Deaths = append(r.Deaths, catchup.Deaths{Node: o.otherOOM, OOMKills: 1, Restarts: 1, Deaths: 1, TimesMs: []int64{15000}})
-	}
+	cuMemory(r, end, o)
+	cuEvents(r, o)
 	r.Lag = []catchup.LagSample{{TMs: 7205, TargetHas: true, Leader: "n3", LeaderLastSeq: 262165, Behind: 20},
 		{TMs: 7700, Leader: "n3", LeaderLastSeq: 262675, Behind: 262675}, {TMs: restart + 2500, TargetHas: true, Leader: "n3", LeaderLastSeq: 269000, TargetLastSeq: 100000, Behind: 169000, ReplicaLag: 169000},
 		{TMs: end, TargetHas: true, TargetHealthy: true, Leader: "n3", LeaderLastSeq: 272394, TargetLastSeq: 272394}}
@@ -150,6 +117,57 @@ func mkCatchupCell(o cuOpts) (run.CellResult, *catchup.Result) {
 		return cr, nil
 	}
 	return cr, r
+}
+
+// cuMemory fills every node's memory series and peaks.
+func cuMemory(r *catchup.Result, end int64, o cuOpts) {
+	for i, n := range []string{"n1", "n2", "n3"} {
+		nm := catchup.NodeMemory{Node: n}
+		for ms := int64(0); ms <= end+1250; ms += 250 {
+			v := int64(60<<20) + ms*int64(i+1)*1000
+			nm.Usage.T, nm.Usage.V = append(nm.Usage.T, ms), append(nm.Usage.V, 2*v)
+			nm.RSS.T, nm.RSS.V = append(nm.RSS.T, ms), append(nm.RSS.V, v)
+		}
+		if n == "n1" && o.limit > 0 {
+			nm.Limit = catchup.Series{T: []int64{0, 7300}, V: []int64{0, o.limit}}
+		}
+		r.Memory = append(r.Memory, nm)
+	}
+	r.Memory[0].PeakRSS, r.Memory[0].PeakRSSAt, r.Memory[0].PeakRSSRatio = 1056415744, 17752, 0.945
+	r.Memory[0].PeakUsage, r.Memory[0].PeakUsageAt, r.Memory[0].PeakUsageRatio = 2235834368, 18001, 2.001
+	r.Memory[1].PeakRSS, r.Memory[1].PeakRSSRatio, r.Memory[1].PeakUsage, r.Memory[1].PeakUsageRatio = 65466368, 0.059, 1247412224, 1.116
+	r.Memory[2].PeakRSS, r.Memory[2].PeakRSSRatio, r.Memory[2].PeakUsage, r.Memory[2].PeakUsageRatio = 562532352, 0.503, 1740963840, 1.558
+}
+
+// cuEvents fills what happened to the nodes, and the deaths nobody asked
+// for.
+func cuEvents(r *catchup.Result, o cuOpts) {
+	restart := r.CatchUp.RestartAtMs
+	if restart == 0 {
+		restart = cuRestart
+	}
+	r.Events = []catchup.Event{{TMs: 7200, Node: "n1", Kind: catchup.EvKill}, {TMs: 7300, Node: "n1", Kind: catchup.EvWipe, Detail: "store deleted, as a new volume"}}
+	if o.limit > 0 {
+		r.Events = append(r.Events, catchup.Event{TMs: 7300, Node: "n1", Kind: catchup.EvLimit, Detail: catchup.Bytes(o.limit).String()})
+	}
+	if !o.noRestart {
+		r.Events = append(r.Events, catchup.Event{TMs: restart, Node: "n1", Kind: catchup.EvStart})
+	}
+	var oomAt []int64
+	for k := range o.oomKills {
+		t := restart + int64(2100*(k+1))
+		oomAt = append(oomAt, t)
+		r.Events = append(r.Events, catchup.Event{TMs: t, Node: "n1", Kind: catchup.EvOOMKill, Detail: fmt.Sprintf("OOM kill #%d", k+1)},
+			catchup.Event{TMs: t, Node: "n1", Kind: catchup.EvRestart, Detail: fmt.Sprintf("restart #%d by the runtime", k+1)})
+	}
+	if o.oomKills > 0 {
+		r.Deaths = append(r.Deaths, catchup.Deaths{Node: "n1", OOMKills: o.oomKills, Restarts: o.oomKills, Deaths: o.oomKills,
+			CrashLoop: o.crashLoop, TimesMs: oomAt})
+	}
+	if o.otherOOM != "" {
+		r.Events = append(r.Events, catchup.Event{TMs: 15000, Node: o.otherOOM, Kind: catchup.EvOOMKill, Detail: "OOM kill #1"})
+		r.Deaths = append(r.Deaths, catchup.Deaths{Node: o.otherOOM, OOMKills: 1, Restarts: 1, Deaths: 1, TimesMs: []int64{15000}})
+	}
 }
 
 // cuChecks are the six checks as workloads/catchup decides them.

@@ -3,7 +3,6 @@ package catchupview
 import (
 	"cmp"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
@@ -349,70 +348,4 @@ var catchupCheckHints = map[string]string{
 	catchup.CheckRecovery:      "the cluster healthy after the heal",
 	catchup.CheckReplicasAgree: "every replica holds the same messages",
 	catchup.CheckAckedPresent:  "every acknowledged message stored once",
-}
-
-func peakShort(v int64, ratio float64) string {
-	if v <= 0 {
-		return "not measured"
-	}
-	s := reports.FormatBytes(float64(v))
-	if ratio > 0 {
-		s += " (" + fmtRatio(ratio) + ")"
-	}
-	return s
-}
-
-// secsList writes times in ms as "12.3 s, 15.0 s", at most six of them.
-func secsList(ms []int64) string {
-	var parts []string
-	for i, t := range ms {
-		if i == 6 {
-			parts = append(parts, fmt.Sprintf("… (%d more)", len(ms)-i))
-			break
-		}
-		parts = append(parts, fmtAt(t))
-	}
-	if len(parts) == 0 {
-		return "?"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// outcomeWords says why a catch-up did not finish.
-func outcomeWords(o string) string {
-	switch o {
-	case catchup.OutcomeTimeout:
-		return "the bound ran out"
-	case catchup.OutcomeCrashLoop:
-		return "crash loop"
-	case catchup.OutcomeDown:
-		return "the node stayed down"
-	}
-	return o
-}
-
-// publishErrors: "catchup: 12 timeout, 3 no_responders; settle: 1 timeout".
-func publishErrors(p catchup.PublishSummary) string {
-	var parts []string
-	for _, ph := range []catchup.Phase{catchup.PhaseFill, catchup.PhaseDown, catchup.PhaseCatchup, catchup.PhaseSettle, catchup.PhaseHeal, catchup.PhaseVerify} {
-		e := p.Errors[ph]
-		if len(e) == 0 {
-			continue
-		}
-		kinds := make([]string, 0, len(e))
-		for k := range e {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
-		var ks []string
-		for _, k := range kinds {
-			if e[k] > 0 {
-				ks = append(ks, fmt.Sprintf("%s %s", reports.FormatCount(e[k]), k))
-			}
-		}
-		if len(ks) > 0 {
-			parts = append(parts, string(ph)+": "+strings.Join(ks, ", "))
-		}
-	}
-	return strings.Join(parts, "; ")
 }
