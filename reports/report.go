@@ -4,11 +4,17 @@
 // verdict in one sentence, compares the cells side by side and charts them
 // over time; and junit.xml, one testcase per cell and checker.
 //
+// It owns the generic page: what every run's results hold (verdicts,
+// checks, faults, recovery, histories, memory, files, the rerun command),
+// rendered for any workload, and the chart, table and format helpers. A
+// workload's own parts come from the View it registers (RegisterView);
+// reports imports no workload. The exit-code and --expect policy is
+// package run's; the page shows the judged result.
+//
 // Everything is rebuilt from the run folder alone (results.json, run.json,
-// each cell's history.jsonl, logs, porcupine files; a catch-up cell's
-// catchup.json), so `chaos report DIR` can re-render a run that was moved,
-// uploaded or made by an older binary. A catch-up run (spec.workload
-// "catchup") gets its own headline, table, charts and cell sections.
+// each cell's history.jsonl, logs, porcupine files, and what a view reads),
+// so `chaos report DIR` can re-render a run that was moved, uploaded or
+// made by an older binary.
 package reports
 
 import (
