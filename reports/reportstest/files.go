@@ -22,8 +22,8 @@ import (
 	"time"
 )
 
-// kvRun is a real kv-update run, trimmed to one key (see testdata/README.md
-// of package reports), packed because its histories are a megabyte of JSON
+// kvRun is a real kv-update run, trimmed to one key (see
+// testdata/README.md), packed because its histories are a megabyte of JSON
 // lines.
 //
 //go:embed testdata/run.tar.gz
