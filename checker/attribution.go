@@ -49,13 +49,13 @@ type Attribution struct{ opts Options }
 func NewAttribution(opts Options) *Attribution { return &Attribution{opts: opts.withDefaults()} }
 
 // Name implements Checker.
-func (*Attribution) Name() string { return "wrong-last-seq" }
+func (*Attribution) Name() string { return NameAttribution }
 
 const (
-	clsStale      = "stale_read"
-	clsConcurrent = "concurrent_write"
-	clsSpurious   = "spurious"
-	clsUnknown    = "unattributed"
+	clsStale      = CountRejectedStale
+	clsConcurrent = CountRejectedConcur
+	clsSpurious   = CountRejectedSpurious
+	clsUnknown    = CountUnattributed
 )
 
 type rejection struct {
@@ -101,7 +101,7 @@ func (c *Attribution) Check(h history.History) Result {
 			}
 		}
 	}
-	counts := map[string]int{"rejections": len(rejs), clsStale: 0, clsConcurrent: 0, clsSpurious: 0, clsUnknown: 0,
+	counts := map[string]int{CountRejections: len(rejs), clsStale: 0, clsConcurrent: 0, clsSpurious: 0, clsUnknown: 0,
 		"errseq_equals_expected": 0}
 	ex := newExamples(c.opts.MaxExamples)
 	if len(rejs) > 0 {

@@ -35,16 +35,16 @@ type Integrity struct{ opts Options }
 func NewIntegrity(opts Options) *Integrity { return &Integrity{opts: opts.withDefaults()} }
 
 // Name implements Checker.
-func (*Integrity) Name() string { return "stream-integrity" }
+func (*Integrity) Name() string { return NameIntegrity }
 
-var integrityKinds = []string{"lost_write", "rev_mismatch", "unexpected_value", "failed_write_applied",
-	"duplicate_value", "unexpected_tombstone", "bad_read"}
+var integrityKinds = []string{CountLostWrite, CountRevMismatch, CountUnexpectedValue, CountFailedWriteApplied,
+	CountDuplicateValue, CountUnexpectedTombstone, CountBadRead}
 
 // Check implements Checker.
 func (c *Integrity) Check(h history.History) Result {
 	ops := h.Ops
 	si := newStreamIndex(&h)
-	counts := map[string]int{"stream_entries": len(si.entries), "acked_writes": 0, "gets_checked": 0,
+	counts := map[string]int{"stream_entries": len(si.entries), CountAckedWrites: 0, "gets_checked": 0,
 		"info_applied": 0, "info_not_applied": 0, "info_unresolved": 0}
 	if !h.StreamComplete {
 		counts["unverifiable_writes"], counts["unverifiable_reads"] = 0, 0
@@ -82,12 +82,12 @@ func (c *Integrity) Check(h history.History) Result {
 		if o.Outcome != history.OK {
 			continue
 		}
-		counts["acked_writes"]++
+		counts[CountAckedWrites]++
 		if e, ok := si.at(o.Rev); ok && e.Key == o.Key && e.Value == o.Value && e.Operation == "" {
 			continue
 		}
 		if e, ok := si.value(o.Value); ok {
-			add("rev_mismatch", o.Key, fmt.Sprintf("client %d's %s of %s was acknowledged with revision %d but the stream holds its value at seq %d under key %s",
+			add(CountRevMismatch, o.Key, fmt.Sprintf("client %d's %s of %s was acknowledged with revision %d but the stream holds its value at seq %d under key %s",
 				o.Client, o.Type, o.Key, o.Rev, e.Seq, e.Key), []history.Entry{*e}, i)
 			continue
 		}
@@ -99,13 +99,13 @@ func (c *Integrity) Check(h history.History) Result {
 		if e, ok := si.at(o.Rev); ok {
 			at = append(at, *e)
 		}
-		add("lost_write", o.Key, fmt.Sprintf("client %d's %s of %s was acknowledged with revision %d (at %.3fms) but its value %q is not in the stream",
+		add(CountLostWrite, o.Key, fmt.Sprintf("client %d's %s of %s was acknowledged with revision %d (at %.3fms) but its value %q is not in the stream",
 			o.Client, o.Type, o.Key, o.Rev, ms(o.Complete), o.Value), at, i)
 	}
 	for ei := range si.entries {
 		e := &si.entries[ei]
 		if e.Operation != "" {
-			add("unexpected_tombstone", e.Key, fmt.Sprintf("seq %d is a %s marker for %s, but the workload never deletes", e.Seq, e.Operation, e.Key),
+			add(CountUnexpectedTombstone, e.Key, fmt.Sprintf("seq %d is a %s marker for %s, but the workload never deletes", e.Seq, e.Operation, e.Key),
 				[]history.Entry{*e})
 			continue
 		}
@@ -115,12 +115,12 @@ func (c *Integrity) Check(h history.History) Result {
 			d := fmt.Sprintf("seq %d holds value %q under %s, which no op wrote to that key", e.Seq, e.Value, e.Key)
 			if ok {
 				d += fmt.Sprintf(" (client %d wrote it to %s)", ops[b].Client, ops[b].Key)
-				add("unexpected_value", e.Key, d, []history.Entry{*e}, int(b))
+				add(CountUnexpectedValue, e.Key, d, []history.Entry{*e}, int(b))
 			} else {
-				add("unexpected_value", e.Key, d, []history.Entry{*e})
+				add(CountUnexpectedValue, e.Key, d, []history.Entry{*e})
 			}
 		case ops[b].Outcome == history.Fail:
-			add("failed_write_applied", e.Key, fmt.Sprintf("seq %d holds value %q, written only by client %d's %s that failed definitely (%s)",
+			add(CountFailedWriteApplied, e.Key, fmt.Sprintf("seq %d holds value %q, written only by client %d's %s that failed definitely (%s)",
 				e.Seq, e.Value, ops[b].Client, ops[b].Type, failText(&ops[b])), []history.Entry{*e}, int(b))
 		}
 	}
@@ -131,7 +131,7 @@ func (c *Integrity) Check(h history.History) Result {
 		if b, ok := best[e.Value]; ok {
 			idx = int(b)
 		}
-		add("duplicate_value", e.Key, fmt.Sprintf("value %q is stored twice, at seq %d and seq %d: one write applied twice", e.Value, first.Seq, e.Seq),
+		add(CountDuplicateValue, e.Key, fmt.Sprintf("value %q is stored twice, at seq %d and seq %d: one write applied twice", e.Value, first.Seq, e.Seq),
 			[]history.Entry{first, *e}, idx)
 	}
 	for i := range ops {
@@ -156,7 +156,7 @@ func (c *Integrity) Check(h history.History) Result {
 		} else {
 			d += fmt.Sprintf("the stream has no seq %d", o.Rev)
 		}
-		add("bad_read", o.Key, d, at, i)
+		add(CountBadRead, o.Key, d, at, i)
 	}
 	for _, r := range resolveInfo(ops, si, complete) {
 		switch r.how {

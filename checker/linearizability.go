@@ -52,7 +52,7 @@ func NewLinearizability(opts Options) *Linearizability {
 }
 
 // Name implements Checker.
-func (*Linearizability) Name() string { return "linearizability" }
+func (*Linearizability) Name() string { return NameLinearizability }
 
 // buildLinOps turns the history into model ops, grouped by key, and
 // tallies what it dropped and how indeterminate writes were settled.
@@ -205,7 +205,7 @@ func (c *Linearizability) Check(h history.History) Result {
 			counts["max_piece_ops"] = max(counts["max_piece_ops"], len(p)-1)
 		}
 	}
-	counts["keys"], counts["pieces"] = len(keys), len(jobs)
+	counts[CountKeys], counts["pieces"] = len(keys), len(jobs)
 
 	var deadline time.Time
 	if c.opts.Timeout > 0 {
@@ -276,7 +276,7 @@ func (c *Linearizability) Check(h history.History) Result {
 			unknownKeys = append(unknownKeys, k)
 		}
 	}
-	counts["keys_illegal"], counts["keys_unknown"] = len(illegalKeys), len(unknownKeys)
+	counts[CountKeysIllegal], counts[CountKeysUnknown] = len(illegalKeys), len(unknownKeys)
 
 	r := Result{Name: c.Name(), Counts: counts, Anomalies: ex.list, Files: files}
 	settled := ""

@@ -22,7 +22,7 @@ type Session struct{ opts Options }
 func NewSession(opts Options) *Session { return &Session{opts: opts.withDefaults()} }
 
 // Name implements Checker.
-func (*Session) Name() string { return "session" }
+func (*Session) Name() string { return NameSession }
 
 type clientKey struct {
 	client int
@@ -97,7 +97,7 @@ func (c *Session) Check(h history.History) Result {
 		}
 	}
 	r := Result{Name: c.Name(), Counts: map[string]int{
-		"gets": gets, "ryw_violations": ryw, "monotonic_violations": mono,
+		CountGets: gets, CountRYWViolations: ryw, CountMonotonicViolations: mono,
 		"violating_gets": bad, "clients": len(clients), "keys": len(keys),
 	}, Anomalies: ex.list}
 	switch {

@@ -28,7 +28,7 @@ type StaleRead struct{ opts Options }
 func NewStaleRead(opts Options) *StaleRead { return &StaleRead{opts: opts.withDefaults()} }
 
 // Name implements Checker.
-func (*StaleRead) Name() string { return "stale-read" }
+func (*StaleRead) Name() string { return NameStaleRead }
 
 type staleHit struct {
 	get, write int32 // the get, the first acknowledged newer write
@@ -55,7 +55,7 @@ func (c *StaleRead) Check(h history.History) Result {
 		}
 	}
 	r := Result{Name: c.Name(), Counts: map[string]int{
-		"gets": gets, "stale_reads": len(hits), "keys": len(keys), "keys_with_stale_reads": staleKeys,
+		CountGets: gets, CountStaleReads: len(hits), CountKeys: len(keys), CountKeysWithStaleReads: staleKeys,
 	}}
 	msv := make([]float64, len(hits))
 	revv := make([]float64, len(hits))
@@ -73,12 +73,12 @@ func (c *StaleRead) Check(h history.History) Result {
 		name string
 		p    float64
 	}{{"p50", 50}, {"p90", 90}, {"p99", 99}, {"max", 100}} {
-		r.Stats["staleness_ms_"+p.name] = percentile(msv, p.p)
-		r.Stats["staleness_revs_"+p.name] = percentile(revv, p.p)
+		r.Stats[StatStalenessMs+"_"+p.name] = percentile(msv, p.p)
+		r.Stats[StatStalenessRevs+"_"+p.name] = percentile(revv, p.p)
 	}
 	r.Histograms = map[string][]Bucket{
-		"staleness_ms":   histogram(msv, staleMsBounds, "ms"),
-		"staleness_revs": histogram(revv, staleRevBounds, ""),
+		StatStalenessMs:   histogram(msv, staleMsBounds, "ms"),
+		StatStalenessRevs: histogram(revv, staleRevBounds, ""),
 	}
 	// The most stale reads make the best examples.
 	sort.SliceStable(hits, func(a, b int) bool { return hits[a].ns > hits[b].ns })

@@ -2,25 +2,32 @@ package reports
 
 import (
 	"fmt"
-	"math"
+	"html/template"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
-type cellView struct {
-	Anchor, Label, Short, Verdict, Class, Sentence, Error, Reproduce string
-	Expected                                                         []string
-	Facts                                                            []kv
-	ChartNote                                                        string
-	charts                                                           map[string]*chart
-	Faults                                                           []faultRow
-	Recovery                                                         string
-	Checks                                                           []checkRow
-	Files, Logs, Configs, Porcupine                                  []link
-	CU                                                               *cuView // a catch-up cell's own parts
+// CellSection is what the page shows of one cell. The generic parts are
+// filled in first; a view's Cell method then adds or replaces its own.
+type CellSection struct {
+	Anchor, Label, Short, Verdict, Class string
+	Sentence                             string // the cell's finding in words
+	Error, Reproduce                     string
+	Expected                             []string
+	Facts                                []Param
+	ChartNote                            string   // why charts are missing
+	Charts                               []*Chart // over time, each of a Kind, drawn side by side with the other cells'
+	Faults                               []faultRow
+	Recovery                             string
+	// Extra is the workload's own part of the section, after the faults
+	// and the recovery, before the checks.
+	Extra                           template.HTML
+	Checks                          []checkRow
+	Files, Logs, Configs, Porcupine []Link
 }
 
 type faultRow struct {
@@ -33,9 +40,18 @@ type checkRow struct {
 	More                                        int
 }
 
-func buildCell(r *Run, c *Cell, j JudgedCell, short string, s Summary) cellView {
-	v := cellView{Anchor: anchor(c.Name), Label: c.Label, Short: short, Verdict: verdictWord(c.CellResult.Verdict, j),
-		Class: verdictClass(string(j.Verdict)), Sentence: s.Sentence(), Error: c.Error, Reproduce: j.Reproduce}
+// Kinds of the charts of history.jsonl and memory (Chart.Kind): a row of
+// charts over time each.
+const (
+	KindThroughput = "Throughput"
+	KindLatency    = "Latency"
+	KindErrors     = "Errors over time"
+	KindMemory     = "Memory per node"
+)
+
+func buildCell(p *Page, c *Cell, j run.JudgedCell, short string) *CellSection {
+	v := &CellSection{Anchor: anchor(c.Name), Label: c.Label, Short: short, Verdict: VerdictWord(c.CellResult.Verdict, j),
+		Class: VerdictClass(string(j.Verdict)), Sentence: CheckSentence(c.CellResult), Error: c.Error, Reproduce: j.Reproduce}
 	if v.Label == "" {
 		v.Label = c.Cell.Label()
 	}
@@ -43,43 +59,17 @@ func buildCell(r *Run, c *Cell, j JudgedCell, short string, s Summary) cellView 
 		v.Expected = append(v.Expected, e.String())
 	}
 	v.Facts = cellFacts(c)
-	if isCatchupRun(r.Result) {
-		v.checkRows(j)
-		v.links(r, c)
-		catchupCell(r, c, &v, SummarizeCatchup(c.CellResult, c.Catchup))
-		return v
-	}
-	// The clients stop at the time limit; the workload phase also holds the
-	// nemesis healing its last fault.
-	workload := r.Result.Spec.TimeLimit.Seconds()
-	if workload <= 0 {
-		workload = c.Phases["workload"]
-	}
-	xmax := timeAxis(c.Series, c.Faults, workload)
-	bands, marks := faultBands(c.Faults), workloadMark(workload)
-	v.charts = map[string]*chart{}
-	if c.Series != nil && c.Series.Ops > 0 {
-		v.charts[chThroughput] = throughputChart(c.Series, bands, marks, xmax)
-		v.charts[chLatency] = latencyChart(c.Series, bands, marks, xmax)
-		v.charts[chErrors] = errorChart(c.Series, bands, marks, xmax)
-	} else {
-		v.ChartNote = "No charts: " + orDefault(c.SeriesErr, "the history is empty") + "."
-	}
-	if c.Memory != nil {
-		v.charts[chMemory] = memoryChart(c.Memory, bands, xmax)
-	} else if c.MemoryErr != "" {
-		v.ChartNote += " Memory: " + c.MemoryErr + "."
-	}
+	v.charts(p, c)
 	for _, w := range c.Faults {
 		fr := faultRow{Fault: w.Fault, Targets: strings.Join(w.Targets, ", "), From: fmt.Sprintf("%.1f s", w.Start.Seconds()),
-			To: fmt.Sprintf("%.1f s", w.End.Seconds()), Inject: fmtSec(w.Inject), Heal: fmtSec(w.Heal), Detail: w.Detail}
+			To: fmt.Sprintf("%.1f s", w.End.Seconds()), Inject: FormatSeconds(w.Inject), Heal: FormatSeconds(w.Heal), Detail: w.Detail}
 		switch {
 		case !w.Injected:
-			fr.State, fr.StateClass = "not injected", "bad"
+			fr.State, fr.StateClass = "not injected", ClassBad
 		case !w.Verified:
-			fr.State, fr.StateClass = "not verified", "unk"
+			fr.State, fr.StateClass = "not verified", ClassUnknown
 		default:
-			fr.State, fr.StateClass = "verified", "ok"
+			fr.State, fr.StateClass = "verified", ClassOK
 		}
 		v.Faults = append(v.Faults, fr)
 	}
@@ -87,14 +77,40 @@ func buildCell(r *Run, c *Cell, j JudgedCell, short string, s Summary) cellView 
 		v.Recovery = c.Recovery.Detail
 	}
 	v.checkRows(j)
-	v.links(r, c)
+	v.links(p.Run, c)
+	if p.Run.view != nil {
+		p.Run.view.Cell(p, c, v)
+	}
 	return v
 }
 
+// charts draws the cell's history and memory over time.
+func (v *CellSection) charts(p *Page, c *Cell) {
+	// The clients stop at the time limit; the workload phase also holds the
+	// nemesis healing its last fault.
+	workload := p.Run.Result.Spec.TimeLimit.Seconds()
+	if workload <= 0 {
+		workload = c.Phases["workload"]
+	}
+	xmax := timeAxis(c.Series, c.Faults, workload)
+	bands, marks := faultBands(c.Faults), workloadMark(workload)
+	if c.Series != nil && c.Series.Ops > 0 {
+		v.Charts = append(v.Charts, throughputChart(c.Series, bands, marks, xmax), latencyChart(c.Series, bands, marks, xmax),
+			errorChart(c.Series, bands, marks, xmax))
+	} else {
+		v.ChartNote = "No charts: " + orDefault(c.SeriesErr, "the history is empty") + "."
+	}
+	if c.Memory != nil {
+		v.Charts = append(v.Charts, MemoryChart(c.Memory, bands, xmax))
+	} else if c.MemoryErr != "" {
+		v.ChartNote += " Memory: " + c.MemoryErr + "."
+	}
+}
+
 // checkRows lists the cell's checks as judged.
-func (v *cellView) checkRows(j JudgedCell) {
+func (v *CellSection) checkRows(j run.JudgedCell) {
 	for _, jr := range j.Checks {
-		cr := checkRow{Name: jr.Name, Verdict: string(jr.Verdict), Class: verdictClass(string(jr.Effective)), Summary: jr.Summary,
+		cr := checkRow{Name: jr.Name, Verdict: string(jr.Verdict), Class: VerdictClass(string(jr.Effective)), Summary: jr.Summary,
 			Reason: jr.Reason, Note: jr.Note}
 		if jr.Expected != "" && jr.Verdict == checker.Invalid {
 			cr.Verdict += " (expected)"
@@ -111,107 +127,44 @@ func (v *cellView) checkRows(j JudgedCell) {
 }
 
 // links lists the cell's files, logs, configs and porcupine pages.
-func (v *cellView) links(r *Run, c *Cell) {
-	if c.Rel != "" {
-		for _, f := range []struct{ rel, text string }{
-			{"history.jsonl", "history.jsonl (every operation)"},
-			{"stream.jsonl", "stream.jsonl (the bucket's stream read back)"},
-			{"results.json", "results.json (this cell's numbers)"},
-			{MemoryFile, "memory.json"},
-		} {
-			l := fileLink(r.Dir, path.Join(c.Rel, f.rel), f.text)
-			if l.Href == "" && f.rel == MemoryFile {
-				continue
-			}
-			v.Files = append(v.Files, l)
-		}
-		for _, f := range relFiles(r.Dir, c.Rel, "logs/*") {
-			v.Logs = append(v.Logs, link{Text: path.Base(f), Href: hrefPath(f)})
-		}
-		for _, f := range relFiles(r.Dir, c.Rel, "config/*") {
-			v.Configs = append(v.Configs, link{Text: path.Base(f), Href: hrefPath(f)})
-		}
-		for _, f := range relFiles(r.Dir, c.Rel, "porcupine/*.html") {
-			v.Porcupine = append(v.Porcupine, link{Text: porcupineName(path.Base(f)), Href: hrefPath(f)})
-		}
+func (v *CellSection) links(r *Run, c *Cell) {
+	if c.Rel == "" {
+		return
 	}
-}
-
-const (
-	chThroughput = "Throughput"
-	chLatency    = "Latency"
-	chErrors     = "Errors over time"
-	chMemory     = "Memory per node"
-)
-
-// timelines lays the cells' charts side by side, one row per kind, with
-// one y axis per row so the cells compare at a glance.
-func timelines(cells []cellView, cols int) []timelineRow {
-	var rows []timelineRow
-	w := 1100
-	if cols > 1 {
-		w = 560
-	}
-	for _, kind := range []string{chThroughput, chLatency, chErrors, chTarget, chMemory, chLag, chPublish} {
-		var cs []*chart
-		for _, c := range cells {
-			if ch := c.charts[kind]; ch != nil {
-				cs = append(cs, ch)
-			}
-		}
-		if len(cs) == 0 {
+	for _, f := range []struct{ rel, text string }{
+		{"history.jsonl", "history.jsonl (every operation)"},
+		{"stream.jsonl", "stream.jsonl (the bucket's stream read back)"},
+		{"results.json", "results.json (this cell's numbers)"},
+		{MemoryFile, "memory.json"},
+	} {
+		l := FileLink(r.Dir, path.Join(c.Rel, f.rel), f.text)
+		if l.Href == "" && f.rel == MemoryFile {
 			continue
 		}
-		hi, lo, xmax := 0.0, math.Inf(1), 0.0
-		for _, ch := range cs {
-			if l, h := ch.yRange(); !math.IsNaN(h) {
-				hi, lo = math.Max(hi, h), math.Min(lo, l)
-			}
-			xmax = math.Max(xmax, ch.XMax)
-		}
-		// Error counts keep their own scale: a few timeouts next to
-		// thousands of rejections would vanish on a shared one.
-		shareY := kind != chErrors
-		row := timelineRow{Title: kind}
-		for _, c := range cells {
-			ch := c.charts[kind]
-			if ch == nil && cols == 1 {
-				// Stacked one a line, a missing chart is a line of text.
-				why := "no memory samples recorded"
-				if kind != chMemory {
-					why = strings.TrimSuffix(strings.TrimPrefix(orDefault(c.ChartNote, why), "No charts: "), ".")
-				}
-				row.Missing = append(row.Missing, c.Short+" ("+why+")")
-				continue
-			}
-			if ch == nil {
-				why := orDefault(c.ChartNote, "no data")
-				if kind == chMemory {
-					why = "no memory samples recorded for this cell"
-				}
-				ch = &chart{Title: kind, Empty: why}
-			} else {
-				ch.XMax = xmax
-				if shareY && hi > 0 {
-					ch.YMax = hi
-					if ch.YLog && lo > 0 && !math.IsInf(lo, 0) {
-						ch.YMin = lo
-					}
-				}
-			}
-			if len(cells) > cols {
-				ch.Title = c.Short + ": " + ch.Title
-				if cols == 1 {
-					ch.H = 220
-				}
-			}
-			ch.W = w
-			row.Charts = append(row.Charts, ch.HTML())
-		}
-		rows = append(rows, row)
+		v.Files = append(v.Files, l)
 	}
-	return rows
+	for _, f := range relFiles(r.Dir, c.Rel, "logs/*") {
+		v.Logs = append(v.Logs, Link{Text: path.Base(f), Href: hrefPath(f)})
+	}
+	for _, f := range relFiles(r.Dir, c.Rel, "config/*") {
+		v.Configs = append(v.Configs, Link{Text: path.Base(f), Href: hrefPath(f)})
+	}
+	for _, f := range relFiles(r.Dir, c.Rel, "porcupine/*.html") {
+		v.Porcupine = append(v.Porcupine, Link{Text: porcupineName(path.Base(f)), Href: hrefPath(f)})
+	}
 }
+
+// CellFiles are the files of a cell's folder that match glob, relative to
+// the run folder and sorted; link one with Href.
+func (r *Run) CellFiles(c *Cell, glob string) []string {
+	if c.Rel == "" {
+		return nil
+	}
+	return relFiles(r.Dir, c.Rel, glob)
+}
+
+// Href is rel (slash-separated, relative to the run folder) as a link.
+func Href(rel string) string { return hrefPath(rel) }
 
 // porcupineName turns linearizability-k0-7.html into "key k0, piece 7".
 func porcupineName(base string) string {
@@ -229,24 +182,21 @@ func orDefault(s, d string) string {
 	return s
 }
 
-func cellFacts(c *Cell) []kv {
-	f := []kv{{"Direct Get", onOff(c.DirectGet)}, {"nats-server", c.ServerVersion}, {"nemesis", orDefault(c.Nemesis, "none")}}
+func cellFacts(c *Cell) []Param {
+	f := []Param{{"Direct Get", OnOff(c.DirectGet)}, {"nats-server", c.ServerVersion}, {"nemesis", orDefault(c.Nemesis, "none")}}
 	if c.Runtime != "" {
-		f = append(f, kv{"runtime", c.Runtime})
-	}
-	if kvOf(c.Settings).Bucket != "" {
-		f = append(f, kv{"bucket", kvWords(kvOf(c.Settings))})
+		f = append(f, Param{"runtime", c.Runtime})
 	}
 	if c.Ops.Total > 0 {
-		f = append(f, kv{"ops", fmt.Sprintf("%s: %s ok, %s failed, %s indeterminate", fmtCount(c.Ops.Total), fmtCount(c.Ops.OK),
-			fmtCount(c.Ops.Failed), fmtCount(c.Ops.Indeterminate))})
+		f = append(f, Param{"ops", fmt.Sprintf("%s: %s ok, %s failed, %s indeterminate", FormatCount(c.Ops.Total), FormatCount(c.Ops.OK),
+			FormatCount(c.Ops.Failed), FormatCount(c.Ops.Indeterminate))})
 	}
 	if c.Stream.Entries > 0 || c.Stream.Complete {
 		st := "complete"
 		if !c.Stream.Complete {
 			st = "INCOMPLETE"
 		}
-		f = append(f, kv{"stream read back", fmt.Sprintf("%s entries, %s", fmtCount(c.Stream.Entries), st)})
+		f = append(f, Param{"stream read back", fmt.Sprintf("%s entries, %s", FormatCount(c.Stream.Entries), st)})
 	}
 	if len(c.Phases) > 0 {
 		var ks []string
@@ -258,10 +208,10 @@ func cellFacts(c *Cell) []kv {
 		for _, k := range ks {
 			parts = append(parts, fmt.Sprintf("%s %.1fs", strings.ReplaceAll(k, "_", " "), c.Phases[k]))
 		}
-		f = append(f, kv{"phases", strings.Join(parts, ", ")})
+		f = append(f, Param{"phases", strings.Join(parts, ", ")})
 	}
 	if !c.StartedAt.IsZero() {
-		f = append(f, kv{"started", c.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
+		f = append(f, Param{"started", c.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
 	return f
 }

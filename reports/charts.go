@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 )
@@ -16,13 +14,13 @@ import (
 // errKinds names and colours the error kinds of history.ErrKind, in the
 // order they stack.
 var errKinds = []struct{ kind, name, color string }{
-	{"wrong_last_seq", "wrong last sequence (10071)", colRed},
-	{"wrong_last_seq_inflight", "in-flight write (10164)", colPurple},
-	{"timeout", "timeout (indeterminate)", colOrange},
-	{"unavailable", "JetStream unavailable (10008)", colSky},
-	{"no_responders", "no responders", colBlue},
-	{"key_exists", "key exists", colYellow},
-	{"other", "other", colGrey},
+	{"wrong_last_seq", "wrong last sequence (10071)", ColRed},
+	{"wrong_last_seq_inflight", "in-flight write (10164)", ColPurple},
+	{"timeout", "timeout (indeterminate)", ColOrange},
+	{"unavailable", "JetStream unavailable (10008)", ColSky},
+	{"no_responders", "no responders", ColBlue},
+	{"key_exists", "key exists", ColYellow},
+	{"other", "other", ColGrey},
 }
 
 func errKindName(kind string) (name, color string) {
@@ -31,7 +29,7 @@ func errKindName(kind string) (name, color string) {
 			return k.name, k.color
 		}
 	}
-	return kind, colGrey
+	return kind, ColGrey
 }
 
 // faultBands turns fault windows into shaded bands; the details are in
@@ -77,11 +75,12 @@ func workloadMark(workloadSec float64) []Mark {
 	return []Mark{{X: workloadSec, Label: "workload ends", Color: "#666666"}}
 }
 
-func bucketWord(s *Series) string { return fmtMs(float64(s.Width) / 1e6) }
+func bucketWord(s *Series) string { return FormatMs(float64(s.Width) / 1e6) }
 
 // throughputChart draws acknowledged reads and writes per second.
-func throughputChart(s *Series, bands []Band, marks []Mark, xmax float64) *chart {
-	c := newTimeChart("Throughput (acknowledged ops/s, per "+bucketWord(s)+")", "ops/s", xmax, bands)
+func throughputChart(s *Series, bands []Band, marks []Mark, xmax float64) *Chart {
+	c := NewTimeChart("Throughput (acknowledged ops/s, per "+bucketWord(s)+")", "ops/s", xmax, bands)
+	c.Kind = KindThroughput
 	var reads, writes plotter.XYs
 	for i, b := range s.Buckets {
 		// The bucket cut by the end of the axis counts over its own part.
@@ -93,18 +92,19 @@ func throughputChart(s *Series, bands []Band, marks []Mark, xmax float64) *chart
 		reads = append(reads, plotter.XY{X: x, Y: math.Round(float64(b.Reads) / w)})
 		writes = append(writes, plotter.XY{X: x, Y: math.Round(float64(b.Writes) / w)})
 	}
-	c.line("reads", reads, lineStyle(colBlue, 1.6, false))
-	c.line("writes", writes, lineStyle(colGreen, 1.6, true))
-	c.marks(marks)
+	c.Line("reads", reads, LineStyle(ColBlue, 1.6, false))
+	c.Line("writes", writes, LineStyle(ColGreen, 1.6, true))
+	c.Marks(marks)
 	return c
 }
 
 // latencyChart draws p50 and p99 of acknowledged reads and writes per
 // bucket, on a log scale.
-func latencyChart(s *Series, bands []Band, marks []Mark, xmax float64) *chart {
-	c := newTimeChart("Latency of acknowledged ops (per "+bucketWord(s)+", log scale)", "latency (log scale)", xmax, bands)
+func latencyChart(s *Series, bands []Band, marks []Mark, xmax float64) *Chart {
+	c := NewTimeChart("Latency of acknowledged ops (per "+bucketWord(s)+", log scale)", "latency (log scale)", xmax, bands)
+	c.Kind = KindLatency
 	c.YLog = true
-	c.Plot.Y.Tick.Marker = msLogTicks
+	c.Plot.Y.Tick.Marker = MsLogTicks
 	series := func(pick func(*Bucket) *latHist, q float64) plotter.XYs {
 		out := make(plotter.XYs, len(s.Buckets))
 		for i := range s.Buckets {
@@ -114,17 +114,18 @@ func latencyChart(s *Series, bands []Band, marks []Mark, xmax float64) *chart {
 	}
 	rd := func(b *Bucket) *latHist { return &b.readLat }
 	wr := func(b *Bucket) *latHist { return &b.writeLat }
-	c.line("reads p50", series(rd, 0.5), lineStyle(colBlue, 1, true))
-	c.line("reads p99", series(rd, 0.99), lineStyle(colBlue, 1.6, false))
-	c.line("writes p50", series(wr, 0.5), lineStyle(colGreen, 1, true))
-	c.line("writes p99", series(wr, 0.99), lineStyle(colGreen, 1.6, false))
-	c.marks(marks)
+	c.Line("reads p50", series(rd, 0.5), LineStyle(ColBlue, 1, true))
+	c.Line("reads p99", series(rd, 0.99), LineStyle(ColBlue, 1.6, false))
+	c.Line("writes p50", series(wr, 0.5), LineStyle(ColGreen, 1, true))
+	c.Line("writes p99", series(wr, 0.99), LineStyle(ColGreen, 1.6, false))
+	c.Marks(marks)
 	return c
 }
 
 // errorChart stacks failed and indeterminate ops by error kind.
-func errorChart(s *Series, bands []Band, marks []Mark, xmax float64) *chart {
-	c := newTimeChart("Errors by kind (ops per "+bucketWord(s)+")", "errors per "+bucketWord(s), xmax, bands)
+func errorChart(s *Series, bands []Band, marks []Mark, xmax float64) *Chart {
+	c := NewTimeChart("Errors by kind (ops per "+bucketWord(s)+")", "errors per "+bucketWord(s), xmax, bands)
+	c.Kind, c.OwnScale = KindErrors, true
 	kinds := append([]string(nil), s.Kinds...)
 	order := map[string]int{}
 	for i, k := range errKinds {
@@ -149,10 +150,10 @@ func errorChart(s *Series, bands []Band, marks []Mark, xmax float64) *chart {
 			vals[i] = float64(b.Errs[k])
 			total += b.Errs[k]
 		}
-		layers = append(layers, stack{name: fmt.Sprintf("%s: %s", name, fmtCount(total)), color: col, values: vals})
+		layers = append(layers, stack{name: fmt.Sprintf("%s: %s", name, FormatCount(total)), color: col, values: vals})
 	}
 	c.stackedBars(xs, s.Width.Seconds(), layers)
-	c.marks(marks)
+	c.Marks(marks)
 	return c
 }
 
@@ -161,72 +162,4 @@ func kindRank(order map[string]int, k string) int {
 		return i
 	}
 	return len(order)
-}
-
-// stalenessChart compares the staleness distributions of the cells: one
-// bar per cell in each staleness bucket, its count above it. Empty buckets
-// past the last non-empty one are dropped.
-func stalenessChart(labels []string, sums []Summary) *chart {
-	c := &chart{Title: "How stale were the stale reads? (time since the newer revision was acknowledged)", W: 1100, H: 300}
-	last := -1
-	var cats []string
-	for _, s := range sums {
-		for i, b := range s.StaleHist {
-			if b.Count > 0 {
-				last = max(last, i)
-			}
-			if len(cats) <= i {
-				cats = append(cats, b.Label)
-			}
-		}
-	}
-	if last < 0 {
-		c.Empty = "no stale reads in any cell"
-		return c
-	}
-	cats = cats[:min(len(cats), max(last+2, 6))]
-	p := newPlot("staleness")
-	c.Plot, c.YLabel = p, "stale reads"
-	p.NominalX(cats...)
-	tag := textStyle(sans, ptSmall, inkText)
-	tag.XAlign = draw.XCenter
-	for i, s := range sums {
-		if !s.HasStale {
-			continue
-		}
-		vals := make(plotter.Values, len(cats))
-		var at plotter.XYs
-		var texts []string
-		for j := range vals {
-			if j < len(s.StaleHist) {
-				vals[j] = float64(s.StaleHist[j].Count)
-			}
-			if vals[j] > 0 {
-				at = append(at, plotter.XY{X: float64(j), Y: vals[j]})
-				texts = append(texts, fmtCount(vals[j]))
-			}
-		}
-		b, err := plotter.NewBarChart(vals, 1)
-		if err != nil {
-			c.Plot, c.Empty = nil, err.Error()
-			return c
-		}
-		b.Color = rgb(seriesColors[i%len(seriesColors)])
-		b.LineStyle.Width = 0
-		p.Add(b)
-		c.bars = append(c.bars, b)
-		c.legend = append(c.legend, legendEntry{fmt.Sprintf("%s (%s)", labels[i], fmtCount(s.Stale)), b})
-		// The count over each bar: small bars next to a tall one stay readable.
-		var t *plotter.Labels
-		if len(at) > 0 {
-			t = &plotter.Labels{XYs: at, Labels: texts, TextStyle: make([]text.Style, len(at))}
-			for k := range t.TextStyle {
-				t.TextStyle[k] = tag
-			}
-			p.Add(t)
-		}
-		c.tags = append(c.tags, t)
-	}
-	p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
-	return c
 }

@@ -16,6 +16,8 @@ import (
 //     setting).
 //   - each cell's kv-update options were cells[].workload (an object); they
 //     are cells[].settings now.
+//   - spec.workload was empty before there was a second workload: such a
+//     run is a kv-update run, and renders with its view.
 
 // decodeResult reads results.json.
 func decodeResult(b []byte, res *run.Result) error {
@@ -114,4 +116,12 @@ func fixCell(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return out
+}
+
+// storedWorkload is the workload a run was: an empty name is kv-update.
+func storedWorkload(w string) string {
+	if w == "" {
+		return "kv-update"
+	}
+	return w
 }

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// fmtCount writes a count with thousands separators: 2,807.
-func fmtCount[T int | int64 | float64](v T) string {
+// FormatCount writes a count with thousands separators: 2,807.
+func FormatCount[T int | int64 | float64](v T) string {
 	f := float64(v)
 	if f != math.Trunc(f) || math.Abs(f) >= 1e15 {
 		return strconv.FormatFloat(f, 'g', 4, 64)
@@ -29,9 +29,9 @@ func fmtCount[T int | int64 | float64](v T) string {
 	return b.String()
 }
 
-// fmtPct writes n of total as a percentage with enough digits to not read
+// FormatPercent writes n of total as a percentage with enough digits to not read
 // as zero: 5.6 %, 0.02 %.
-func fmtPct(n, total int) string {
+func FormatPercent(n, total int) string {
 	if total == 0 {
 		return "0 %"
 	}
@@ -47,8 +47,8 @@ func fmtPct(n, total int) string {
 	return fmt.Sprintf("%.2g %%", p)
 }
 
-// fmtMs writes milliseconds with a sensible precision.
-func fmtMs(ms float64) string {
+// FormatMs writes milliseconds with a sensible precision.
+func FormatMs(ms float64) string {
 	switch {
 	case ms >= 1000:
 		return fmt.Sprintf("%.2f s", ms/1000)
@@ -62,8 +62,8 @@ func fmtMs(ms float64) string {
 	return fmt.Sprintf("%.0f µs", ms*1000)
 }
 
-// fmtSec writes a duration in seconds: 12.3 s.
-func fmtSec(d time.Duration) string {
+// FormatSeconds writes a duration in seconds: 12.3 s.
+func FormatSeconds(d time.Duration) string {
 	s := d.Seconds()
 	if s >= 100 {
 		return fmt.Sprintf("%.0f s", s)
@@ -71,8 +71,8 @@ func fmtSec(d time.Duration) string {
 	return fmt.Sprintf("%.1f s", s)
 }
 
-// fmtBytes writes a byte count in binary units.
-func fmtBytes(b float64) string {
+// FormatBytes writes a byte count in binary units.
+func FormatBytes(b float64) string {
 	const unit = 1024
 	if b < unit {
 		return fmt.Sprintf("%.0f B", b)
@@ -90,10 +90,10 @@ func fmtBytes(b float64) string {
 	return fmt.Sprintf("%.3g %ciB", v, "KMGTP"[exp])
 }
 
-// plural writes "1 update" or "2 updates".
-func plural(n int, one, many string) string {
+// Plural writes "1 update" or "2 updates".
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return fmtCount(n) + " " + many
+	return FormatCount(n) + " " + many
 }

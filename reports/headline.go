@@ -4,32 +4,45 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
-// maxListed is how many cells the headline names one by one; past it, it
-// names the cells with findings and counts the rest.
-const maxListed = 4
+// Headline is the verdict of a run in one sentence a person understands,
+// as the run's page says it: "Direct Get on: 2,807 stale reads (5.6 % of
+// reads), 2,808 updates rejected because of them; Direct Get off: none
+// (all 6 checks passed)." The workload's view reads its cells' files
+// under res.Dir (or each cell's recorded folder).
+func Headline(res run.Result, exps ...run.Expectation) string {
+	return strings.Join(HeadlineParts(res, exps...), " ")
+}
+
+// HeadlineParts is Headline cut into its clauses, one a cell (the page
+// shows one a line); joined with spaces they are the sentence.
+func HeadlineParts(res run.Result, exps ...run.Expectation) []string {
+	r := runOf(res)
+	r.Expect = exps
+	return NewPage(r).Headline
+}
 
 // ShortLabels names each cell by what sets it apart from the others:
-// "Direct Get on", "Direct Get off under kill", "v2.10.22, Direct Get on".
-// Direct Get is always named: it is what the toolkit is about.
-func ShortLabels(cells []run.CellResult) []string {
+// "Direct Get on", "Direct Get off under kill", "v2.10.22, Direct Get on";
+// tags[i] (may be nil or "") is what sets the cell's workload apart, put
+// after Direct Get: "Direct Get on, 10 keys". Direct Get is always named:
+// it is what the toolkit is about.
+func ShortLabels(cells []run.CellResult, tags []string) []string {
 	versions, nemeses := map[string]bool{}, map[string]bool{}
 	for _, c := range cells {
 		versions[c.ServerVersion] = true
 		nemeses[c.Nemesis] = true
 	}
-	tags := workloadTags(cells)
 	out := make([]string, len(cells))
 	for i, c := range cells {
-		s := "Direct Get " + onOff(c.DirectGet)
+		s := "Direct Get " + OnOff(c.DirectGet)
 		if len(versions) > 1 {
 			s = c.ServerVersion + ", " + s
 		}
-		if tags[i] != "" {
+		if i < len(tags) && tags[i] != "" {
 			s += ", " + tags[i]
 		}
 		if len(nemeses) > 1 {
@@ -44,110 +57,80 @@ func ShortLabels(cells []run.CellResult) []string {
 	return out
 }
 
-// workloadTags names what sets each cell's workload apart: "10 keys,
-// 20 clients"; empty when every cell runs the same.
-func workloadTags(cells []run.CellResult) []string {
-	fields := []func(o kvupdate.Options) string{
-		func(o kvupdate.Options) string { return fmt.Sprintf("%d keys", o.Keys) },
-		func(o kvupdate.Options) string { return fmt.Sprintf("%d clients", o.Clients) },
-		func(o kvupdate.Options) string { return string(o.Pattern) },
-		func(o kvupdate.Options) string { return fmt.Sprintf("R%d", o.Replicas) },
-		func(o kvupdate.Options) string {
-			if o.Rate == 0 {
-				return "unthrottled"
-			}
-			return fmt.Sprintf("%g ops/s", o.Rate)
-		},
-	}
-	tags := make([]string, len(cells))
-	for _, f := range fields {
-		seen := map[string]bool{}
-		for _, c := range cells {
-			seen[f(kvOf(c.Settings))] = true
-		}
-		if len(seen) < 2 {
-			continue
-		}
-		for i, c := range cells {
-			if tags[i] != "" {
-				tags[i] += ", "
-			}
-			tags[i] += f(kvOf(c.Settings))
-		}
-	}
-	return tags
-}
-
-func onOff(b bool) string {
+// OnOff writes a setting as the flags take it: on or off.
+func OnOff(b bool) string {
 	if b {
 		return "on"
 	}
 	return "off"
 }
 
-// Headline is the verdict of a run in one sentence a person understands:
-// "Direct Get on: 2,807 stale reads (5.6 % of reads), 2,808 updates
-// rejected because of them; Direct Get off: none (all 6 checks passed)".
-func Headline(res run.Result, exps ...Expectation) string {
-	return strings.Join(HeadlineParts(res, exps...), " ")
-}
-
-// HeadlineParts is Headline cut into one clause per cell (the page shows
-// one a line); joined with spaces they are the sentence.
-//
-// For a catch-up run each cell is a sentence of its own, read from the
-// cell's catchup.json under res.Dir (or the cell's recorded folder).
-func HeadlineParts(res run.Result, exps ...Expectation) []string {
-	return headlineParts(res, exps, nil)
-}
-
-// headlineParts is HeadlineParts with the catch-up results already loaded
-// (nil: read them from disk when the run is a catch-up run).
-func headlineParts(res run.Result, exps []Expectation, cus []*catchup.Result) []string {
-	judged, _ := JudgeRun(res, exps)
-	if len(res.Cells) == 0 {
-		if res.Interrupted {
-			return []string{"The run was interrupted before any cell finished."}
-		}
-		return []string{"No cell ran."}
+// CheckSentence is a cell's finding said from its checks alone, without
+// the cell's name: "none (all 6 checks passed)", "did not run to the end:
+// ...", or each invalid check with the first line of its summary, then
+// the undecided ones.
+func CheckSentence(c run.CellResult) string {
+	if s, done := RunSentence(c); done {
+		return s
 	}
-	if isCatchupRun(res) {
-		if cus == nil {
-			cus = make([]*catchup.Result, len(res.Cells))
-			for i, c := range res.Cells {
-				cus[i] = catchupOf(res, c)
-			}
+	var parts []string
+	var undecided, names []string
+	for _, r := range c.Checks {
+		switch r.Verdict {
+		case checker.Valid:
+		case checker.Invalid:
+			parts = append(parts, r.Name+": "+FirstLine(r.Summary))
+		default:
+			undecided = append(undecided, r.Name+": "+FirstLine(orDefault(r.Reason, r.Summary)))
+			names = append(names, r.Name)
 		}
-		return catchupHeadline(res, judged, cus)
-	}
-	labels := ShortLabels(res.Cells)
-	var parts, quiet []string
-	for i, c := range res.Cells {
-		s := Summarize(c)
-		if len(res.Cells) > maxListed && s.Verdict == run.Valid {
-			quiet = append(quiet, labels[i])
-			continue
-		}
-		part := labels[i] + ": " + s.Sentence()
-		if c.Verdict == run.Invalid && judged[i].Verdict == run.Valid {
-			part += " (expected)"
-		}
-		parts = append(parts, part)
 	}
 	switch {
-	case len(parts) == 0:
-		return []string{fmt.Sprintf("All %d cells valid: no stale reads and no other anomaly (%s).", len(quiet), strings.Join(quiet, "; "))}
-	case len(quiet) > 0:
-		parts = append(parts, fmt.Sprintf("the other %d cells: none", len(quiet)))
+	case len(undecided) == 0:
+	case c.Verdict == run.Unknown:
+		parts = append(parts, "no anomaly found, but undecided: "+strings.Join(undecided, "; "))
+	default:
+		parts = append(parts, "undecided: "+strings.Join(names, ", "))
 	}
-	for i := range parts[:len(parts)-1] {
-		parts[i] += ";"
+	return JoinClauses(parts)
+}
+
+// RunSentence says a cell that has no checks to speak of: a harness error
+// ("did not run to the end: ..."), "not checked", or, all valid, "none
+// (all 6 checks passed)"; done is false when the checks found something.
+func RunSentence(c run.CellResult) (s string, done bool) {
+	switch {
+	case c.Verdict == run.Error || (c.Error != "" && len(c.Checks) == 0):
+		if c.Error == "" {
+			return "did not run to the end (harness error)", true
+		}
+		return "did not run to the end: " + FirstLine(c.Error), true
+	case len(c.Checks) == 0:
+		return "not checked", true
+	case c.Verdict == run.Valid:
+		return fmt.Sprintf("none (all %d checks passed)", len(c.Checks)), true
 	}
-	parts[len(parts)-1] += "."
-	if res.Interrupted {
-		parts = append(parts, "The run was interrupted: cells after these did not run.")
+	return "", false
+}
+
+// JoinClauses reads as a sentence: "a, b, and c".
+func JoinClauses(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
 	}
-	return parts
+	return strings.Join(parts[:len(parts)-1], ", ") + ", and " + parts[len(parts)-1]
+}
+
+// FirstLine is the first line of s, cut to 200 characters.
+func FirstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 200 {
+		s = s[:197] + "..."
+	}
+	return s
 }
 
 // VerdictLine says what the run's verdict and exit code mean; raw is the

@@ -3,19 +3,13 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
-)
-
-var (
-	attrRE = regexp.MustCompile(`(?i)\s(src|href|xlink:href|action|poster|data)\s*=\s*"([^"]*)"`)
-	idRE   = regexp.MustCompile(`\sid="([^"]+)"`)
 )
 
 // pageOf renders a run folder and returns the page.
@@ -35,64 +29,18 @@ func pageOf(t *testing.T, dir string) string {
 func runs(t *testing.T) map[string]string {
 	return map[string]string{
 		"testdata": unpackRun(t),
-		"matrix":   writeSyntheticRun(t, syntheticMatrix()),
+		"matrix":   reportstest.WriteRun(t, reportstest.SyntheticMatrix()),
 	}
 }
 
+// The page fetches nothing and every link resolves.
 func TestHTMLIsSelfContained(t *testing.T) {
 	for name, dir := range runs(t) {
 		t.Run(name, func(t *testing.T) {
 			page := pageOf(t, dir)
-			for _, m := range attrRE.FindAllStringSubmatch(page, -1) {
-				v := strings.ToLower(strings.TrimSpace(m[2]))
-				if strings.Contains(v, "://") || strings.HasPrefix(v, "//") || strings.HasPrefix(v, "javascript:") {
-					t.Errorf("%s=%q points outside the folder", m[1], m[2])
-				}
-			}
-			for _, bad := range []string{"<script", "<link", "@import", "url(", "<iframe", "<img"} {
-				if strings.Contains(strings.ToLower(page), bad) {
-					t.Errorf("page contains %q: it must not fetch anything", bad)
-				}
-			}
-			if !strings.Contains(page, "<style>") || !strings.Contains(page, "<svg class=\"chart\"") {
-				t.Error("page lacks its inline style or charts")
-			}
-		})
-	}
-}
-
-// TestHTMLLinksExist follows every link: files relative to the run folder
-// must exist, anchors must name an element of the page.
-func TestHTMLLinksExist(t *testing.T) {
-	for name, dir := range runs(t) {
-		t.Run(name, func(t *testing.T) {
-			page := pageOf(t, dir)
-			ids := map[string]bool{}
-			for _, m := range idRE.FindAllStringSubmatch(page, -1) {
-				ids[m[1]] = true
-			}
-			files := 0
-			for _, m := range attrRE.FindAllStringSubmatch(page, -1) {
-				href := m[2]
-				if anchor, ok := strings.CutPrefix(href, "#"); ok {
-					if !ids[anchor] {
-						t.Errorf("link to #%s, which is not on the page", anchor)
-					}
-					continue
-				}
-				u, err := url.Parse(href)
-				if err != nil || u.IsAbs() || strings.HasPrefix(u.Path, "/") || strings.Contains(u.Path, "..") {
-					t.Errorf("link %q is not a relative path inside the run folder", href)
-					continue
-				}
-				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(u.Path))); err != nil {
-					t.Errorf("link %q: %v", href, err)
-				}
-				files++
-			}
-			if files < 10 {
-				t.Errorf("only %d file links; want history, stream, results, logs, configs", files)
-			}
+			reportstest.CheckSelfContained(t, page)
+			// history, stream, results, logs, configs
+			reportstest.CheckLinks(t, dir, page, 10)
 		})
 	}
 }
@@ -105,8 +53,9 @@ func TestRenderTestdataRun(t *testing.T) {
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
 	want := []string{
-		// The verdict in one sentence, at the top.
-		"Direct Get on: 42 stale reads (1.7 % of reads), 42 updates rejected because of them;",
+		// The verdict in one sentence, at the top: without a view, said
+		// from the checks.
+		"Direct Get on: session: 42 read-your-writes and 0 monotonic-read violations in 2531 gets (1.659%), stale-read: 42 of 2531 gets",
 		"Direct Get off: none (all 6 checks passed).",
 		// The exact command with its seed, and how to re-render.
 		"chaos run --clients=4 --keys=4 --nemesis=kill --nemesis-interval=1s --runtime=local --time-limit=3s --workload=kv-update --seed=31",
@@ -115,15 +64,23 @@ func TestRenderTestdataRun(t *testing.T) {
 		"v2.15.3", "nats.go (client)", "kill", "n2",
 		`href="direct-get-on/porcupine/linearizability-k0-16.html"`, `href="direct-get-off/logs/n1.log"`,
 		`href="junit.xml"`, `href="direct-get-on/history.jsonl"`,
-		"Throughput", "Latency", "Errors by kind", "How stale were the stale reads?",
+		"Throughput", "Latency", "Errors by kind",
+		// Every check with its summary.
+		"wrong-last-seq", "42 wrong-last-sequence rejections (10071: 42): 42 stale_read, 0 concurrent_write, 0 spurious",
 	}
 	for _, w := range want {
 		if !bytes.Contains(page, []byte(w)) {
 			t.Errorf("report.html lacks %q", w)
 		}
 	}
-	if got := strings.Index(string(page), "42 stale reads"); got < 0 || got > strings.Index(string(page), "Cells side by side") {
+	if got := strings.Index(string(page), "stale-read: 42 of 2531 gets"); got < 0 || got > strings.Index(string(page), "Cells side by side") {
 		t.Error("the verdict sentence is not above the cells table")
+	}
+	// What only the kv-update view says is not on the generic page.
+	for _, w := range []string{"How stale were the stale reads?", "What was tested", "KV under faults", "Stale reads"} {
+		if bytes.Contains(page, []byte(w)) {
+			t.Errorf("the generic page shows %q", w)
+		}
 	}
 	if len(r.Cells) != 2 || r.Cells[0].Series == nil || r.Cells[0].Series.Ops != r.Result.Cells[0].Ops.Total {
 		t.Errorf("series of the first cell: %+v", r.Cells[0].Series)
@@ -169,13 +126,13 @@ func TestRenderPartialRun(t *testing.T) {
 		t.Errorf("cell without results.json: verdict %s, series %v", r.Cells[1].CellResult.Verdict, r.Cells[1].Series != nil)
 	}
 	page := pageOf(t, dir)
-	for _, w := range []string{"has no results.json", "42 stale reads", "no results.json: the run was interrupted"} {
+	for _, w := range []string{"has no results.json", "stale-read: 42 of 2531 gets", "no results.json: the run was interrupted"} {
 		if !strings.Contains(page, w) {
 			t.Errorf("page lacks %q", w)
 		}
 	}
-	if ExitCode(r.Result, nil) != run.ExitInterrupted {
-		t.Errorf("exit code of an interrupted run = %d", ExitCode(r.Result, nil))
+	if run.ExitCode(r.Result, nil) != run.ExitInterrupted {
+		t.Errorf("exit code of an interrupted run = %d", run.ExitCode(r.Result, nil))
 	}
 }
 
@@ -188,7 +145,7 @@ func TestLoadNotARun(t *testing.T) {
 // Runs stored before spec.kv became a list, and before settings replaced
 // spec.kv and cells[].workload, still render.
 func TestLoadOldSpecShape(t *testing.T) {
-	dir := writeSyntheticRun(t, syntheticMatrix())
+	dir := reportstest.WriteRun(t, reportstest.SyntheticMatrix())
 	for _, name := range []string{"results.json", "run.json"} {
 		p := filepath.Join(dir, name)
 		b, _ := os.ReadFile(p)
@@ -209,29 +166,39 @@ func TestLoadOldSpecShape(t *testing.T) {
 				delete(cm, "settings")
 			}
 		}
-		writeJSONFile(t, p, m)
+		reportstest.WriteJSON(t, p, m)
+	}
+	keys := func(raw json.RawMessage) int {
+		var o struct {
+			Keys int `json:"keys"`
+		}
+		_ = json.Unmarshal(raw, &o)
+		return o.Keys
 	}
 	r, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if kvs := specKV(r.Result.Spec); len(kvs) != 1 || kvs[0].Keys != 10 {
-		t.Errorf("old spec.kv read as %+v", r.Result.Spec.Settings)
+	if s := r.Result.Spec.Settings; len(s) != 1 || keys(s[0]) != 10 {
+		t.Errorf("old spec.kv read as %s", s)
+	}
+	if c := r.Result.Cells; len(c) == 0 || keys(c[0].Settings) != 10 {
+		t.Errorf("old cells[].workload not read as the cell's settings")
 	}
 	_ = os.Remove(filepath.Join(dir, "results.json"))
 	r, err = Load(dir)
-	if err != nil || len(specKV(r.Result.Spec)) != 1 {
+	if err != nil || len(r.Result.Spec.Settings) != 1 {
 		t.Errorf("old run.json: %v %+v", err, r)
 	}
 }
 
 func TestExpectationsOnThePage(t *testing.T) {
 	dir := unpackRun(t)
-	if _, err := WriteWith(dir, Options{Expect: []Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}}); err != nil {
+	if _, err := WriteWith(dir, Options{Expect: []run.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}}); err != nil {
 		t.Fatal(err)
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
-	for _, w := range []string{"invalid, as expected", "direct-get-on=stale-reads", "VALID</span>", "42 updates rejected because of them (expected);",
+	for _, w := range []string{"invalid, as expected", "direct-get-on=stale-reads", "VALID</span>", "1 of 1 keys not linearizable (k0) (expected);",
 		"Only the expected anomalies were found"} {
 		if !bytes.Contains(page, []byte(w)) {
 			t.Errorf("page lacks %q", w)
@@ -244,7 +211,7 @@ func TestExpectationsOnThePage(t *testing.T) {
 }
 
 func TestMemoryChartFromFile(t *testing.T) {
-	page := pageOf(t, writeSyntheticRun(t, syntheticMatrix()))
+	page := pageOf(t, reportstest.WriteRun(t, reportstest.SyntheticMatrix()))
 	for _, w := range []string{"Memory per node", "limit 512 MiB", "OOM n2", "n2 OOM-killed at 12.0s: memory limit 512MiB"} {
 		if !strings.Contains(page, w) {
 			t.Errorf("page lacks %q", w)

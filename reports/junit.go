@@ -8,7 +8,6 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
 // JUnit mapping, one <testsuite> per cell, one <testcase> per checker plus
@@ -28,6 +27,8 @@ import (
 //   - an expected anomaly (--expect) passes, with the note in
 //     <system-out>; an expected anomaly that did not reproduce is a
 //     <failure type="expected-anomaly-missing"> on its witness checker.
+//   - the workload's view may add suite properties, and the cell's finding
+//     in words to its harness testcase.
 
 type xmlSuites struct {
 	XMLName  xml.Name   `xml:"testsuites"`
@@ -76,32 +77,24 @@ type xmlProblem struct {
 func secs(s float64) string { return fmt.Sprintf("%.3f", s) }
 
 // JUnit writes res as JUnit XML under the expectations (none: every
-// anomaly fails).
-//
-// A catch-up run's harness testcases carry each cell's finding in words
-// (read from catchup.json under res.Dir), and its suites the catch-up
-// settings as properties.
-func JUnit(w io.Writer, res run.Result, exps ...Expectation) error {
-	return writeJUnit(w, res, exps, nil)
+// anomaly fails). The workload's view reads its cells' files under res.Dir
+// (or each cell's recorded folder) for what its suites carry beyond the
+// checks.
+func JUnit(w io.Writer, res run.Result, exps ...run.Expectation) error {
+	return writeJUnit(w, runOf(res), exps)
 }
 
-// writeJUnit is JUnit with the catch-up results already loaded (nil: read them
-// from disk when the run is a catch-up run).
-func writeJUnit(w io.Writer, res run.Result, exps []Expectation, cus []*catchup.Result) error {
+// writeJUnit is JUnit of a loaded run.
+func writeJUnit(w io.Writer, r *Run, exps []run.Expectation) error {
+	res := r.Result
 	top := xmlSuites{Name: "jetstream-chaos " + res.ID}
-	cells, unused := JudgeRun(res, exps)
+	cells, unused := run.JudgeRun(res, exps)
 	ran := map[string]bool{}
 	for i, c := range cells {
 		ran[c.Name] = true
 		s := cellSuite(res, c)
-		if isCatchupRun(res) {
-			var cu *catchup.Result
-			if i < len(cus) {
-				cu = cus[i]
-			} else if cus == nil {
-				cu = catchupOf(res, c.CellResult)
-			}
-			catchupSuite(&s, res, c, cu)
+		if r.view != nil && i < len(r.Cells) {
+			s.add(c, r.view.JUnit(r, r.Cells[i]))
 		}
 		top.Suites = append(top.Suites, s)
 	}
@@ -155,9 +148,9 @@ func writeJUnit(w io.Writer, res run.Result, exps []Expectation, cus []*catchup.
 
 func classname(cell string) string { return "jetstream-chaos." + cell }
 
-func cellProps(res run.Result, c run.Cell, exps []Expectation) []xmlProperty {
+func cellProps(res run.Result, c run.Cell, exps []run.Expectation) []xmlProperty {
 	p := []xmlProperty{
-		{"direct_get", onOff(c.DirectGet)},
+		{"direct_get", OnOff(c.DirectGet)},
 		{"server_version", c.ServerVersion},
 		{"nemesis", c.Nemesis},
 		{"seed", fmt.Sprint(res.Seed)},
@@ -169,7 +162,7 @@ func cellProps(res run.Result, c run.Cell, exps []Expectation) []xmlProperty {
 	return p
 }
 
-func cellSuite(res run.Result, c JudgedCell) xmlSuite {
+func cellSuite(res run.Result, c run.JudgedCell) xmlSuite {
 	s := xmlSuite{Name: c.Name, Properties: cellProps(res, c.Cell, c.Expected)}
 	if !c.StartedAt.IsZero() {
 		s.Timestamp = c.StartedAt.UTC().Format("2006-01-02T15:04:05")
@@ -187,7 +180,7 @@ func cellSuite(res run.Result, c JudgedCell) xmlSuite {
 		if msg == "" {
 			msg = "harness error"
 		}
-		h.Error = &xmlProblem{Type: "harness", Message: firstLine(msg), Body: msg}
+		h.Error = &xmlProblem{Type: "harness", Message: FirstLine(msg), Body: msg}
 	case len(c.Checks) == 0:
 		h.Error = &xmlProblem{Type: "harness", Message: "no checker ran"}
 	default:
@@ -203,20 +196,20 @@ func cellSuite(res run.Result, c JudgedCell) xmlSuite {
 			if j.Verdict == checker.Valid {
 				typ = "expected-anomaly-missing"
 			}
-			tc.Failure = &xmlProblem{Type: typ, Message: firstLine(failMessage(j)), Body: problemBody(j)}
+			tc.Failure = &xmlProblem{Type: typ, Message: FirstLine(failMessage(j)), Body: problemBody(j)}
 		default:
 			why := j.Reason
 			if why == "" {
 				why = j.Summary
 			}
-			tc.Error = &xmlProblem{Type: "unknown", Message: "unknown: " + firstLine(why), Body: problemBody(j)}
+			tc.Error = &xmlProblem{Type: "unknown", Message: "unknown: " + FirstLine(why), Body: problemBody(j)}
 		}
 		s.Cases = append(s.Cases, tc)
 	}
 	return s
 }
 
-func failMessage(j Judged) string {
+func failMessage(j run.Judged) string {
 	if j.Verdict == checker.Valid && j.Note != "" {
 		return j.Note
 	}
@@ -225,7 +218,7 @@ func failMessage(j Judged) string {
 
 // problemBody is the summary, the reason and the first examples: enough to
 // read the finding in a CI log without opening the report.
-func problemBody(j Judged) string {
+func problemBody(j run.Judged) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", j.Name, j.Summary)
 	if j.Reason != "" {
@@ -244,34 +237,24 @@ func problemBody(j Judged) string {
 	return b.String()
 }
 
-// catchupSuite adds what a catch-up cell's suite says beyond the checks:
-// the workload's settings as properties, and the cell's finding in words
-// on the harness testcase (a catch-up cell has no ops to count).
-func catchupSuite(s *xmlSuite, res run.Result, c JudgedCell, cu *catchup.Result) {
-	s.Properties = append(s.Properties, xmlProperty{"workload", workloadCatchup})
-	if o := specCatchup(res.Spec); o != nil {
-		s.Properties = append(s.Properties,
-			xmlProperty{"backlog", o.Backlog.String()},
-			xmlProperty{"memory_limit", o.MemoryLimit.String()},
-			xmlProperty{"gomemlimit", o.GoMemLimit.String()},
-			xmlProperty{"max_outstanding_catchup", o.MaxOutstandingCatchup.String()},
-			xmlProperty{"target", string(o.Target)})
+// add puts what a view says of a cell into its suite: properties, and the
+// finding in words on the harness testcase.
+func (s *xmlSuite) add(c run.JudgedCell, x JUnitExtra) {
+	for _, p := range x.Properties {
+		s.Properties = append(s.Properties, xmlProperty{p.K, p.V})
 	}
-	if cu != nil && cu.Target != "" {
-		s.Properties = append(s.Properties, xmlProperty{"target_node", cu.Target})
+	if x.Finding == "" {
+		return
 	}
 	for i := range s.Cases {
 		h := &s.Cases[i]
 		if h.Name != "harness" {
 			continue
 		}
-		sentence := SummarizeCatchup(c.CellResult, cu).Sentence()
 		if h.Error != nil {
-			if cu != nil {
-				h.Error.Body += "\n" + sentence
-			}
+			h.Error.Body += "\n" + x.Finding
 			continue
 		}
-		h.SystemOut = fmt.Sprintf("%s: %s (files in %s)", c.Label, sentence, c.Name)
+		h.SystemOut = fmt.Sprintf("%s: %s (files in %s)", c.Label, x.Finding, c.Name)
 	}
 }

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/xml"
+	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 	"strings"
 	"testing"
 
@@ -43,7 +44,7 @@ type jCase struct {
 	} `xml:"error"`
 }
 
-func junitOf(t *testing.T, res run.Result, exps ...Expectation) jSuites {
+func junitOf(t *testing.T, res run.Result, exps ...run.Expectation) jSuites {
 	t.Helper()
 	var b bytes.Buffer
 	if err := JUnit(&b, res, exps...); err != nil {
@@ -99,8 +100,8 @@ func caseOf(t *testing.T, s jSuites, suite, name string) jCase {
 }
 
 func TestJUnit(t *testing.T) {
-	stale := checksOpts{gets: 1000, stale: 50, rejStale: 50}
-	clean := checksOpts{gets: 1000}
+	stale := reportstest.ChecksOpts{Gets: 1000, Stale: 50, RejStale: 50}
+	clean := reportstest.ChecksOpts{Gets: 1000}
 	onOffSpec := func(res run.Result) run.Result {
 		res.Spec.DirectGet = []bool{true, false}
 		return res
@@ -108,13 +109,13 @@ func TestJUnit(t *testing.T) {
 	tests := []struct {
 		name                  string
 		res                   run.Result
-		exps                  []Expectation
+		exps                  []run.Expectation
 		tests, failures, errs int
 		check                 func(t *testing.T, s jSuites)
 	}{
-		{"all valid: one harness case and six checkers per cell", resultOf(cellOf(true, "none", clean, ""), cellOf(false, "none", clean, "")), nil,
+		{"all valid: one harness case and six checkers per cell", reportstest.ResultOf(reportstest.CellOf(true, "none", clean, ""), reportstest.CellOf(false, "none", clean, "")), nil,
 			14, 0, 0, nil},
-		{"invalid checkers are failures", resultOf(cellOf(true, "none", stale, ""), cellOf(false, "none", clean, "")), nil,
+		{"invalid checkers are failures", reportstest.ResultOf(reportstest.CellOf(true, "none", stale, ""), reportstest.CellOf(false, "none", clean, "")), nil,
 			14, 4, 0, func(t *testing.T, s jSuites) {
 				c := caseOf(t, s, "direct-get-on", "stale-read")
 				if c.Failure == nil || c.Failure.Type != "invalid" || !strings.Contains(c.Failure.Message, "50 of 1000 gets were stale") {
@@ -127,14 +128,14 @@ func TestJUnit(t *testing.T) {
 					t.Errorf("classname %q", c.Class)
 				}
 			}},
-		{"unknown is an error, never skipped", resultOf(cellOf(false, "none", checksOpts{gets: 10, linUnknown: "time bound reached"}, "")), nil,
+		{"unknown is an error, never skipped", reportstest.ResultOf(reportstest.CellOf(false, "none", reportstest.ChecksOpts{Gets: 10, LinUnknown: "time bound reached"}, "")), nil,
 			7, 0, 1, func(t *testing.T, s jSuites) {
 				c := caseOf(t, s, "direct-get-off", "linearizability")
 				if c.Error == nil || c.Error.Type != "unknown" || c.Error.Message != "unknown: time bound reached" {
 					t.Errorf("linearizability error = %+v", c.Error)
 				}
 			}},
-		{"harness error is an error testcase", resultOf(cellOf(true, "none", clean, ""), cellOf(false, "none", clean, "start cluster: boom")), nil,
+		{"harness error is an error testcase", reportstest.ResultOf(reportstest.CellOf(true, "none", clean, ""), reportstest.CellOf(false, "none", clean, "start cluster: boom")), nil,
 			8, 0, 1, func(t *testing.T, s jSuites) {
 				c := caseOf(t, s, "direct-get-off", "harness")
 				if c.Error == nil || c.Error.Type != "harness" || c.Error.Message != "start cluster: boom" {
@@ -142,7 +143,7 @@ func TestJUnit(t *testing.T) {
 				}
 			}},
 		{"cells that never ran are errors", func() run.Result {
-			r := onOffSpec(resultOf(cellOf(true, "none", clean, "")))
+			r := onOffSpec(reportstest.ResultOf(reportstest.CellOf(true, "none", clean, "")))
 			r.Interrupted = true
 			return r
 		}(), nil, 8, 0, 1, func(t *testing.T, s jSuites) {
@@ -151,25 +152,25 @@ func TestJUnit(t *testing.T) {
 				t.Errorf("not-run cell = %+v", c.Error)
 			}
 		}},
-		{"expected stale reads pass", resultOf(cellOf(true, "none", stale, ""), cellOf(false, "none", clean, "")),
-			[]Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}, 14, 0, 0, nil},
-		{"expected stale reads that did not happen fail", resultOf(cellOf(true, "none", clean, ""), cellOf(false, "none", clean, "")),
-			[]Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}, 14, 1, 0, func(t *testing.T, s jSuites) {
+		{"expected stale reads pass", reportstest.ResultOf(reportstest.CellOf(true, "none", stale, ""), reportstest.CellOf(false, "none", clean, "")),
+			[]run.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}, 14, 0, 0, nil},
+		{"expected stale reads that did not happen fail", reportstest.ResultOf(reportstest.CellOf(true, "none", clean, ""), reportstest.CellOf(false, "none", clean, "")),
+			[]run.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}, 14, 1, 0, func(t *testing.T, s jSuites) {
 				c := caseOf(t, s, "direct-get-on", "stale-read")
 				if c.Failure == nil || c.Failure.Type != "expected-anomaly-missing" {
 					t.Errorf("missing expected anomaly = %+v", c.Failure)
 				}
 			}},
-		{"an expectation does not excuse other anomalies", resultOf(cellOf(true, "none", checksOpts{gets: 1000, stale: 5, rejStale: 5, rejSpu: 1, lostWrites: 2}, "")),
-			[]Expectation{{Cells: "*direct-get-on", Anomaly: "stale-reads"}}, 7, 2, 0, func(t *testing.T, s jSuites) {
+		{"an expectation does not excuse other anomalies", reportstest.ResultOf(reportstest.CellOf(true, "none", reportstest.ChecksOpts{Gets: 1000, Stale: 5, RejStale: 5, RejSpurious: 1, LostWrites: 2}, "")),
+			[]run.Expectation{{Cells: "*direct-get-on", Anomaly: "stale-reads"}}, 7, 2, 0, func(t *testing.T, s jSuites) {
 				for _, n := range []string{"wrong-last-seq", "stream-integrity"} {
 					if caseOf(t, s, "direct-get-on", n).Failure == nil {
 						t.Errorf("%s should still fail", n)
 					}
 				}
 			}},
-		{"an expectation matching no cell is an error", resultOf(cellOf(false, "none", clean, "")),
-			[]Expectation{{Cells: "direct-get-onn", Anomaly: "stale-reads"}}, 8, 0, 1, func(t *testing.T, s jSuites) {
+		{"an expectation matching no cell is an error", reportstest.ResultOf(reportstest.CellOf(false, "none", clean, "")),
+			[]run.Expectation{{Cells: "direct-get-onn", Anomaly: "stale-reads"}}, 8, 0, 1, func(t *testing.T, s jSuites) {
 				if c := caseOf(t, s, "expectations", "direct-get-onn=stale-reads"); c.Error == nil {
 					t.Error("unused expectation passed")
 				}
@@ -189,7 +190,7 @@ func TestJUnit(t *testing.T) {
 }
 
 func TestJUnitSuiteProperties(t *testing.T) {
-	res := resultOf(cellOf(true, "none", checksOpts{gets: 10}, ""))
+	res := reportstest.ResultOf(reportstest.CellOf(true, "none", reportstest.ChecksOpts{Gets: 10}, ""))
 	res.Seed, res.Command = 42, "chaos run --seed=42"
 	s := junitOf(t, res)
 	props := map[string]string{}
@@ -198,47 +199,5 @@ func TestJUnitSuiteProperties(t *testing.T) {
 	}
 	if props["direct_get"] != "on" || props["seed"] != "42" || props["command"] != "chaos run --seed=42" || props["server_version"] != "v2.15.3" {
 		t.Errorf("properties = %v", props)
-	}
-}
-
-func TestExpectations(t *testing.T) {
-	stale := cellOf(true, "none", checksOpts{gets: 1000, stale: 50, rejStale: 50}, "")
-	clean := cellOf(false, "none", checksOpts{gets: 1000}, "")
-	on := Expectation{Cells: "direct-get-on", Anomaly: "stale-reads"}
-	tests := []struct {
-		name string
-		res  run.Result
-		exps []Expectation
-		want int
-	}{
-		{"no expectation: the pipeline's code", resultOf(stale, clean), nil, run.ExitInvalid},
-		{"expected anomaly: green", resultOf(stale, clean), []Expectation{on}, run.ExitValid},
-		{"expected but absent: red", resultOf(cellOf(true, "none", checksOpts{gets: 1000}, ""), clean), []Expectation{on}, run.ExitInvalid},
-		{"unknown stays unknown", resultOf(stale, cellOf(false, "none", checksOpts{gets: 1, linUnknown: "t"}, "")), []Expectation{on}, run.ExitUnknown},
-		{"harness error stays", resultOf(stale, cellOf(false, "none", checksOpts{}, "boom")), []Expectation{on}, run.ExitHarness},
-		{"unused expectation is a harness error", resultOf(clean), []Expectation{on}, run.ExitHarness},
-		{"interrupted", func() run.Result { r := resultOf(clean); r.Interrupted = true; return r }(), nil, run.ExitInterrupted},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := ExitCode(tt.res, tt.exps); got != tt.want {
-				t.Errorf("ExitCode = %d, want %d", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestParseExpect(t *testing.T) {
-	e, err := ParseExpect("*direct-get-on=stale-reads")
-	if err != nil || e != (Expectation{Cells: "*direct-get-on", Anomaly: "stale-reads"}) {
-		t.Errorf("ParseExpect = %+v, %v", e, err)
-	}
-	for _, bad := range []string{"", "direct-get-on", "=stale-reads", "direct-get-on=", "x=lost-writes", "[=stale-reads"} {
-		if _, err := ParseExpect(bad); err == nil {
-			t.Errorf("ParseExpect(%q) accepted", bad)
-		}
-	}
-	if _, err := ParseExpects([]string{"a=stale-reads", "bad"}); err == nil {
-		t.Error("ParseExpects accepted a bad value")
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/run"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
 // Run is a stored run as the report reads it: results.json, plus what the
@@ -26,8 +25,9 @@ type Run struct {
 	// when the pipeline records it, else the report binary's own.
 	ClientVersion       string
 	ClientVersionSource string
-	Expect              []Expectation // from results.json's spec.expect, if any
+	Expect              []run.Expectation // from results.json's spec.expect, if any
 	Cells               []*Cell
+	view                View // the workload's, nil for the generic page
 }
 
 // Cell is one cell's stored files.
@@ -38,10 +38,11 @@ type Cell struct {
 	SeriesErr string
 	Memory    *Memory
 	MemoryErr string
-	// Catchup is the catch-up workload's catchup.json, nil when the cell
-	// has none (a kv-update cell, or a catch-up cell cut short).
-	Catchup    *catchup.Result
-	CatchupErr string
+	// Data is what the workload's view read from the cell's own files (nil
+	// without a view, or when they are missing); DataErr says why it could
+	// not be read.
+	Data    any
+	DataErr string
 }
 
 // extra holds fields results.json may carry beyond run.Result, read
@@ -70,7 +71,7 @@ func Load(dir string) (*Run, error) {
 			r.ClientVersionSource = "recorded by the run"
 		}
 		for _, s := range x.Spec.Expect {
-			if e, err := ParseExpect(s); err == nil {
+			if e, err := run.ParseExpect(s); err == nil {
 				r.Expect = append(r.Expect, e)
 			}
 		}
@@ -87,13 +88,34 @@ func Load(dir string) (*Run, error) {
 	// The folder read, not the one the run was written to: a moved run's
 	// files are found from the result alone (Headline reads catchup.json).
 	r.Result.Dir = dir
+	r.view = viewFor(r.Result.Spec.Workload)
 	if r.ClientVersion == "" {
 		r.ClientVersion, r.ClientVersionSource = buildClientVersion(), "of the binary that rendered this report; the run did not record it"
 	}
 	for _, cr := range r.Result.Cells {
-		r.Cells = append(r.Cells, loadCell(dir, cr))
+		r.Cells = append(r.Cells, r.loadCell(cr))
 	}
 	return r, nil
+}
+
+// runOf is a run known by its result alone (Headline, JUnit): each cell's
+// workload files are read from the cell's folder under res.Dir, else from
+// the folder it recorded; histories are not read.
+func runOf(res run.Result) *Run {
+	r := &Run{Dir: res.Dir, Result: res, view: viewFor(res.Spec.Workload)}
+	for _, cr := range res.Cells {
+		c := &Cell{CellResult: cr}
+		var dir string
+		switch {
+		case res.Dir != "" && cr.Name != "" && isDir(filepath.Join(res.Dir, cr.Name)):
+			dir, c.Rel = filepath.Join(res.Dir, cr.Name), cr.Name
+		case cr.Dir != "" && isDir(cr.Dir):
+			dir = cr.Dir
+		}
+		r.loadData(dir, c)
+		r.Cells = append(r.Cells, c)
+	}
+	return r
 }
 
 // loadPartial rebuilds a result from run.json and the cells' files: the
@@ -119,46 +141,41 @@ func (r *Run) loadPartial() error {
 		if b, err := os.ReadFile(filepath.Join(cdir, "results.json")); err == nil && decodeCell(b, &cr) == nil && cr.Name != "" {
 			res.Cells = append(res.Cells, cr)
 		} else {
-			why := "no results.json: the run was interrupted or is still running; the history on disk can be checked with chaos check"
-			if spec.Workload == workloadCatchup {
-				why = "no results.json: the run was interrupted or is still running; what was measured is in catchup.json"
+			hint := "the history on disk can be checked with chaos check"
+			if v, ok := viewFor(spec.Workload).(cutShort); ok {
+				hint = v.CutShort()
 			}
+			why := "no results.json: the run was interrupted or is still running; " + hint
 			res.Cells = append(res.Cells, run.CellResult{Cell: c, Label: c.Label(), Dir: cdir, Verdict: run.Error, Error: why})
 		}
-		res.Verdict = worse(res.Verdict, res.Cells[len(res.Cells)-1].Verdict)
+		res.Verdict = run.Worse(res.Verdict, res.Cells[len(res.Cells)-1].Verdict)
 	}
 	r.Result = res
 	return nil
 }
 
-func loadCell(dir string, cr run.CellResult) *Cell {
+func (r *Run) loadCell(cr run.CellResult) *Cell {
 	c := &Cell{CellResult: cr, Rel: cr.Name}
-	if c.Rel == "" || !isDir(filepath.Join(dir, c.Rel)) {
-		if b := filepath.Base(cr.Dir); cr.Dir != "" && isDir(filepath.Join(dir, b)) {
+	if c.Rel == "" || !isDir(filepath.Join(r.Dir, c.Rel)) {
+		if b := filepath.Base(cr.Dir); cr.Dir != "" && isDir(filepath.Join(r.Dir, b)) {
 			c.Rel = b
 		}
 	}
 	if c.Rel == "" {
 		return c
 	}
-	cdir := filepath.Join(dir, c.Rel)
-	cu, err := readCatchup(cdir)
-	if err != nil {
-		c.CatchupErr = err.Error()
-	}
+	cdir := filepath.Join(r.Dir, c.Rel)
+	r.loadData(cdir, c)
 	s, err := ReadSeries(filepath.Join(cdir, "history.jsonl"))
 	switch {
 	case err == nil:
 		c.Series = s
 	case errors.Is(err, os.ErrNotExist):
-		if cu == nil { // a catch-up cell keeps no history
-			c.SeriesErr = "no history.jsonl"
-		}
+		c.SeriesErr = "no history.jsonl"
 	default:
 		c.SeriesErr = err.Error()
 	}
-	if cu != nil {
-		c.Catchup, c.Memory = cu, memoryOfCatchup(*cu)
+	if c.Memory != nil {
 		return c
 	}
 	m, err := LoadMemory(cdir, cr)
@@ -167,6 +184,16 @@ func loadCell(dir string, cr run.CellResult) *Cell {
 	}
 	c.Memory = m
 	return c
+}
+
+// loadData has the view read the cell's own files.
+func (r *Run) loadData(cellDir string, c *Cell) {
+	if r.view == nil {
+		return
+	}
+	if err := r.view.Load(cellDir, c); err != nil {
+		c.DataErr = err.Error()
+	}
 }
 
 func isDir(p string) bool {

@@ -108,7 +108,9 @@ func memoryJSON(cellDir string, _ run.CellResult) (*Memory, error) {
 // peak of the samples it stands for, so no spike towards the limit is lost.
 const maxMemPoints = 400
 
-func memoryChart(m *Memory, bands []Band, xmax float64) *chart {
+// MemoryChart draws every node's memory over time: usage solid, RSS
+// dashed, limits red dashed, OOM kills and node events as marks.
+func MemoryChart(m *Memory, bands []Band, xmax float64) *Chart {
 	for _, n := range m.Nodes {
 		for _, ss := range [][]MemSample{n.Samples, n.RSS} {
 			if len(ss) > 0 {
@@ -119,27 +121,28 @@ func memoryChart(m *Memory, bands []Band, xmax float64) *chart {
 	for _, k := range append(append([]OOMKill(nil), m.OOMKills...), m.Events...) {
 		xmax = math.Max(xmax, float64(k.T)/1e9)
 	}
-	c := newTimeChart("Memory per node", "memory", xmax, bands)
+	c := NewTimeChart("Memory per node", "memory", xmax, bands)
+	c.Kind = KindMemory
 	if len(m.Nodes) == 0 {
 		c.Empty = "no memory samples"
 		return c
 	}
-	c.Plot.Y.Tick.Marker = byteTicks
+	c.Plot.Y.Tick.Marker = ByteTicks
 	// A node down (killed, restarting) has no samples: its line breaks
 	// there rather than slope across the gap.
 	gap := math.Max(1, 3*xmax/maxMemPoints)
 	for i, n := range m.Nodes {
-		col := seriesColors[i%len(seriesColors)]
-		c.line(n.Node, breakGaps(peakPoints(n.Samples, xmax), gap), lineStyle(col, 1.6, false))
+		col := SeriesColor(i)
+		c.Line(n.Node, breakGaps(peakPoints(n.Samples, xmax), gap), LineStyle(col, 1.6, false))
 		if len(n.RSS) > 0 {
-			c.line(n.Node+" RSS", breakGaps(peakPoints(n.RSS, xmax), gap), lineStyle(col, 1, true))
+			c.Line(n.Node+" RSS", breakGaps(peakPoints(n.RSS, xmax), gap), LineStyle(col, 1, true))
 		}
 		if pts := limitSteps(n.Limit, xmax); len(pts) > 0 {
-			c.line(n.Node+" limit", pts, lineStyle(colRed, 1.3, true))
+			c.Line(n.Node+" limit", pts, LineStyle(ColRed, 1.3, true))
 		}
 	}
 	if m.LimitBytes > 0 {
-		c.hline("limit "+fmtBytes(float64(m.LimitBytes)), float64(m.LimitBytes), lineStyle(colRed, 1.5, true))
+		c.HLine("limit "+FormatBytes(float64(m.LimitBytes)), float64(m.LimitBytes), LineStyle(ColRed, 1.5, true))
 	}
 	var marks []Mark
 	var events, kills []string
@@ -157,9 +160,9 @@ func memoryChart(m *Memory, bands []Band, xmax float64) *chart {
 			s += ": " + k.Detail
 		}
 		kills = append(kills, s)
-		marks = append(marks, Mark{X: float64(k.T) / 1e9, Label: "OOM " + k.Node, Color: colRed, Solid: true})
+		marks = append(marks, Mark{X: float64(k.T) / 1e9, Label: "OOM " + k.Node, Color: ColRed, Solid: true})
 	}
-	c.marks(marks)
+	c.Marks(marks)
 	// What the marks stand for, in words.
 	if len(kills) > 0 {
 		c.Notes = append(c.Notes, "OOM kills (solid red): "+strings.Join(kills, "; ")+".")

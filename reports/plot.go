@@ -17,12 +17,8 @@ package reports
 // page is opened and nothing is fetched.
 
 import (
-	"bytes"
-	"fmt"
-	"html/template"
 	"image/color"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -33,23 +29,26 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Palette used across the page: colour-blind safe (Okabe-Ito) plus greys.
 const (
-	colBlue   = "#0072B2"
-	colOrange = "#E69F00"
-	colGreen  = "#009E73"
-	colRed    = "#D55E00"
-	colPurple = "#CC79A7"
-	colSky    = "#56B4E9"
-	colYellow = "#F0E442"
-	colGrey   = "#777777"
+	ColBlue   = "#0072B2"
+	ColOrange = "#E69F00"
+	ColGreen  = "#009E73"
+	ColRed    = "#D55E00"
+	ColPurple = "#CC79A7"
+	ColSky    = "#56B4E9"
+	ColYellow = "#F0E442"
+	ColGrey   = "#777777"
 	colFault  = "#f3c4c4"
 )
 
-var seriesColors = []string{colBlue, colOrange, colGreen, colRed, colPurple, colSky, colYellow, colGrey}
+var seriesColors = []string{ColBlue, ColOrange, ColGreen, ColRed, ColPurple, ColSky, ColYellow, ColGrey}
+
+// SeriesColor is the colour of the i-th cell (or series), the same
+// wherever it is drawn.
+func SeriesColor(i int) string { return seriesColors[i%len(seriesColors)] }
 
 // rgb parses "#rrggbb".
 func rgb(hex string) color.Color {
@@ -88,7 +87,8 @@ func textStyle(f font.Font, size float64, c color.Color) text.Style {
 	return text.Style{Color: c, Font: font.From(f, vg.Points(size)), Handler: plot.DefaultTextHandler}
 }
 
-func lineStyle(hex string, width float64, dashed bool) draw.LineStyle {
+// LineStyle is a line of colour hex ("#rrggbb"), width points, dashed or solid.
+func LineStyle(hex string, width float64, dashed bool) draw.LineStyle {
 	s := draw.LineStyle{Color: rgb(hex), Width: vg.Points(width)}
 	if dashed {
 		s.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
@@ -119,8 +119,11 @@ type legendEntry struct {
 	thumb plot.Thumbnailer
 }
 
-// chart is a gonum plot with what the page puts around it.
-type chart struct {
+// Chart is a gonum plot with what the page puts around it.
+type Chart struct {
+	// Kind names the row of charts over time it is drawn in, next to the
+	// other cells' charts of the kind (KindThroughput, ...; a view's own).
+	Kind  string
 	Title string
 	// YLabel names the y axis and its unit. It is drawn here, not by
 	// gonum: gonum places a centred y label by the arithmetic middle of the
@@ -136,9 +139,12 @@ type chart struct {
 	// YMin (log scale only) and YMax fix the y axis, to share it between
 	// cells; 0: from the data.
 	YMin, YMax float64
-	Bands      []Band
-	Notes      []string // lines of text under the chart
-	legend     []legendEntry
+	// OwnScale keeps the chart's y axis its own in a row of charts over
+	// time; the row shares the time axis only.
+	OwnScale bool
+	Bands    []Band
+	Notes    []string // lines of text under the chart
+	legend   []legendEntry
 	// bars are grouped per category; their width is set once the width of
 	// the data area is known.
 	bars []*plotter.BarChart
@@ -171,10 +177,10 @@ func newPlot(xLabel string) *plot.Plot {
 	return p
 }
 
-// newTimeChart is a chart over time, x in seconds since the start, with
+// NewTimeChart is a chart over time, x in seconds since the start, with
 // the fault windows under everything.
-func newTimeChart(title, yLabel string, xmax float64, bands []Band) *chart {
-	c := &chart{Title: title, YLabel: yLabel, Plot: newPlot("seconds since start"), XMax: xmax, Bands: bands}
+func NewTimeChart(title, yLabel string, xmax float64, bands []Band) *Chart {
+	c := &Chart{Title: title, YLabel: yLabel, Plot: newPlot("seconds since start"), XMax: xmax, Bands: bands}
 	c.Plot.X.Tick.Marker = secondTicks
 	if len(bands) > 0 {
 		c.Plot.Add(bandPlotter(bands))
@@ -182,9 +188,9 @@ func newTimeChart(title, yLabel string, xmax float64, bands []Band) *chart {
 	return c
 }
 
-// line adds pts as a line, cut to [0, XMax] and broken where Y is NaN (no
+// Line adds pts as a line, cut to [0, XMax] and broken where Y is NaN (no
 // data) or, on a log scale, not positive.
-func (c *chart) line(name string, pts plotter.XYs, sty draw.LineStyle) {
+func (c *Chart) Line(name string, pts plotter.XYs, sty draw.LineStyle) {
 	var run plotter.XYs
 	flush := func() {
 		if len(run) > 0 {
@@ -208,8 +214,8 @@ func (c *chart) line(name string, pts plotter.XYs, sty draw.LineStyle) {
 	}
 }
 
-// hline draws a horizontal line at y across the plot, named in the legend.
-func (c *chart) hline(name string, y float64, sty draw.LineStyle) {
+// HLine draws a horizontal line at y across the plot, named in the legend.
+func (c *Chart) HLine(name string, y float64, sty draw.LineStyle) {
 	f := plotter.NewFunction(func(float64) float64 { return y })
 	f.Samples = 2
 	f.LineStyle = sty
@@ -228,7 +234,7 @@ type stack struct {
 // stackedBars draws bars of width w starting at x[i], layers stacked in
 // order. Each layer is a gonum histogram of the running total up to it,
 // drawn from the top layer down, so every layer shows as its own band.
-func (c *chart) stackedBars(x []float64, w float64, layers []stack) {
+func (c *Chart) stackedBars(x []float64, w float64, layers []stack) {
 	total := make([]float64, len(x))
 	cum := make([][]float64, len(layers))
 	for k, l := range layers {
@@ -258,15 +264,15 @@ func (c *chart) stackedBars(x []float64, w float64, layers []stack) {
 	}
 }
 
-// marks draws vertical marks over the data; call it after the data.
-func (c *chart) marks(ms []Mark) {
+// Marks draws vertical marks over the data; call it after the data.
+func (c *Chart) Marks(ms []Mark) {
 	if len(ms) > 0 {
 		c.Plot.Add(markPlotter(ms))
 	}
 }
 
 // yRange is the y range of the data, NaN when there is none.
-func (c *chart) yRange() (lo, hi float64) {
+func (c *Chart) yRange() (lo, hi float64) {
 	if c.Plot == nil || c.Empty != "" {
 		return math.NaN(), math.NaN()
 	}
@@ -279,7 +285,7 @@ func (c *chart) yRange() (lo, hi float64) {
 
 // axes settles the ranges: x from 0 to XMax, y from 0 with a little room
 // above, or between powers of ten on a log scale.
-func (c *chart) axes() {
+func (c *Chart) axes() {
 	p := c.Plot
 	if c.XMax > 0 {
 		p.X.Min, p.X.Max = 0, c.XMax
@@ -312,358 +318,3 @@ func (c *chart) axes() {
 	}
 	p.Y.Min, p.Y.Max = 0, hi*1.05
 }
-
-// Layout around the plot, in points.
-const (
-	pad      = 6 // around the whole chart
-	titleGap = 4 // under the title
-	dataGap  = 8 // between the legend and the data
-)
-
-// layout is where the page's parts around a plot go.
-type layout struct {
-	area   draw.Canvas // what the plot draws into: axes and data
-	left   vg.Length   // left edge of the data area: title and legend line up with it
-	legend []placedEntry
-	rows   int // legend rows
-}
-
-type placedEntry struct {
-	x   vg.Length
-	row int
-	e   legendEntry
-}
-
-var (
-	titleStyle  = withAlign(textStyle(sansBold, ptTitle, inkDark), draw.XLeft, draw.YTop)
-	legendStyle = withAlign(textStyle(sans, ptLegend, inkText), draw.XLeft, draw.YCenter)
-	yLabelStyle = func() text.Style {
-		s := withAlign(textStyle(sans, ptLabel, inkAxis), draw.XCenter, draw.YTop)
-		s.Rotation = math.Pi / 2
-		return s
-	}()
-)
-
-func withAlign(s text.Style, x text.XAlignment, y text.YAlignment) text.Style {
-	s.XAlign, s.YAlign = x, y
-	return s
-}
-
-// layout places the title and the legend over the data area of a w x h
-// chart, in rows as wide as the data. Where the data area starts does not
-// depend on the height above it, so that is known first.
-func (c *chart) layout(w, h vg.Length) layout {
-	full := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}}
-	left := vg.Length(pad)
-	if c.YLabel != "" {
-		left += yLabelStyle.Height(c.YLabel) + 4
-	}
-	l := layout{area: draw.Crop(full, left, -2*pad, pad, 0)}
-	l.left = c.Plot.DataCanvas(l.area).Min.X
-	entries := c.legend[:len(c.legend):len(c.legend)]
-	seen, faults := map[string]bool{}, false
-	for _, b := range c.Bands {
-		switch {
-		case b.Legend == "":
-			faults = true
-		case !seen[b.Legend]:
-			seen[b.Legend] = true
-			entries = append(entries, legendEntry{b.Legend, bandSwatch{b.fill()}})
-		}
-	}
-	if faults {
-		entries = append(entries, legendEntry{"fault window", faultSwatch{}})
-	}
-	x, row := l.left, 0
-	for _, e := range entries {
-		wd := thumbW + 4 + legendStyle.Width(e.name) + 14
-		if x+wd > l.area.Max.X && x > l.left {
-			x, row = l.left, row+1
-		}
-		l.legend = append(l.legend, placedEntry{x, row, e})
-		x += wd
-	}
-	top := pad + titleStyle.Height(c.Title) + titleGap + dataGap
-	if len(entries) > 0 {
-		l.rows = row + 1
-		top += vg.Length(l.rows) * legendRow
-	}
-	l.area.Max.Y -= top
-	return l
-}
-
-// HTML renders the chart as an inline <svg class="chart">, its notes under it.
-func (c *chart) HTML() template.HTML {
-	w, h := c.W, c.H
-	if w <= 0 {
-		w = defaultW
-	}
-	if h <= 0 {
-		h = defaultH
-	}
-	empty := c.Plot == nil || c.Empty != ""
-	var l layout
-	if !empty {
-		c.axes()
-		l = c.layout(vg.Points(float64(w)), vg.Points(float64(h)))
-		if l.rows > 1 {
-			// More legend rows make the chart taller, not its data flatter.
-			h += (l.rows - 1) * legendRow
-			l = c.layout(vg.Points(float64(w)), vg.Points(float64(h)))
-		}
-	}
-	cv := vgsvg.New(vg.Points(float64(w)), vg.Points(float64(h)))
-	dc := draw.New(cv)
-	if empty {
-		dc.FillText(titleStyle, vg.Point{X: pad, Y: dc.Max.Y - pad}, c.Title)
-		msg := withAlign(textStyle(sans, ptTitle, rgb(colGrey)), draw.XCenter, draw.YCenter)
-		dc.FillText(msg, dc.Center(), orDefault(c.Empty, "no data"))
-	} else {
-		c.draw(dc, l)
-	}
-	var svg bytes.Buffer
-	if _, err := cv.WriteTo(&svg); err != nil {
-		return template.HTML(template.HTMLEscapeString(fmt.Sprintf("chart %q: %v", c.Title, err)))
-	}
-	var b strings.Builder
-	// vgsvg writes a standalone document: an XML prolog, a comment and an
-	// <svg> sized in pt. Inline, the page sizes it by its view box.
-	body := svg.String()
-	if i := strings.Index(body, "<svg"); i >= 0 {
-		if j := strings.IndexByte(body[i:], '>'); j >= 0 {
-			body = body[i+j+1:]
-		}
-	}
-	esc := template.HTMLEscapeString(c.Title)
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s"><title>%s</title>`, w, h, esc, esc)
-	b.WriteString(trimSVG(strings.TrimSpace(body)))
-	for _, n := range c.Notes {
-		fmt.Fprintf(&b, `<p class="chartnote">%s</p>`, template.HTMLEscapeString(n))
-	}
-	return template.HTML(b.String())
-}
-
-var (
-	// vgsvg spells out default font properties on every text.
-	svgDefaults = strings.NewReplacer("\n\tstyle=", " style=", "font-variant:normal;", "", "font-style:normal;", "", "font-weight:normal;", "")
-	svgCoords   = regexp.MustCompile(` (?:d|x|y)="[^"]*"`)
-	svgDigits   = regexp.MustCompile(`(\.\d)\d+`)
-)
-
-// trimSVG keeps vgsvg's output lean: coordinates to a tenth of a point
-// (vgsvg writes five significant digits) and no default font properties.
-// It makes the charts about a sixth smaller and changes nothing visible.
-func trimSVG(s string) string {
-	s = svgCoords.ReplaceAllStringFunc(s, func(a string) string { return svgDigits.ReplaceAllString(a, "$1") })
-	return svgDefaults.Replace(s)
-}
-
-func (c *chart) draw(dc draw.Canvas, l layout) {
-	p := c.Plot
-	dc.FillText(titleStyle, vg.Point{X: l.left, Y: dc.Max.Y - pad}, c.Title)
-	for _, it := range l.legend {
-		y := dc.Max.Y - pad - titleStyle.Height(c.Title) - titleGap - vg.Length(it.row)*legendRow - legendRow/2
-		box := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-			Min: vg.Point{X: it.x, Y: y - 5}, Max: vg.Point{X: it.x + thumbW, Y: y + 5}}}
-		it.e.thumb.Thumbnail(&box)
-		dc.FillText(legendStyle, vg.Point{X: it.x + thumbW + 4, Y: y}, it.e.name)
-	}
-	area := draw.Canvas{Canvas: dc.Canvas, Rectangle: l.area.Rectangle}
-	data := p.DataCanvas(area)
-	if c.YLabel != "" {
-		dc.FillText(yLabelStyle, vg.Point{X: pad, Y: (data.Min.Y + data.Max.Y) / 2}, c.YLabel)
-	}
-	if len(c.bars) > 0 {
-		// Bars of a category share 80 % of its slot.
-		slot := data.Size().X / vg.Length(p.X.Max-p.X.Min)
-		bw := slot * 0.8 / vg.Length(len(c.bars))
-		for j, b := range c.bars {
-			b.Width = bw - 1
-			b.Offset = (vg.Length(j) - vg.Length(len(c.bars)-1)/2) * bw
-			if j < len(c.tags) && c.tags[j] != nil {
-				c.tags[j].Offset = vg.Point{X: b.Offset, Y: 2}
-			}
-		}
-	}
-	p.Draw(area)
-}
-
-// bandPlotter shades fault windows across the whole height of the data
-// area, with their label at the top.
-type bandPlotter []Band
-
-func (bs bandPlotter) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	sty := textStyle(sans, ptSmall, inkFault)
-	sty.YAlign = draw.YTop
-	for _, b := range bs {
-		if b.To < p.X.Min || b.From > p.X.Max {
-			continue
-		}
-		x0, x1 := trX(math.Max(p.X.Min, b.From)), trX(math.Min(p.X.Max, b.To))
-		x1 = max(x1, x0+1)
-		sty.Color = inkFault
-		if b.Legend != "" {
-			sty.Color = inkAxis
-		}
-		c.FillPolygon(b.fill(), []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
-		if b.Label != "" {
-			c.FillText(sty, vg.Point{X: x0 + 2, Y: c.Max.Y - 2}, b.Label)
-		}
-	}
-}
-
-var faultFill = withAlpha(rgb(colFault), 0.55)
-
-// fill is the band's colour, a little transparent so grid lines show.
-func (b Band) fill() color.Color {
-	if b.Color == "" {
-		return faultFill
-	}
-	return withAlpha(rgb(b.Color), 0.55)
-}
-
-// bandSwatch is the legend's sample of a band of another colour.
-type bandSwatch struct{ c color.Color }
-
-func (s bandSwatch) Thumbnail(c *draw.Canvas) {
-	c.FillPolygon(s.c, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
-}
-
-func withAlpha(c color.Color, a float64) color.Color {
-	r, g, b, _ := c.RGBA()
-	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: uint8(a * 255)}
-}
-
-// faultSwatch is the legend's sample of a fault window.
-type faultSwatch struct{}
-
-func (faultSwatch) Thumbnail(c *draw.Canvas) {
-	c.FillPolygon(faultFill, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
-}
-
-// markPlotter draws vertical marks across the data area; labels of marks
-// close together stack in up to three rows at the bottom.
-type markPlotter []Mark
-
-func (ms markPlotter) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	sorted := append([]Mark(nil), ms...)
-	for i := 1; i < len(sorted); i++ {
-		for j := i; j > 0 && sorted[j].X < sorted[j-1].X; j-- {
-			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
-		}
-	}
-	lastX := []vg.Length{vg.Length(math.Inf(-1)), vg.Length(math.Inf(-1)), vg.Length(math.Inf(-1))}
-	for _, m := range sorted {
-		x := trX(math.Min(p.X.Max, math.Max(p.X.Min, m.X)))
-		sty := textStyle(sans, ptSmall, rgb(orDefault(m.Color, "#444444")))
-		sty.XAlign = draw.XRight
-		row := 0
-		for r := range lastX {
-			if x-lastX[r] > sty.Width(m.Label)+8 {
-				row = r
-				break
-			}
-			row = (r + 1) % len(lastX)
-		}
-		lastX[row] = x
-		ls := draw.LineStyle{Color: sty.Color, Width: vg.Points(1.5)}
-		if !m.Solid {
-			ls.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
-		}
-		c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
-		if m.Label != "" {
-			c.FillText(sty, vg.Point{X: x - 2, Y: c.Min.Y + 3 + vg.Length(row)*11}, m.Label)
-		}
-	}
-}
-
-// countTicks are gonum's default ticks, labelled 1,500 rather than 1500;
-// for a small range of counts, where gonum would label 0.5 or 2.5, one tick per
-// whole step instead.
-var countTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
-	whole := true
-	for i := range ts {
-		if ts[i].Label != "" {
-			whole = whole && ts[i].Value == math.Trunc(ts[i].Value)
-			ts[i].Label = fmtCount(ts[i].Value)
-		}
-	}
-	if whole || hi-lo < 1 || hi-lo > 20 {
-		return ts
-	}
-	step := 1.0
-	for (hi-lo)/step > 6 {
-		step++
-	}
-	ts = ts[:0]
-	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-		ts = append(ts, plot.Tick{Value: v, Label: fmtCount(v)})
-	}
-	return ts
-})
-
-// secondTicks label a time axis in whole seconds at a round step (1, 2, 5,
-// 10, 20, 30, 60, ...), four to eight of them: gonum's default would write
-// 0.00 and 25.00 for a 27 s cell.
-var secondTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
-	span := hi - lo
-	if span <= 0 || math.IsInf(span, 0) || math.IsNaN(span) {
-		return plot.DefaultTicks{}.Ticks(lo, hi)
-	}
-	step := 1.0
-	for _, s := range []float64{1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800, 3600} {
-		step = s
-		if span/s <= 8 {
-			break
-		}
-	}
-	if span/step < 1 { // under a second: gonum's decimals
-		return plot.DefaultTicks{}.Ticks(lo, hi)
-	}
-	var ts []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi+1e-9; v += step {
-		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
-		for m := 1; m < 5 && step >= 5; m++ { // unlabelled minor ticks
-			if mv := v + float64(m)*step/5; mv <= hi {
-				ts = append(ts, plot.Tick{Value: mv})
-			}
-		}
-	}
-	return ts
-})
-
-// msLogTicks are gonum's log ticks for milliseconds: 100 µs, 1.0 ms, 10 ms.
-var msLogTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
-	ts := plot.LogTicks{}.Ticks(lo, hi)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = fmtMs(ts[i].Value)
-		}
-	}
-	return ts
-})
-
-// byteTicks are round in the binary unit the range reaches (200 MiB, not
-// 209.7 MB).
-var byteTicks = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
-	unit := 1.0
-	for unit*1024 <= hi/2 && unit < 1<<40 {
-		unit *= 1024
-	}
-	ts := plot.DefaultTicks{}.Ticks(lo/unit, hi/unit)
-	name := map[float64]string{1: "B", 1 << 10: "KiB", 1 << 20: "MiB", 1 << 30: "GiB", 1 << 40: "TiB"}[unit]
-	for i := range ts {
-		if ts[i].Label != "" {
-			// In the axis's unit: 1,000 MiB next to 500 MiB, not 0.98 GiB.
-			ts[i].Label = fmtCount(ts[i].Value) + " " + name
-			if ts[i].Value == 0 {
-				ts[i].Label = "0 B"
-			}
-		}
-		ts[i].Value *= unit
-	}
-	return ts
-})

@@ -10,13 +10,13 @@ import (
 )
 
 func TestTimeChartSVG(t *testing.T) {
-	c := newTimeChart("t <&>", "latency (log scale)", 10, []Band{{From: 2, To: 4, Label: "kill n1"}})
+	c := NewTimeChart("t <&>", "latency (log scale)", 10, []Band{{From: 2, To: 4, Label: "kill n1"}})
 	c.YLog = true
-	c.Plot.Y.Tick.Marker = msLogTicks
+	c.Plot.Y.Tick.Marker = MsLogTicks
 	// NaN and zero (on a log scale) break the line: three pieces; 11 is past the axis.
-	c.line("l", plotter.XYs{{X: 1, Y: 1}, {X: 1.5, Y: 2}, {X: 2, Y: math.NaN()}, {X: 3, Y: 10}, {X: 3.5, Y: 20},
-		{X: 4, Y: 0}, {X: 5, Y: 100}, {X: 6, Y: 50}, {X: 11, Y: 5000}}, lineStyle(colBlue, 1.6, false))
-	c.marks([]Mark{{X: 9, Label: "end"}})
+	c.Line("l", plotter.XYs{{X: 1, Y: 1}, {X: 1.5, Y: 2}, {X: 2, Y: math.NaN()}, {X: 3, Y: 10}, {X: 3.5, Y: 20},
+		{X: 4, Y: 0}, {X: 5, Y: 100}, {X: 6, Y: 50}, {X: 11, Y: 5000}}, LineStyle(ColBlue, 1.6, false))
+	c.Marks([]Mark{{X: 9, Label: "end"}})
 	svg := string(c.HTML())
 	if !strings.HasPrefix(svg, `<svg class="chart" viewBox="0 0 760 260" role="img" aria-label="t &lt;&amp;&gt;"><title>`) {
 		t.Errorf("svg starts %.120q", svg)
@@ -40,17 +40,17 @@ func TestTimeChartSVG(t *testing.T) {
 	if m := regexp.MustCompile(` (?:d|x|y)="[^"]*\.\d\d`).FindString(svg); m != "" {
 		t.Errorf("untrimmed coordinate %q", m)
 	}
-	empty := string((&chart{Title: "x", Empty: "nothing here"}).HTML())
+	empty := string((&Chart{Title: "x", Empty: "nothing here"}).HTML())
 	if !strings.Contains(empty, ">nothing here<") {
 		t.Error("empty chart lacks its message")
 	}
 }
 
 func TestStackedBars(t *testing.T) {
-	c := newTimeChart("errors", "errors per 10 ms", 0.03, nil)
+	c := NewTimeChart("errors", "errors per 10 ms", 0.03, nil)
 	c.stackedBars([]float64{0, 0.01, 0.02, 0.03}, 0.01, []stack{
-		{name: "a: 3", color: colRed, values: []float64{1, 0, 2, 9}},
-		{name: "b: 2", color: colSky, values: []float64{1, 1, 0, 9}},
+		{name: "a: 3", color: ColRed, values: []float64{1, 0, 2, 9}},
+		{name: "b: 2", color: ColSky, values: []float64{1, 1, 0, 9}},
 	})
 	lo, hi := c.yRange()
 	if lo != 0 || hi != 2 {
@@ -79,7 +79,7 @@ func TestTickers(t *testing.T) {
 	}
 	bytes := func(lo, hi float64) []string {
 		var out []string
-		for _, tk := range byteTicks.Ticks(lo, hi) {
+		for _, tk := range ByteTicks.Ticks(lo, hi) {
 			if tk.Label != "" {
 				out = append(out, tk.Label)
 			}

@@ -4,11 +4,17 @@
 // verdict in one sentence, compares the cells side by side and charts them
 // over time; and junit.xml, one testcase per cell and checker.
 //
+// It owns the generic page: what every run's results hold (verdicts,
+// checks, faults, recovery, histories, memory, files, the rerun command),
+// rendered for any workload, and the chart, table and format helpers. A
+// workload's own parts come from the View it registers (RegisterView);
+// reports imports no workload. The exit-code and --expect policy is
+// package run's; the page shows the judged result.
+//
 // Everything is rebuilt from the run folder alone (results.json, run.json,
-// each cell's history.jsonl, logs, porcupine files; a catch-up cell's
-// catchup.json), so `chaos report DIR` can re-render a run that was moved,
-// uploaded or made by an older binary. A catch-up run (spec.workload
-// "catchup") gets its own headline, table, charts and cell sections.
+// each cell's history.jsonl, logs, porcupine files, and what a view reads),
+// so `chaos report DIR` can re-render a run that was moved, uploaded or
+// made by an older binary.
 package reports
 
 import (
@@ -17,7 +23,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
 // Files written into the run folder.
@@ -28,9 +34,9 @@ const (
 
 // Options tune Write.
 type Options struct {
-	// Expect adds known anomalies (see Expectation) to those recorded in
+	// Expect adds known anomalies (see run.Expectation) to those recorded in
 	// results.json's spec.expect.
-	Expect []Expectation
+	Expect []run.Expectation
 }
 
 // Write reads the run folder dir and writes report.html and junit.xml into
@@ -46,11 +52,7 @@ func WriteWith(dir string, opts Options) (*Run, error) {
 	r.Expect = mergeExpect(r.Expect, opts.Expect)
 	// junit.xml first: the page links to it.
 	var page, junit bytes.Buffer
-	cus := make([]*catchup.Result, len(r.Cells))
-	for i, c := range r.Cells {
-		cus[i] = c.Catchup
-	}
-	if err := writeJUnit(&junit, r.Result, r.Expect, cus); err != nil {
+	if err := writeJUnit(&junit, r, r.Expect); err != nil {
 		return r, fmt.Errorf("render %s: %w", JUnitFile, err)
 	}
 	if err := writeFile(filepath.Join(dir, JUnitFile), junit.Bytes()); err != nil {
@@ -62,10 +64,10 @@ func WriteWith(dir string, opts Options) (*Run, error) {
 	return r, writeFile(filepath.Join(dir, HTMLFile), page.Bytes())
 }
 
-func mergeExpect(a, b []Expectation) []Expectation {
-	seen := map[Expectation]bool{}
-	var out []Expectation
-	for _, e := range append(append([]Expectation(nil), a...), b...) {
+func mergeExpect(a, b []run.Expectation) []run.Expectation {
+	seen := map[run.Expectation]bool{}
+	var out []run.Expectation
+	for _, e := range append(append([]run.Expectation(nil), a...), b...) {
 		if !seen[e] {
 			seen[e] = true
 			out = append(out, e)

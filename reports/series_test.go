@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 	"math"
 	"os"
 	"path/filepath"
@@ -138,12 +139,12 @@ func writeBigHistory(tb testing.TB, path string, n int, secs float64) {
 // history is streamed into bounded buckets, so time is the JSON decoding
 // and the page stays the same size whatever the history's length.
 func BenchmarkRender1M(b *testing.B) {
-	s := syntheticMatrix()
-	s.cells = s.cells[:1]
-	s.res.Cells = s.res.Cells[:1]
-	s.cells[0].ops = nil
-	dir := writeSyntheticRun(b, s)
-	writeBigHistory(b, filepath.Join(dir, s.res.Cells[0].Name, "history.jsonl"), 1_000_000, 300)
+	s := reportstest.SyntheticMatrix()
+	s.Cells = s.Cells[:1]
+	s.Res.Cells = s.Res.Cells[:1]
+	s.Cells[0].Ops = nil
+	dir := reportstest.WriteRun(b, s)
+	writeBigHistory(b, filepath.Join(dir, s.Res.Cells[0].Name, "history.jsonl"), 1_000_000, 300)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
@@ -52,7 +52,7 @@ func TestMakeTestdata(t *testing.T) {
 		c.Dir, c.Cluster.Dir = res.Dir+"/"+c.Name, res.Dir+"/"+c.Name
 		from, to := filepath.Join(src, c.Name), filepath.Join(dst, c.Name)
 		for _, sub := range []string{"logs", "config"} {
-			copyDir(t, filepath.Join(from, sub), filepath.Join(to, sub))
+			reportstest.CopyDir(t, filepath.Join(from, sub), filepath.Join(to, sub))
 		}
 		ops, err := history.ReadOps(filepath.Join(from, "history.jsonl"))
 		if err != nil {
@@ -64,7 +64,7 @@ func TestMakeTestdata(t *testing.T) {
 				kept = append(kept, o)
 			}
 		}
-		writeJSONLines(t, filepath.Join(to, "history.jsonl"), kept)
+		reportstest.WriteJSONLines(t, filepath.Join(to, "history.jsonl"), kept)
 		entries, complete, err := history.ReadStream(filepath.Join(from, "stream.jsonl"))
 		if err != nil {
 			t.Fatal(err)
@@ -81,7 +81,7 @@ func TestMakeTestdata(t *testing.T) {
 		h := history.History{Ops: kept, Stream: keptEntries, StreamComplete: complete}
 		var recovery []checker.Result
 		for _, r := range c.Checks {
-			if r.Name == ckRecovery {
+			if r.Name == checker.NameRecovery {
 				recovery = append(recovery, r)
 			}
 		}
@@ -95,15 +95,15 @@ func TestMakeTestdata(t *testing.T) {
 		c.Verdict = run.VerdictOf(c.Checks)
 		c.Ops = run.CountOps(kept, time.Duration(c.Phases["workload"]*float64(time.Second)))
 		c.Stream.Entries, c.Stream.Complete = len(keptEntries), complete
-		writeJSONFile(t, filepath.Join(to, "results.json"), c)
+		reportstest.WriteJSON(t, filepath.Join(to, "results.json"), c)
 	}
 	res.Verdict = run.Valid
 	for _, c := range res.Cells {
-		res.Verdict = worse(res.Verdict, c.Verdict)
+		res.Verdict = run.Worse(res.Verdict, c.Verdict)
 	}
-	writeJSONFile(t, filepath.Join(dst, "results.json"), res)
-	writeJSONFile(t, filepath.Join(dst, "run.json"), res.Spec)
-	if err := packDir(filepath.Dir(dst), "run", testRunArchive); err != nil {
+	reportstest.WriteJSON(t, filepath.Join(dst, "results.json"), res)
+	reportstest.WriteJSON(t, filepath.Join(dst, "run.json"), res.Spec)
+	if err := reportstest.PackDir(filepath.Dir(dst), "run", testRunArchive); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%s rebuilt from %s with keys %v: %s", testRunArchive, src, keys, Headline(res))
@@ -111,67 +111,13 @@ func TestMakeTestdata(t *testing.T) {
 
 var storeFlag = regexp.MustCompile(` --store=\S+`)
 
+// testRunArchive is where TestMakeTestdata writes the run: the package
+// that embeds it for every test.
+var testRunArchive = filepath.Join("reportstest", reportstest.KVRunArchive)
+
 func envOr(k, d string) string {
 	if v := os.Getenv(k); v != "" {
 		return v
 	}
 	return d
-}
-
-func readJSONFile(t testing.TB, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeJSONFile(t testing.TB, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func copyFile(t testing.TB, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// copyDir copies a folder tree; a missing source is skipped.
-func copyDir(t testing.TB, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		copyFile(t, p, filepath.Join(to, rel))
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
 }

@@ -140,17 +140,18 @@ func (s Spec) Cells() []Cell {
 	return cells
 }
 
-// cellsOf is the cells of repeat r for the versions given.
+// cellsOf is the cells of repeat r for the versions given. A workload
+// this binary does not know (a stored run of another build) still gives
+// its cells; their names then carry no setting tags.
 func (s Spec) cellsOf(versions []string, r int) []Cell {
-	_, ss, err := s.settings()
-	if err != nil || len(ss) == 0 {
-		return nil
+	tags := make([]string, len(s.Settings))
+	if _, ss, err := s.settings(); err == nil {
+		tags = settingTags(ss)
 	}
-	tags := settingTags(ss)
 	var cells []Cell
 	for _, v := range versions {
 		for _, n := range s.Nemeses {
-			for i := range ss {
+			for i := range s.Settings {
 				for _, dg := range s.DirectGet {
 					c := Cell{DirectGet: dg, ServerVersion: v, Nemesis: n, Settings: s.Settings[i], Tag: tags[i]}
 					c.Name = c.name(len(s.ServerVersions) > 1, len(s.Nemeses) > 1)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
 func reportCmd() *cobra.Command {
@@ -23,7 +24,7 @@ It exits with the run's verdict, as run does.`,
 		Example: "  chaos report store/latest",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			exps, err := reports.ParseExpects(expect)
+			exps, err := run.ParseExpects(expect)
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -43,7 +44,7 @@ It exits with the run's verdict, as run does.`,
 					fmt.Fprintf(out, "finding: %s (%d)\n", filepath.Join(args[0], cell, findings.FileName), n)
 				}
 			}
-			return &exitError{code: reports.ExitCode(r.Result, r.Expect)}
+			return &exitError{code: run.ExitCode(r.Result, r.Expect)}
 		},
 	}
 	cmd.Flags().StringArrayVar(&expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (added to those the run recorded)")

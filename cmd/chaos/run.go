@@ -223,7 +223,7 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	exps, err := reports.ParseExpects(f.expect)
+	exps, err := run.ParseExpects(f.expect)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -247,7 +247,7 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	if err != nil {
 		return harnessErr(err)
 	}
-	code := reports.ExitCode(res, exps)
+	code := run.ExitCode(res, exps)
 	// The page and junit.xml are written even for an interrupted run: a
 	// partial run is still worth reading.
 	if r, err := reports.Write(res.Dir); err != nil {

@@ -1,4 +1,8 @@
-package reports
+package run
+
+// The exit-code policy of a run: its verdict once known anomalies are
+// excused (--expect), and the process exit code that follows. Reports show
+// the judged result; they do not decide it.
 
 import (
 	"fmt"
@@ -7,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
 // Expectation marks a known anomaly in some cells, so that a nightly run can
@@ -27,30 +30,54 @@ type Expectation struct {
 
 func (e Expectation) String() string { return e.Cells + "=" + e.Anomaly }
 
+// cellChecks finds a cell's checks by name.
+type cellChecks map[string]*checker.Result
+
+func checksOf(c CellResult) cellChecks {
+	m := cellChecks{}
+	for i := range c.Checks {
+		m[c.Checks[i].Name] = &c.Checks[i]
+	}
+	return m
+}
+
+// count is a check's count, 0 when the check did not run.
+func (m cellChecks) count(check, key string) int {
+	if r := m[check]; r != nil {
+		return r.Counts[key]
+	}
+	return 0
+}
+
 // knownAnomaly says which checkers an anomaly makes invalid.
 type knownAnomaly struct {
 	doc     string
-	explain func(s Summary, check string) bool // check's invalid verdict follows from the anomaly
-	found   func(s Summary) bool
+	explain func(m cellChecks, check string) bool // check's invalid verdict follows from the anomaly
+	found   func(m cellChecks) bool
 	witness string // the checker that proves the anomaly
 }
 
-// KnownAnomalies lists the anomalies --expect accepts.
+func staleReadsFound(m cellChecks) bool {
+	return m.count(checker.NameStaleRead, checker.CountStaleReads) > 0
+}
+
+// knownAnomalies lists the anomalies --expect accepts.
 var knownAnomalies = map[string]knownAnomaly{
 	"stale-reads": {
 		doc: "Direct Get stale reads: followers answer gets with an older revision; the session, stale-read " +
 			"and linearizability checkers fail, and wrong-last-seq fails only with rejections caused by stale reads",
-		explain: func(s Summary, check string) bool {
+		explain: func(m cellChecks, check string) bool {
 			switch check {
-			case ckStale, ckSession, ckLinear:
-				return s.Stale > 0
-			case ckAttribution:
-				return s.Stale > 0 && s.RejSpur == 0 && s.RejUnattr == 0
+			case checker.NameStaleRead, checker.NameSession, checker.NameLinearizability:
+				return staleReadsFound(m)
+			case checker.NameAttribution:
+				return staleReadsFound(m) && m.count(checker.NameAttribution, checker.CountRejectedSpurious) == 0 &&
+					m.count(checker.NameAttribution, checker.CountUnattributed) == 0
 			}
 			return false
 		},
-		found:   func(s Summary) bool { return s.Stale > 0 },
-		witness: ckStale,
+		found:   staleReadsFound,
+		witness: checker.NameStaleRead,
 	},
 }
 
@@ -102,31 +129,31 @@ type Judged struct {
 
 // JudgedCell is a cell seen through the expectations.
 type JudgedCell struct {
-	run.CellResult
+	CellResult
 	Checks    []Judged
-	Verdict   run.Verdict // effective verdict
+	Verdict   Verdict // effective verdict
 	Expected  []Expectation
 	Reproduce string // non-empty: an expected anomaly was not found
 }
 
 // Judge applies the expectations that match the cell.
-func Judge(c run.CellResult, exps []Expectation) JudgedCell {
+func Judge(c CellResult, exps []Expectation) JudgedCell {
 	j := JudgedCell{CellResult: c, Verdict: c.Verdict}
 	for _, e := range exps {
 		if ok, _ := path.Match(e.Cells, c.Name); ok {
 			j.Expected = append(j.Expected, e)
 		}
 	}
-	s := Summarize(c)
+	m := checksOf(c)
 	for _, r := range c.Checks {
 		jr := Judged{Result: r, Effective: r.Verdict}
 		for _, e := range j.Expected {
 			k := knownAnomalies[e.Anomaly]
-			if r.Verdict == checker.Invalid && k.explain(s, r.Name) {
+			if r.Verdict == checker.Invalid && k.explain(m, r.Name) {
 				jr.Effective, jr.Expected = checker.Valid, e.String()
 				jr.Note = "expected (--expect " + e.String() + "): " + k.doc
 			}
-			if r.Name == k.witness && !k.found(s) && r.Verdict == checker.Valid {
+			if r.Name == k.witness && !k.found(m) && r.Verdict == checker.Valid {
 				jr.Effective, jr.Expected = checker.Invalid, e.String()
 				jr.Note = fmt.Sprintf("expected %s (--expect %s) but none were found: the known anomaly did not reproduce", e.Anomaly, e)
 				j.Reproduce = jr.Note
@@ -134,23 +161,23 @@ func Judge(c run.CellResult, exps []Expectation) JudgedCell {
 		}
 		j.Checks = append(j.Checks, jr)
 	}
-	if c.Verdict != run.Error && len(c.Checks) > 0 {
-		j.Verdict = verdictOf(j.Checks)
+	if c.Verdict != Error && len(c.Checks) > 0 {
+		j.Verdict = judgedVerdict(j.Checks)
 	}
 	return j
 }
 
-func verdictOf(checks []Judged) run.Verdict {
+func judgedVerdict(checks []Judged) Verdict {
 	rs := make([]checker.Result, len(checks))
 	for i, c := range checks {
 		rs[i] = checker.Result{Verdict: c.Effective}
 	}
-	return run.VerdictOf(rs)
+	return VerdictOf(rs)
 }
 
 // JudgeRun judges every cell; unused lists expectations that matched no
 // cell (a typo in a nightly must not pass silently).
-func JudgeRun(res run.Result, exps []Expectation) (cells []JudgedCell, unused []Expectation) {
+func JudgeRun(res Result, exps []Expectation) (cells []JudgedCell, unused []Expectation) {
 	used := make([]bool, len(exps))
 	for _, c := range res.Cells {
 		j := Judge(c, exps)
@@ -169,28 +196,17 @@ func JudgeRun(res run.Result, exps []Expectation) (cells []JudgedCell, unused []
 	return cells, unused
 }
 
-// rank orders verdicts as run does: invalid, then harness error, then
-// unknown, then valid.
-var rank = map[run.Verdict]int{run.Valid: 0, run.Unknown: 1, run.Error: 2, run.Invalid: 3}
-
-func worse(a, b run.Verdict) run.Verdict {
-	if rank[b] > rank[a] {
-		return b
-	}
-	return a
-}
-
 // EffectiveVerdict is the run's verdict once expected anomalies are
 // excused: the worst judged cell; an expectation that matched no cell, or
 // an interruption, is a harness error.
-func EffectiveVerdict(res run.Result, exps []Expectation) run.Verdict {
+func EffectiveVerdict(res Result, exps []Expectation) Verdict {
 	cells, unused := JudgeRun(res, exps)
-	v := run.Valid
+	v := Valid
 	if len(cells) == 0 || len(unused) > 0 || res.Interrupted {
-		v = run.Error
+		v = Error
 	}
 	for _, c := range cells {
-		v = worse(v, c.Verdict)
+		v = Worse(v, c.Verdict)
 	}
 	return v
 }
@@ -198,9 +214,9 @@ func EffectiveVerdict(res run.Result, exps []Expectation) run.Verdict {
 // ExitCode is the process exit code for a run under expectations: the
 // worst effective cell's, 130 when interrupted. Without expectations it is
 // the pipeline's own code.
-func ExitCode(res run.Result, exps []Expectation) int {
+func ExitCode(res Result, exps []Expectation) int {
 	if res.Interrupted {
-		return run.ExitInterrupted
+		return ExitInterrupted
 	}
 	return EffectiveVerdict(res, exps).ExitCode()
 }

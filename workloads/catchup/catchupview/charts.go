@@ -1,20 +1,23 @@
-package reports
+package catchupview
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
 // Chart kinds of a catch-up cell, besides the memory of every node.
 const (
-	chTarget  = "Memory of the catching-up node"
-	chLag     = "Catch-up progress"
-	chPublish = "Publish latency"
+	kindTarget  = "Memory of the catching-up node"
+	kindLag     = "Catch-up progress"
+	kindPublish = "Publish latency"
 )
 
 // Band colours of a catch-up cell's phases.
@@ -25,15 +28,15 @@ const (
 
 // catchupBands shade the target's absence and its catch-up on every chart
 // of the cell, so a jump in memory or latency has its phase next to it.
-func catchupBands(r *catchup.Result) []Band {
-	var out []Band
-	t := orDefault(r.Target, "target")
+func catchupBands(r *catchup.Result) []reports.Band {
+	var out []reports.Band
+	t := cmp.Or(r.Target, "target")
 	if p := r.Phase(catchup.PhaseDown); p.Name != "" {
-		out = append(out, Band{From: float64(p.StartMs) / 1000, To: float64(p.EndMs) / 1000, Label: t + " down",
+		out = append(out, reports.Band{From: float64(p.StartMs) / 1000, To: float64(p.EndMs) / 1000, Label: t + " down",
 			Color: colDownBand, Legend: "target down (killed, wiped)"})
 	}
 	if p := r.Phase(catchup.PhaseCatchup); p.Name != "" {
-		out = append(out, Band{From: float64(p.StartMs) / 1000, To: float64(p.EndMs) / 1000, Label: "catching up",
+		out = append(out, reports.Band{From: float64(p.StartMs) / 1000, To: float64(p.EndMs) / 1000, Label: "catching up",
 			Color: colCatchupBand, Legend: "catching up"})
 	}
 	return out
@@ -64,15 +67,15 @@ func catchupXMax(r *catchup.Result) float64 {
 
 // catchupMarks are the moments every chart of a catch-up cell marks: OOM
 // kills (solid red) and the target current (solid green).
-func catchupMarks(r *catchup.Result) []Mark {
-	var ms []Mark
+func catchupMarks(r *catchup.Result) []reports.Mark {
+	var ms []reports.Mark
 	for _, e := range r.Events {
 		if e.Kind == catchup.EvOOMKill {
-			ms = append(ms, Mark{X: float64(e.TMs) / 1000, Label: "OOM " + e.Node, Color: colRed, Solid: true})
+			ms = append(ms, reports.Mark{X: float64(e.TMs) / 1000, Label: "OOM " + e.Node, Color: reports.ColRed, Solid: true})
 		}
 	}
 	if r.CatchUp.CurrentAtMs > 0 {
-		ms = append(ms, Mark{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: colGreen, Solid: true})
+		ms = append(ms, reports.Mark{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: reports.ColGreen, Solid: true})
 	}
 	return ms
 }
@@ -80,7 +83,7 @@ func catchupMarks(r *catchup.Result) []Mark {
 // unaskedMemory is the memory of a catch-up cell as the chart draws it:
 // the harness's own kill, wipe and start are the shaded bands, so only
 // what nobody asked for is marked.
-func unaskedMemory(m *Memory) *Memory {
+func unaskedMemory(m *reports.Memory) *reports.Memory {
 	out := *m
 	out.Events = nil
 	for _, e := range m.Events {
@@ -102,9 +105,10 @@ func unaskedMemory(m *Memory) *Memory {
 // lagChart draws how far the target is behind the stream leader: messages
 // (the leader's last sequence minus the target's; the whole stream while it
 // is down or empty) and the replica lag the leader reports.
-func lagChart(r *catchup.Result, bands []Band, xmax float64) *chart {
-	t := orDefault(r.Target, "the target")
-	c := newTimeChart("How far "+t+" is behind the stream leader", "messages behind", xmax, bands)
+func lagChart(r *catchup.Result, bands []reports.Band, xmax float64) *reports.Chart {
+	t := cmp.Or(r.Target, "the target")
+	c := reports.NewTimeChart("How far "+t+" is behind the stream leader", "messages behind", xmax, bands)
+	c.Kind = kindLag
 	if len(r.Lag) == 0 {
 		c.Empty = "no catch-up samples (lag.csv is empty)"
 		return c
@@ -120,9 +124,9 @@ func lagChart(r *catchup.Result, bands []Band, xmax float64) *chart {
 		behind = append(behind, plotter.XY{X: x, Y: float64(l.Behind)})
 		raft = append(raft, plotter.XY{X: x, Y: float64(l.ReplicaLag)})
 	}
-	c.line("messages "+t+" is behind", behind, lineStyle(colBlue, 1.8, false))
-	c.line("replica lag the leader reports (raft entries)", raft, lineStyle(colOrange, 1.2, true))
-	c.marks(catchupMarks(r))
+	c.Line("messages "+t+" is behind", behind, reports.LineStyle(reports.ColBlue, 1.8, false))
+	c.Line("replica lag the leader reports (raft entries)", raft, reports.LineStyle(reports.ColOrange, 1.2, true))
+	c.Marks(catchupMarks(r))
 	if cu := r.CatchUp; cu.RestartAtMs > 0 {
 		note := fmt.Sprintf("%s restarted at %s", t, fmtAt(cu.RestartAtMs))
 		if cu.FirstSeenAtMs > 0 {
@@ -140,10 +144,11 @@ func lagChart(r *catchup.Result, bands []Band, xmax float64) *chart {
 
 // publishChart draws the latency of acknowledged publishes, second by
 // second, on a log scale; seconds with errors are listed under it.
-func publishChart(r *catchup.Result, bands []Band, xmax float64) *chart {
-	c := newTimeChart("Publish latency, acknowledged, per second", "latency (log scale)", xmax, bands)
+func publishChart(r *catchup.Result, bands []reports.Band, xmax float64) *reports.Chart {
+	c := reports.NewTimeChart("Publish latency, acknowledged, per second", "latency (log scale)", xmax, bands)
+	c.Kind = kindPublish
 	c.YLog = true
-	c.Plot.Y.Tick.Marker = msLogTicks
+	c.Plot.Y.Tick.Marker = reports.MsLogTicks
 	secs := r.Publish.PerSecond
 	if len(secs) == 0 {
 		c.Empty = "no publishes recorded (publish.csv is empty)"
@@ -164,18 +169,18 @@ func publishChart(r *catchup.Result, bands []Band, xmax float64) *chart {
 		if s.Errors > 0 || s.Timeouts > 0 {
 			var what []string
 			if s.Timeouts > 0 {
-				what = append(what, plural(int(s.Timeouts), "timeout", "timeouts"))
+				what = append(what, reports.Plural(int(s.Timeouts), "timeout", "timeouts"))
 			}
 			if s.Errors > 0 {
-				what = append(what, plural(int(s.Errors), "error", "errors"))
+				what = append(what, reports.Plural(int(s.Errors), "error", "errors"))
 			}
 			errs = append(errs, fmt.Sprintf("%d-%d s: %s", s.T, s.T+1, strings.Join(what, ", ")))
 		}
 	}
-	c.line("max", mx, lineStyle(colGrey, 0.9, false))
-	c.line("p99", p99, lineStyle(colBlue, 1.8, false))
-	c.line("p50", p50, lineStyle(colSky, 1.2, true))
-	c.marks(catchupMarks(r))
+	c.Line("max", mx, reports.LineStyle(reports.ColGrey, 0.9, false))
+	c.Line("p99", p99, reports.LineStyle(reports.ColBlue, 1.8, false))
+	c.Line("p50", p50, reports.LineStyle(reports.ColSky, 1.2, true))
+	c.Marks(catchupMarks(r))
 	if len(errs) > 0 {
 		if len(errs) > 8 {
 			errs = append(errs[:8], fmt.Sprintf("%d more seconds in publish.csv", len(errs)-8))
@@ -189,8 +194,8 @@ func publishChart(r *catchup.Result, bands []Band, xmax float64) *chart {
 // its RSS, the limit and GOMEMLIMIT: the cgroup usage counts page cache,
 // which fills up to whatever limit there is (or to the stream's size
 // without one) and would flatten the rest, so it is clipped at the top.
-func targetMemoryChart(m *Memory, r *catchup.Result, goMemLimit int64, bands []Band, xmax float64) *chart {
-	t := &Memory{}
+func targetMemoryChart(m *reports.Memory, r *catchup.Result, goMemLimit int64, bands []reports.Band, xmax float64) *reports.Chart {
+	t := &reports.Memory{}
 	for _, n := range m.Nodes {
 		if n.Node == r.Target {
 			t.Nodes = append(t.Nodes, n)
@@ -208,17 +213,17 @@ func targetMemoryChart(m *Memory, r *catchup.Result, goMemLimit int64, bands []B
 	}
 	title := "Memory of the catching-up node " + r.Target
 	if len(t.Nodes) == 0 {
-		c := newTimeChart(title, "memory", xmax, bands)
-		c.Empty = "no memory samples of " + orDefault(r.Target, "the target")
+		c := reports.NewTimeChart(title, "memory", xmax, bands)
+		c.Kind, c.Empty = kindTarget, "no memory samples of "+cmp.Or(r.Target, "the target")
 		return c
 	}
-	c := memoryChart(unaskedMemory(t), bands, xmax)
-	c.Title = title
+	c := reports.MemoryChart(unaskedMemory(t), bands, xmax)
+	c.Kind, c.Title = kindTarget, title
 	c.Notes = nil // the OOM kills are in the chart of every node, and in the events
 	if goMemLimit > 0 {
-		c.hline("GOMEMLIMIT "+fmtSize(goMemLimit), float64(goMemLimit), lineStyle(colGrey, 1.2, true))
+		c.HLine("GOMEMLIMIT "+fmtSize(goMemLimit), float64(goMemLimit), reports.LineStyle(reports.ColGrey, 1.2, true))
 	}
-	c.marks(currentMark(r))
+	c.Marks(currentMark(r))
 	// The scale follows the target from its restart to the heal: what ran
 	// under the limit.
 	from, to := int64(0), int64(math.MaxInt64)
@@ -249,16 +254,56 @@ func targetMemoryChart(m *Memory, r *catchup.Result, goMemLimit int64, bands []B
 			scale = "the RSS"
 		}
 		c.Notes = append(c.Notes, fmt.Sprintf("Scaled to %s from the restart to the heal: "+
-			"the cgroup usage (page cache included) went up to %s, above the top of the scale.", scale, fmtBytes(float64(usage))))
+			"the cgroup usage (page cache included) went up to %s, above the top of the scale.", scale, reports.FormatBytes(float64(usage))))
 	}
 	return c
 }
 
 // limitOf is the highest hard limit a node had (0: none).
-func limitOf(n NodeMemory) (int64, bool) {
+func limitOf(n reports.NodeMemory) (int64, bool) {
 	var l int64
 	for _, s := range n.Limit {
 		l = max(l, s.Bytes)
 	}
 	return l, l > 0
+}
+
+// catchupMemory is a memory source for any cell that holds a catchup.json:
+// per node the memory the limit counts (solid), the resident memory
+// (dashed) and the hard limit as it changed; OOM kills in red; the
+// harness's own kills, wipes and starts in grey.
+func catchupMemory(cellDir string, _ run.CellResult) (*reports.Memory, error) {
+	m, err := readMeasured(cellDir)
+	if m == nil || err != nil {
+		return nil, err
+	}
+	return memoryOfCatchup(m.Result), nil
+}
+
+// memoryOfCatchup is catchup.json's memory in the chart's shape; its times
+// are ms since the cell began, the chart's ns.
+func memoryOfCatchup(r catchup.Result) *reports.Memory {
+	m := &reports.Memory{}
+	samples := func(s catchup.Series) []reports.MemSample {
+		out := make([]reports.MemSample, 0, len(s.T))
+		for i := range s.T {
+			if i < len(s.V) {
+				out = append(out, reports.MemSample{T: s.T[i] * 1e6, Bytes: s.V[i]})
+			}
+		}
+		return out
+	}
+	for _, n := range r.Memory {
+		m.Nodes = append(m.Nodes, reports.NodeMemory{Node: n.Node, Samples: samples(n.Usage), RSS: samples(n.RSS), Limit: samples(n.Limit)})
+	}
+	for _, e := range r.Events {
+		ev := reports.OOMKill{Node: e.Node, T: e.TMs * 1e6, Kind: string(e.Kind), Detail: e.Detail}
+		switch e.Kind {
+		case catchup.EvOOMKill:
+			m.OOMKills = append(m.OOMKills, ev)
+		case catchup.EvKill, catchup.EvWipe, catchup.EvStart, catchup.EvRestart, catchup.EvDied:
+			m.Events = append(m.Events, ev)
+		}
+	}
+	return m
 }

@@ -1,13 +1,16 @@
-package reports
+package catchupview
 
 import (
 	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
+	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
@@ -24,17 +27,13 @@ const (
 // returns the run folder.
 func unpackCatchup(t testing.TB, name string) string {
 	t.Helper()
-	dir := t.TempDir()
-	if err := unpack(filepath.Join("testdata", name+".tar.gz"), dir); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(dir, name)
+	return reportstest.UnpackRun(t, filepath.Join("testdata", name+".tar.gz"))
 }
 
 // TestMakeCatchupTestdata trims a stored catch-up run into
 // testdata/<name>.tar.gz. It runs only when asked:
 //
-//	CHAOS_TESTDATA_CATCHUP=store/<run-id> CHAOS_TESTDATA_NAME=catchup go test ./reports -run TestMakeCatchupTestdata
+//	CHAOS_TESTDATA_CATCHUP=store/<run-id> CHAOS_TESTDATA_NAME=catchup go test ./workloads/catchup/catchupview -run TestMakeCatchupTestdata
 //
 // Every number the report shows comes from results.json and catchup.json,
 // which keep their verdicts, checks, peaks, events, lag and publish
@@ -59,10 +58,10 @@ func TestMakeCatchupTestdata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := decodeResult(b, &res); err != nil {
+	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
-	if !isCatchupRun(res) {
+	if res.Spec.Workload != "catchup" {
 		t.Fatalf("%s is a %q run, not a catch-up run", src, res.Spec.Workload)
 	}
 	res.Dir, res.Spec.Store = "store/"+res.ID, "store"
@@ -72,15 +71,16 @@ func TestMakeCatchupTestdata(t *testing.T) {
 		c := &res.Cells[i]
 		c.Dir, c.Cluster.Dir = res.Dir+"/"+c.Name, res.Dir+"/"+c.Name
 		from, to := filepath.Join(src, c.Name), filepath.Join(dst, c.Name)
-		writeJSONFile(t, filepath.Join(to, "results.json"), c)
-		copyDir(t, filepath.Join(from, "config"), filepath.Join(to, "config"))
+		reportstest.WriteJSON(t, filepath.Join(to, "results.json"), c)
+		reportstest.CopyDir(t, filepath.Join(from, "config"), filepath.Join(to, "config"))
 		for _, f := range []string{catchup.LagFile, catchup.PublishFile, catchup.EventsFile} {
-			copyFile(t, filepath.Join(from, f), filepath.Join(to, f))
+			reportstest.CopyFile(t, filepath.Join(from, f), filepath.Join(to, f))
 		}
-		cu, err := readCatchup(from)
-		if err != nil || cu == nil {
+		m, err := readMeasured(from)
+		if err != nil || m == nil {
 			t.Fatalf("%s: no catchup.json (%v)", from, err)
 		}
+		cu := &m.Result
 		cu.Dir, cu.Cluster.Dir = c.Dir, c.Dir
 		for j := range cu.Memory {
 			m := &cu.Memory[j]
@@ -94,21 +94,21 @@ func TestMakeCatchupTestdata(t *testing.T) {
 		if err := catchup.WriteMemoryCSV(&mem, cu.Memory); err != nil {
 			t.Fatal(err)
 		}
-		writeText(t, filepath.Join(to, catchup.MemoryFile), mem.String())
-		writeJSONLines(t, filepath.Join(to, catchup.HealthFile), cu.Health)
+		reportstest.WriteText(t, filepath.Join(to, catchup.MemoryFile), mem.String())
+		reportstest.WriteJSONLines(t, filepath.Join(to, catchup.HealthFile), cu.Health)
 		thinStates(t, filepath.Join(from, catchup.StatesFile), filepath.Join(to, catchup.StatesFile))
 		logs, _ := filepath.Glob(filepath.Join(from, "logs", "*.log"))
 		for _, l := range logs {
 			thinLog(t, l, filepath.Join(to, "logs", filepath.Base(l)))
 		}
 	}
-	writeJSONFile(t, filepath.Join(dst, "results.json"), res)
-	writeJSONFile(t, filepath.Join(dst, "run.json"), res.Spec)
+	reportstest.WriteJSON(t, filepath.Join(dst, "results.json"), res)
+	reportstest.WriteJSON(t, filepath.Join(dst, "run.json"), res.Spec)
 	archive := filepath.Join("testdata", name+".tar.gz")
-	if err := packDir(root, name, archive); err != nil {
+	if err := reportstest.PackDir(root, name, archive); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s rebuilt from %s: %s", archive, src, Headline(res))
+	t.Logf("%s rebuilt from %s: %s", archive, src, reports.Headline(res))
 }
 
 // thinSeries keeps every other sample, each peak, the last one and the
@@ -174,7 +174,7 @@ func thinStates(t testing.TB, from, to string) {
 		}
 		seen[s.Node] = k
 	}
-	writeText(t, to, strings.Join(out, "\n")+"\n")
+	reportstest.WriteText(t, to, strings.Join(out, "\n")+"\n")
 }
 
 // thinLog keeps a node log's first lines (the server's banner and
@@ -193,35 +193,9 @@ func thinLog(t testing.TB, from, to string) {
 			out = append(out, l)
 		}
 	}
-	writeText(t, to, strings.Join(out, "\n")+"\n")
+	reportstest.WriteText(t, to, strings.Join(out, "\n")+"\n")
 }
 
-func writeJSONLines[T any](t testing.TB, path string, items []T) {
-	t.Helper()
-	var b strings.Builder
-	for _, it := range items {
-		line, err := json.Marshal(it)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	writeText(t, path, b.String())
-}
-
-func writeText(t testing.TB, path, s string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// The catch-up test runs render as an operator reads them: the headline
-// in numbers, the table, and JUnit with a suite per cell.
 func TestCatchupTestdata(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -246,11 +220,11 @@ func TestCatchupTestdata(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := unpackCatchup(t, tt.name)
-			r, err := Write(dir)
+			r, err := reports.Write(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := HeadlineParts(r.Result); strings.Join(got, "\n") != strings.Join(tt.headline, "\n") {
+			if got := reports.HeadlineParts(r.Result); strings.Join(got, "\n") != strings.Join(tt.headline, "\n") {
 				t.Errorf("headline\n got: %s\nwant: %s", strings.Join(got, "\n      "), strings.Join(tt.headline, "\n      "))
 			}
 			page := pageOf(t, dir)
@@ -259,11 +233,13 @@ func TestCatchupTestdata(t *testing.T) {
 					t.Errorf("page lacks %q", w)
 				}
 			}
-			var s xmlSuites
-			readXMLFile(t, filepath.Join(dir, JUnitFile), &s)
+			var s jSuites
+			readXMLFile(t, filepath.Join(dir, reports.JUnitFile), &s)
 			if s.Tests != tt.tests || s.Failures != tt.failures || s.Errors != tt.errors {
 				t.Errorf("junit: %d tests, %d failures, %d errors; want %d, %d, %d", s.Tests, s.Failures, s.Errors, tt.tests, tt.failures, tt.errors)
 			}
 		})
 	}
 }
+
+var storeFlag = regexp.MustCompile(` --store=\S+`)

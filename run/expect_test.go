@@ -1,0 +1,210 @@
+package run
+
+import (
+	"testing"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+)
+
+// Histories for the policy tests, checked by the real checkers so the
+// counts the policy reads are the ones they write.
+
+// seedOps is the reported case on key k: client 0 reads its own older
+// revision (a stale read) and its update fails with 10071.
+func seedOps(key string, t0 int64) []history.Op {
+	ms := func(n int64) int64 { return t0 + n*1e6 }
+	return []history.Op{
+		{Client: 0, Type: history.Create, Key: key, Value: key + "-1", Rev: 1, Outcome: history.OK, Invoke: ms(1), Complete: ms(2)},
+		{Client: 0, Type: history.Get, Key: key, Value: key + "-1", Rev: 1, Outcome: history.OK, Invoke: ms(3), Complete: ms(4)},
+		{Client: 0, Type: history.Update, Key: key, Value: key + "-2", ExpectedRev: 1, Rev: 2, Outcome: history.OK, Invoke: ms(5), Complete: ms(6)},
+		{Client: 0, Node: "n2", Type: history.Get, Key: key, Value: key + "-1", Rev: 1, Outcome: history.OK, Invoke: ms(7), Complete: ms(8)},
+		{Client: 0, Type: history.Update, Key: key, Value: key + "-3", ExpectedRev: 1, Outcome: history.Fail, Err: history.ErrWrongLastSeq,
+			ErrCode: 10071, ErrSeq: 2, Invoke: ms(9), Complete: ms(10)},
+	}
+}
+
+// cleanOps: one writer, every read current.
+func cleanOps(key string, t0 int64) []history.Op {
+	ms := func(n int64) int64 { return t0 + n*1e6 }
+	return []history.Op{
+		{Client: 1, Type: history.Create, Key: key, Value: key + "-1", Rev: 1, Outcome: history.OK, Invoke: ms(1), Complete: ms(2)},
+		{Client: 1, Type: history.Get, Key: key, Value: key + "-1", Rev: 1, Outcome: history.OK, Invoke: ms(3), Complete: ms(4)},
+		{Client: 1, Type: history.Update, Key: key, Value: key + "-2", ExpectedRev: 1, Rev: 2, Outcome: history.OK, Invoke: ms(5), Complete: ms(6)},
+	}
+}
+
+// spuriousOps: a 10071 naming the very revision the update expected,
+// nothing else wrote the key.
+// Its create is stream sequence rev (KV revisions count over the bucket).
+func spuriousOps(key string, rev uint64, t0 int64) []history.Op {
+	ms := func(n int64) int64 { return t0 + n*1e6 }
+	return []history.Op{
+		{Client: 2, Type: history.Create, Key: key, Value: key + "-1", Rev: rev, Outcome: history.OK, Invoke: ms(1), Complete: ms(2)},
+		{Client: 2, Type: history.Get, Key: key, Value: key + "-1", Rev: rev, Outcome: history.OK, Invoke: ms(3), Complete: ms(4)},
+		{Client: 2, Type: history.Update, Key: key, Value: key + "-2", ExpectedRev: rev, Outcome: history.Fail, Err: history.ErrWrongLastSeq,
+			ErrCode: 10071, ErrSeq: rev, Invoke: ms(5), Complete: ms(6)},
+	}
+}
+
+// checkedCell runs every checker on ops (the stream is what the ok writes
+// left) and returns the cell as the pipeline stores it.
+func checkedCell(t *testing.T, name string, ops ...[]history.Op) CellResult {
+	t.Helper()
+	var all []history.Op
+	for _, o := range ops {
+		all = append(all, o...)
+	}
+	var stream []history.Entry
+	for _, o := range all {
+		if o.IsWrite() && o.Outcome == history.OK {
+			stream = append(stream, history.Entry{Seq: o.Rev, Key: o.Key, Value: o.Value})
+		}
+	}
+	for i, e := range stream {
+		if e.Seq != uint64(i+1) {
+			t.Fatalf("the ok writes' revisions %v are not the stream's sequences 1, 2, ...", stream)
+		}
+	}
+	h := history.History{Ops: all, Stream: stream, StreamComplete: true}
+	checks := checker.Run(h, checker.All(checker.Options{Timeout: 10 * time.Second}))
+	checks = append(checks, recoveryCheck(nemesis.Recovery{Recovered: true, Detail: "recovered"}))
+	return CellResult{Cell: Cell{Name: name}, Checks: checks, Verdict: VerdictOf(checks)}
+}
+
+func verdicts(j JudgedCell) map[string]checker.Verdict {
+	out := map[string]checker.Verdict{}
+	for _, c := range j.Checks {
+		out[c.Name] = c.Effective
+	}
+	return out
+}
+
+func TestJudgeStaleReads(t *testing.T) {
+	on := Expectation{Cells: "direct-get-on", Anomaly: "stale-reads"}
+	tests := []struct {
+		name      string
+		cell      CellResult
+		want      Verdict
+		failing   []string // checks still failing
+		reproduce bool
+	}{
+		{"the seed's stale read and its rejection are excused", checkedCell(t, "direct-get-on", seedOps("k0", 0)), Valid, nil, false},
+		{"a spurious 10071 is not explained by stale reads", checkedCell(t, "direct-get-on", seedOps("k0", 0), spuriousOps("k1", 3, 0)),
+			Invalid, []string{checker.NameAttribution}, false},
+		{"no stale read: the control did not reproduce", checkedCell(t, "direct-get-on", cleanOps("k0", 0)), Invalid,
+			[]string{checker.NameStaleRead}, true},
+		{"a cell the expectation does not name is judged as is", checkedCell(t, "direct-get-off", seedOps("k0", 0)), Invalid,
+			[]string{checker.NameSession, checker.NameStaleRead, checker.NameAttribution, checker.NameLinearizability}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.cell.Name == "direct-get-on" && tt.cell.Verdict != Invalid && !tt.reproduce {
+				t.Fatalf("the history is not invalid to begin with: %+v", tt.cell.Checks)
+			}
+			j := Judge(tt.cell, []Expectation{on})
+			if j.Verdict != tt.want {
+				t.Errorf("verdict %s, want %s (checks %v)", j.Verdict, tt.want, verdicts(j))
+			}
+			var failing []string
+			for _, c := range j.Checks {
+				if c.Effective != checker.Valid {
+					failing = append(failing, c.Name)
+				}
+			}
+			if len(failing) != len(tt.failing) {
+				t.Fatalf("failing %v, want %v", failing, tt.failing)
+			}
+			for i := range failing {
+				if failing[i] != tt.failing[i] {
+					t.Errorf("failing %v, want %v", failing, tt.failing)
+				}
+			}
+			if (j.Reproduce != "") != tt.reproduce {
+				t.Errorf("reproduce note %q", j.Reproduce)
+			}
+		})
+	}
+}
+
+// result makes a run of cells.
+func result(cells ...CellResult) Result {
+	res := Result{ID: "r", Verdict: Valid}
+	for _, c := range cells {
+		res.Cells = append(res.Cells, c)
+		res.Verdict = Worse(res.Verdict, c.Verdict)
+	}
+	return res
+}
+
+func TestExitCode(t *testing.T) {
+	stale := func() CellResult { return checkedCell(t, "direct-get-on", seedOps("k0", 0)) }
+	clean := checkedCell(t, "direct-get-off", cleanOps("k0", 0))
+	unknown := clean
+	unknown.Checks = append([]checker.Result{{Name: checker.NameLinearizability, Verdict: checker.Unknown, Reason: "t"}}, clean.Checks[1:]...)
+	unknown.Verdict = VerdictOf(unknown.Checks)
+	harness := CellResult{Cell: Cell{Name: "direct-get-off"}, Verdict: Error, Error: "boom"}
+	on := Expectation{Cells: "direct-get-on", Anomaly: "stale-reads"}
+	tests := []struct {
+		name string
+		res  Result
+		exps []Expectation
+		want int
+	}{
+		{"no expectation: the pipeline's code", result(stale(), clean), nil, ExitInvalid},
+		{"expected anomaly: green", result(stale(), clean), []Expectation{on}, ExitValid},
+		{"expected but absent: red", result(checkedCell(t, "direct-get-on", cleanOps("k0", 0)), clean), []Expectation{on}, ExitInvalid},
+		{"unknown stays unknown", result(stale(), unknown), []Expectation{on}, ExitUnknown},
+		{"harness error stays", result(stale(), harness), []Expectation{on}, ExitHarness},
+		{"unused expectation is a harness error", result(clean), []Expectation{on}, ExitHarness},
+		{"interrupted", func() Result { r := result(clean); r.Interrupted = true; return r }(), nil, ExitInterrupted},
+		{"nothing ran", result(), nil, ExitHarness},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ExitCode(tt.res, tt.exps); got != tt.want {
+				t.Errorf("ExitCode = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestJudgeRunUnused(t *testing.T) {
+	res := result(checkedCell(t, "v2.15.3_direct-get-on", seedOps("k0", 0)))
+	used := Expectation{Cells: "*direct-get-on", Anomaly: "stale-reads"}
+	typo := Expectation{Cells: "direct-get-onn", Anomaly: "stale-reads"}
+	cells, unused := JudgeRun(res, []Expectation{used, typo})
+	if len(cells) != 1 || cells[0].Verdict != Valid || len(cells[0].Expected) != 1 {
+		t.Errorf("judged %+v", cells)
+	}
+	if len(unused) != 1 || unused[0] != typo {
+		t.Errorf("unused %v, want [%v]", unused, typo)
+	}
+}
+
+func TestParseExpect(t *testing.T) {
+	e, err := ParseExpect("*direct-get-on=stale-reads")
+	if err != nil || e != (Expectation{Cells: "*direct-get-on", Anomaly: "stale-reads"}) {
+		t.Errorf("ParseExpect = %+v, %v", e, err)
+	}
+	for _, bad := range []string{"", "direct-get-on", "=stale-reads", "direct-get-on=", "x=lost-writes", "[=stale-reads"} {
+		if _, err := ParseExpect(bad); err == nil {
+			t.Errorf("ParseExpect(%q) accepted", bad)
+		}
+	}
+	if _, err := ParseExpects([]string{"a=stale-reads", "bad"}); err == nil {
+		t.Error("ParseExpects accepted a bad value")
+	}
+	if got := KnownAnomalyNames(); len(got) != 1 || got[0] != "stale-reads" {
+		t.Errorf("KnownAnomalyNames = %v", got)
+	}
+}
+
+// The recovery check keeps the name readers look it up by.
+func TestRecoveryCheckName(t *testing.T) {
+	if got := recoveryCheck(nemesis.Recovery{}).Name; got != checker.NameRecovery {
+		t.Errorf("recovery check named %q, want checker.NameRecovery %q", got, checker.NameRecovery)
+	}
+}

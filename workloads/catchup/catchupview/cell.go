@@ -1,0 +1,144 @@
+package catchupview
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
+)
+
+// catchupFiles are a catch-up cell's own files, with what each holds.
+var catchupFiles = []struct{ rel, text string }{
+	{catchup.ResultFile, catchup.ResultFile + " (everything measured, the series and the checks)"},
+	{catchup.MemoryFile, catchup.MemoryFile + " (memory per node: cgroup usage and RSS, with the limit)"},
+	{catchup.LagFile, catchup.LagFile + " (the target against the stream leader)"},
+	{catchup.PublishFile, catchup.PublishFile + " (publishes per second: acks, errors, latency)"},
+	{catchup.EventsFile, catchup.EventsFile + " (kills, wipes, starts, limits, OOM kills, restarts)"},
+	{catchup.HealthFile, catchup.HealthFile + " (every /healthz answer)"},
+	{catchup.StatesFile, catchup.StatesFile + " (the runtime's view of each node)"},
+	{"results.json", "results.json (this cell's verdict and checks)"},
+}
+
+// catchupCell fills the catch-up parts of a cell's section: its sentence,
+// facts, charts, tables and files.
+func catchupCell(r *reports.Run, c *reports.Cell, v *reports.CellSection, s CatchupSummary) {
+	v.Sentence = s.Sentence()
+	v.ChartNote, v.Recovery, v.Charts = "", "", nil
+	if c.Rel != "" {
+		v.Files = nil
+		for _, f := range catchupFiles {
+			v.Files = append(v.Files, reports.FileLink(r.Dir, path.Join(c.Rel, f.rel), f.text))
+		}
+	}
+	m := measuredOf(c)
+	if m == nil {
+		why := cmp.Or(c.DataErr, "no "+catchup.ResultFile)
+		v.ChartNote = "No charts: " + why + " (the cell did not get far enough to save its measurements)."
+		return
+	}
+	cr := &m.Result
+	v.Facts = catchupFacts(c, cr)
+	xmax := catchupXMax(cr)
+	bands := catchupBands(cr)
+	if c.Memory != nil {
+		mc := reports.MemoryChart(unaskedMemory(c.Memory), bands, xmax)
+		mc.Marks(currentMark(cr))
+		v.Charts = append(v.Charts, targetMemoryChart(c.Memory, cr, s.goMemLimit(), bands, xmax), mc)
+	}
+	v.Charts = append(v.Charts, lagChart(cr, bands, xmax), publishChart(cr, bands, xmax))
+	if cr.Recovery != nil {
+		v.Recovery = cr.Recovery.Detail
+	}
+	v.Extra = cellTables(cr, s)
+}
+
+func currentMark(r *catchup.Result) []reports.Mark {
+	if r.CatchUp.CurrentAtMs <= 0 {
+		return nil
+	}
+	return []reports.Mark{{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: reports.ColGreen, Solid: true}}
+}
+
+func peakAt(v int64, ratio float64, at int64) string {
+	if v <= 0 {
+		return "–"
+	}
+	return peakShort(v, ratio) + " at " + fmtAt(at)
+}
+
+// catchupFacts are the cell's setup in a few lines.
+func catchupFacts(c *reports.Cell, r *catchup.Result) []reports.Param {
+	o := r.Options
+	f := []reports.Param{{K: "Direct Get", V: reports.OnOff(c.DirectGet)}, {K: "nats-server", V: cmp.Or(r.ServerVersion, c.ServerVersion)}}
+	if rt := cmp.Or(r.Runtime, c.Runtime); rt != "" {
+		f = append(f, reports.Param{K: "runtime", V: rt})
+	}
+	f = append(f, reports.Param{K: "workload", V: o.Describe()})
+	st := r.Stream
+	if st.FillBytes > 0 {
+		f = append(f, reports.Param{K: "stream", V: fmt.Sprintf("filled %s (%s msgs) at %.0f MB/s; %s (%s msgs) at the restart; %s (%s msgs) at the end",
+			reports.FormatBytes(float64(st.FillBytes)), reports.FormatCount(int64(st.FillMsgs)), st.FillMBps, reports.FormatBytes(float64(st.RestartBytes)), reports.FormatCount(int64(st.RestartMsgs)),
+			reports.FormatBytes(float64(st.FinalBytes)), reports.FormatCount(int64(st.FinalMsgs)))})
+	}
+	if r.Target != "" {
+		t := fmt.Sprintf("%s, a %s when killed", r.Target, r.TargetRole)
+		if r.LeaderAtKill != "" && r.LeaderAtKill != r.Target {
+			t += "; stream leader " + r.LeaderAtKill
+		}
+		f = append(f, reports.Param{K: "target", V: t})
+	}
+	if len(r.Phases) > 0 {
+		var parts []string
+		total := 0.0
+		for _, p := range r.Phases {
+			parts = append(parts, fmt.Sprintf("%s %s", phaseWords(p.Name), fmtSecs(p.Seconds)))
+			total += p.Seconds
+		}
+		f = append(f, reports.Param{K: "phases", V: strings.Join(parts, ", ") + fmt.Sprintf(" (total %s)", fmtSecs(total))})
+	}
+	if !r.StartedAt.IsZero() {
+		f = append(f, reports.Param{K: "started", V: r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
+	}
+	return f
+}
+
+func phaseWords(p catchup.Phase) string {
+	switch p {
+	case catchup.PhaseFill:
+		return "fill"
+	case catchup.PhaseDown:
+		return "target down"
+	case catchup.PhaseCatchup:
+		return "catch-up"
+	case catchup.PhaseSettle:
+		return "settle"
+	case catchup.PhaseHeal:
+		return "heal"
+	case catchup.PhaseVerify:
+		return "read back"
+	}
+	return string(p)
+}
+
+func eventWords(k catchup.EventKind) string {
+	switch k {
+	case catchup.EvKill:
+		return "killed (SIGKILL, by the harness)"
+	case catchup.EvWipe:
+		return "store wiped (by the harness)"
+	case catchup.EvStart:
+		return "started (by the harness)"
+	case catchup.EvLimit:
+		return "memory limit set"
+	case catchup.EvOOMKill:
+		return "OOM-killed"
+	case catchup.EvRestart:
+		return "restarted by the runtime"
+	case catchup.EvDied:
+		return "died"
+	}
+	return string(k)
+}

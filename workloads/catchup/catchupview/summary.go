@@ -1,0 +1,166 @@
+package catchupview
+
+import (
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
+)
+
+// CatchupSummary is what a catch-up cell's checks and catchup.json say, in
+// the numbers an operator asks for. R is nil when catchup.json is missing;
+// the summary then says what the checks alone tell.
+type CatchupSummary struct {
+	Verdict run.Verdict
+	Error   string
+	Checks  int
+	R       *catchup.Result
+	byName  map[string]*checker.Result
+}
+
+// SummarizeCatchup reads a catch-up cell: its checks from results.json,
+// its measurements from catchup.json (m nil when there is none).
+func SummarizeCatchup(c run.CellResult, m *measured) CatchupSummary {
+	s := CatchupSummary{Verdict: c.Verdict, Error: c.Error, Checks: len(c.Checks), byName: map[string]*checker.Result{}}
+	for i := range c.Checks {
+		s.byName[c.Checks[i].Name] = &c.Checks[i]
+	}
+	if m != nil {
+		s.R = &m.Result
+		// catchup.json of older runs held the checks and the error too:
+		// they fill in for a cell cut short, whose results.json is missing.
+		for i := range m.OldChecks {
+			if s.byName[m.OldChecks[i].Name] == nil {
+				s.byName[m.OldChecks[i].Name] = &m.OldChecks[i]
+			}
+		}
+		if s.Error == "" {
+			s.Error = m.OldError
+		}
+	}
+	return s
+}
+
+// Check returns the named check, nil when it did not run.
+func (s CatchupSummary) Check(name string) *checker.Result { return s.byName[name] }
+
+func (s CatchupSummary) count(check, key string) int {
+	if r := s.byName[check]; r != nil {
+		return r.Counts[key]
+	}
+	return 0
+}
+
+// Target is the node that was wiped and caught up ("" unknown).
+func (s CatchupSummary) Target() string {
+	if s.R == nil {
+		return ""
+	}
+	return s.R.Target
+}
+
+// restarted: the target was started again, so there was a catch-up to
+// measure.
+func (s CatchupSummary) restarted() bool {
+	if s.R != nil {
+		return s.R.CatchUp.RestartAtMs > 0
+	}
+	return s.byName[catchup.CheckCatchUp] != nil
+}
+
+// outcome is the catch-up's outcome (catchup.Outcome*), "" undecided.
+func (s CatchupSummary) outcome() string {
+	if s.R != nil {
+		return s.R.CatchUp.Outcome
+	}
+	if r := s.byName[catchup.CheckCatchUp]; r != nil {
+		switch {
+		case r.Counts[catchup.CountCompleted] > 0:
+			return catchup.OutcomeCurrent
+		case r.Verdict == checker.Invalid:
+			return catchup.OutcomeTimeout
+		}
+	}
+	return ""
+}
+
+func (s CatchupSummary) catchupSeconds() float64 {
+	if s.R != nil {
+		return s.R.CatchUp.Seconds
+	}
+	return float64(s.count(catchup.CheckCatchUp, catchup.CountCatchUpMs)) / 1000
+}
+
+// limit is the target's hard memory limit (0: none).
+func (s CatchupSummary) limit() int64 {
+	if s.R == nil {
+		return 0
+	}
+	if s.R.Options.MemoryLimit > 0 {
+		return int64(s.R.Options.MemoryLimit)
+	}
+	if m := s.node(s.R.Target); m != nil {
+		l, _ := m.Limit.Peak()
+		return max(l, 0)
+	}
+	return 0
+}
+
+// goMemLimit is the GOMEMLIMIT the nodes ran with (0: unset).
+func (s CatchupSummary) goMemLimit() int64 {
+	if s.R == nil {
+		return 0
+	}
+	if s.R.GoMemLimit > 0 {
+		return s.R.GoMemLimit
+	}
+	return s.R.Options.GoMemLimit.Bytes(s.R.Options.MemoryLimit)
+}
+
+func (s CatchupSummary) node(name string) *catchup.NodeMemory {
+	if s.R == nil {
+		return nil
+	}
+	for i := range s.R.Memory {
+		if s.R.Memory[i].Node == name {
+			return &s.R.Memory[i]
+		}
+	}
+	return nil
+}
+
+func (s CatchupSummary) deaths(node string) catchup.Deaths {
+	if s.R != nil {
+		for _, d := range s.R.Deaths {
+			if d.Node == node {
+				return d
+			}
+		}
+	}
+	return catchup.Deaths{Node: node}
+}
+
+// eventTimes are the times (ms) of a node's events of one kind.
+func (s CatchupSummary) eventTimes(node string, kind catchup.EventKind) []int64 {
+	if s.R == nil {
+		return nil
+	}
+	var out []int64
+	for _, e := range s.R.Events {
+		if e.Node == node && e.Kind == kind {
+			out = append(out, e.TMs)
+		}
+	}
+	return out
+}
+
+// OOMKills is the number of OOM kills over all nodes.
+func (s CatchupSummary) OOMKills() int {
+	if s.R == nil {
+		return s.count(catchup.CheckOOMKill, catchup.CountOOMKills)
+	}
+	n := 0
+	for _, d := range s.R.Deaths {
+		n += d.OOMKills
+	}
+	return n
+}
