@@ -107,6 +107,22 @@ var Presets = map[string]Options{
 		o.RecoveryTimeout, o.VerifyTimeout = 10*time.Minute, 10*time.Minute
 		o.Publishers, o.ReadRate = 4, 20
 	}),
+	// seed-loop shows the report's crash loop reliably on the pinned
+	// release: GOMEMLIMIT unset, as in the user's first report, and a 1 GiB
+	// limit placed by measurement between the catch-up's own peak on
+	// v2.15.3 (2.34-2.45 GiB for this 2 GiB backlog) and what v2.11.8 and
+	// v2.10.7 need (588-622 MiB; the other follower ~90 MiB). Measured 5
+	// crash loops in 5 runs on v2.15.3 (3 OOM kills each, the first 11-59 s
+	// after the restart, 2.5-5 minutes a run), none on v2.11.8 or v2.10.7.
+	"seed-loop": with(Defaults, func(o *Options) {
+		o.Backlog, o.Payload = 2 << 30, 4<<10
+		o.Down, o.Rate = 5*time.Second, 20_000_000
+		o.MemoryLimit, o.GoMemLimit = 1<<30, GoMemLimitOff
+		o.CrashLoop = 3
+		o.CatchupTimeout, o.Settle = 3*time.Minute, 10*time.Second
+		o.RecoveryTimeout, o.VerifyTimeout = time.Minute, 2*time.Minute
+		o.Publishers = 4
+	}),
 	// seed-scale is seed-oom without a memory limit: how much a catch-up
 	// really takes, as the hand measurement did.
 	"seed-scale": with(Defaults, func(o *Options) {
