@@ -129,6 +129,14 @@ func fsName(owner string) string {
 // Mountpoint is where the files are served.
 func (f *FS) Mountpoint() string { return f.mountpoint }
 
+// Mounted says whether the files are being served (false after a failed
+// remount, or after Close).
+func (f *FS) Mounted() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.server != nil
+}
+
 // Counters are the bytes written and the fsyncs seen since the last mount.
 func (f *FS) Counters() (written, fsyncs int64) { return f.j.counters() }
 

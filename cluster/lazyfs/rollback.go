@@ -1,11 +1,15 @@
 package lazyfs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,6 +22,9 @@ type Loss struct {
 	Restored int   `json:"restored"` // unlinks and renames since the last commit, undone
 	Written  int64 `json:"written"`  // bytes written through the mount since it was mounted
 	Fsyncs   int64 `json:"fsyncs"`   // fsyncs (of files and directories) since it was mounted
+	// Largest names the files that lost the most, relative to the
+	// mount, as "path (N bytes)", largest first, at most 3.
+	Largest []string `json:"largest,omitempty"`
 }
 
 func (l Loss) String() string {
@@ -34,17 +41,19 @@ func (j *journal) rollback() (Loss, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	loss := Loss{Written: j.written, Fsyncs: j.fsyncs}
+	lost := map[string]int64{}
 	var errs []error
 	for i := len(j.log) - 1; i >= 0; i-- {
-		if err := j.undoLocked(j.log[i], &loss); err != nil {
+		if err := j.undoLocked(j.log[i], &loss, lost); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if len(j.files) > 0 {
-		if err := j.restoreFilesLocked(&loss); err != nil {
+		if err := j.restoreFilesLocked(&loss, lost); err != nil {
 			errs = append(errs, err)
 		}
 	}
+	loss.Largest = largest(lost, 3)
 	if err := emptyDir(j.trash); err != nil {
 		errs = append(errs, err)
 	}
@@ -52,7 +61,7 @@ func (j *journal) rollback() (Loss, error) {
 	return loss, errors.Join(errs...)
 }
 
-func (j *journal) undoLocked(op nsOp, loss *Loss) error {
+func (j *journal) undoLocked(op nsOp, loss *Loss, lost map[string]int64) error {
 	switch op.kind {
 	case opCreate:
 		p := j.abs(op.path)
@@ -62,6 +71,9 @@ func (j *journal) undoLocked(op nsOp, loss *Loss) error {
 		}
 		if op.newFile {
 			loss.Bytes += st.Size
+			if st.Size > 0 {
+				lost[op.path] += st.Size
+			}
 			delete(j.files, st.Ino)
 		}
 		if err := os.Remove(p); err != nil {
@@ -94,7 +106,7 @@ func (j *journal) undoLocked(op nsOp, loss *Loss) error {
 
 // restoreFilesLocked finds every dirty file in the tree by inode and puts
 // it back to its synced state.
-func (j *journal) restoreFilesLocked(loss *Loss) error {
+func (j *journal) restoreFilesLocked(loss *Loss, lost map[string]int64) error {
 	done := map[uint64]bool{}
 	var errs []error
 	err := filepath.WalkDir(j.root, func(p string, d fs.DirEntry, err error) error {
@@ -122,6 +134,8 @@ func (j *journal) restoreFilesLocked(loss *Loss) error {
 		if n > 0 {
 			loss.Bytes += n
 			loss.Files++
+			rel, _ := filepath.Rel(j.root, p)
+			lost[rel] += n
 		}
 		return nil
 	})
@@ -152,6 +166,22 @@ func (st *fileState) restore(path string, size int64) (int64, error) {
 		return discarded, err
 	}
 	return discarded, f.Close()
+}
+
+// largest lists the n paths that lost the most, largest first.
+func largest(lost map[string]int64, n int) []string {
+	paths := slices.Collect(maps.Keys(lost))
+	slices.SortFunc(paths, func(a, b string) int {
+		if c := cmp.Compare(lost[b], lost[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	var out []string
+	for _, p := range paths[:min(n, len(paths))] {
+		out = append(out, fmt.Sprintf("%s (%d bytes)", p, lost[p]))
+	}
+	return out
 }
 
 // reset forgets everything and deletes the tree: a wiped store.
