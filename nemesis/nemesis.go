@@ -22,6 +22,12 @@
 //	wipe              kill, wipe       a random node        down (as kill) and Wipe returned            restarted node first shows the stream
 //	                                                                                                    with fewer messages than before the
 //	                                                                                                    kill, then /healthz OK, full routes
+//	power-loss        power-loss       a random node        State not running, monitor refuses, and    running, routes to all peers
+//	                                                        the store rolled back (bytes discarded
+//	                                                        per node; its store saw writes)
+//	power-loss-       power-loss       a random majority    same                                        same, every target
+//	majority
+//	power-loss-all    power-loss       every node           same                                        same, every node
 //	stepdown          Env.JS, Stream   stream leader        stream info names another leader           the stream has a leader
 //	latency[=D]       latency          a random node        its route RTTs reach D                      RTTs below D/2
 //	loss[=P%]         loss             a random node        never (not observable): unverified          shaping removed
