@@ -35,6 +35,7 @@ func (r *runner) runKVCell(ctx context.Context, cell Cell, dir string) (res Cell
 
 	cfg := r.spec.Cluster
 	cfg.ServerVersion, cfg.Dir, cfg.RunID = cell.ServerVersion, dir, r.id
+	cfg.PowerLossStore = cfg.PowerLossStore || nemesis.NeedsPowerLossStore(faults) // the FUSE store power-loss faults act on
 	res.Cluster = cfg
 	prog := newProgress(r.out, cell.Name, r.spec.TimeLimit)
 
