@@ -7,7 +7,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := localhost
 COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
 
-.PHONY: help run build test unit integration bench vet nightly compose-up compose-down clean
+.PHONY: help run build test unit integration bench vet nightly soak compose-up compose-down clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -45,6 +45,14 @@ nightly: build ## CI nightly: Direct Get off must stay valid under every fault; 
 	bin/chaos run --runtime docker --store $(NIGHTLY_STORE) --direct-get on --nemesis none --time-limit $(NIGHTLY_TIME) \
 	  --expect direct-get-on=stale-reads; c=$$?; \
 	echo "nightly: healthy matrix exit $$h, Direct Get on control exit $$c"; test $$h -eq 0 -a $$c -eq 0
+
+SOAK_RUNS  ?= 10
+SOAK_TIME  ?= 10s
+SOAK_STORE ?= store/soak
+soak: build ## false-positive campaign: SOAK_RUNS healthy cells per runtime (Direct Get off, no faults); any anomaly fails
+	bin/chaos run --runtime local --store $(SOAK_STORE) --direct-get off --nemesis none --time-limit $(SOAK_TIME) --runs $(SOAK_RUNS); l=$$?; \
+	bin/chaos run --runtime docker --store $(SOAK_STORE) --direct-get off --nemesis none --time-limit $(SOAK_TIME) --runs $(SOAK_RUNS); d=$$?; \
+	echo "soak: local exit $$l, docker exit $$d ($(SOAK_RUNS) healthy runs each)"; test $$l -eq 0 -a $$d -eq 0
 
 compose-up: ## the same 3-node cluster with docker compose (ports 4222-4224, 8222-8224 on 127.0.0.1)
 	CGO_ENABLED=0 GOBIN=$(CURDIR)/compose $(GO) install github.com/nats-io/nats-server/v2@$$($(GO) list -m -f '{{.Version}}' github.com/nats-io/nats-server/v2)

@@ -14,11 +14,31 @@ import (
 type Recorder struct {
 	start time.Time
 
-	mu  sync.Mutex
-	f   *os.File
-	w   *bufio.Writer
-	ops []Op
-	err error
+	mu       sync.Mutex
+	f        *os.File
+	w        *bufio.Writer
+	ops      []Op
+	err      error
+	forget   bool       // ops go to disk only (Stream)
+	watchers []func(Op) // see Watch
+}
+
+// Stream stops keeping ops in memory: they go to the file and to the
+// watchers only, so an hour-long run does not grow the harness. Ops then
+// returns what was recorded before.
+func (r *Recorder) Stream() {
+	r.mu.Lock()
+	r.forget = true
+	r.mu.Unlock()
+}
+
+// Watch calls f with every op recorded from now on, in the order they are
+// recorded (which is close to, not exactly, the order they completed). f
+// runs under the recorder's lock: keep it short.
+func (r *Recorder) Watch(f func(Op)) {
+	r.mu.Lock()
+	r.watchers = append(r.watchers, f)
+	r.mu.Unlock()
 }
 
 // NewRecorder creates path and starts the clock.
@@ -41,7 +61,12 @@ func (r *Recorder) Add(op Op) {
 	b, err := json.Marshal(op)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.ops = append(r.ops, op)
+	if !r.forget {
+		r.ops = append(r.ops, op)
+	}
+	for _, f := range r.watchers {
+		f(op)
+	}
 	if err == nil {
 		_, err = r.w.Write(append(b, '\n'))
 	}

@@ -22,6 +22,9 @@
 //	wipe              kill, wipe       a random node        down (as kill) and Wipe returned            restarted node first shows the stream
 //	                                                                                                    with fewer messages than before the
 //	                                                                                                    kill, then /healthz OK, full routes
+//	catchup           kill, wipe       a random node (the   down (as kill), Wipe returned, and the      running with routes to all peers (the
+//	                  (memory-limit)   catch-up workload's  limit set when Rebuild has one             catch-up itself is the workload's to
+//	                                   target)                                                         watch)
 //	power-loss        power-loss       a random node        State not running, monitor refuses, and    running, routes to all peers
 //	                                                        the store rolled back (bytes discarded
 //	                                                        per node; its store saw writes)
@@ -33,7 +36,8 @@
 //	loss[=P%]         loss             a random node        never (not observable): unverified          shaping removed
 //
 // A Schedule runs one fault at a time: a list of several is a mix the seed
-// picks from. Every check reads the ground truth the server exposes (monitoring
+// picks from. A Script runs faults a workload injects at moments of its own
+// (the catch-up workload's Rebuild), recorded as windows the same way. Every check reads the ground truth the server exposes (monitoring
 // endpoints, stream info) or the runtime's own State, within
 // Env.VerifyWithin; a check that could not confirm an effect says so
 // (Check.OK false with what it saw), never silently.

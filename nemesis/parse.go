@@ -18,7 +18,7 @@ const (
 var names = []string{
 	"none",
 	"partition-one", "partition-leader", "partition-halves",
-	"kill", "restart", "pause", "wipe",
+	"kill", "restart", "pause", "wipe", "catchup",
 	"power-loss", "power-loss-majority", "power-loss-all",
 	"stepdown",
 	"latency", "loss",
@@ -43,6 +43,8 @@ func build(name, arg string) (Fault, error) {
 		return process{kind: procPause}, nil
 	case "wipe":
 		return wipe{}, nil
+	case "catchup":
+		return Rebuild{Node: -1}, nil
 	case "power-loss":
 		return powerLoss{scope: powerOne}, nil
 	case "power-loss-majority":

@@ -22,6 +22,9 @@ type Schedule struct {
 	// HealWithin bounds a heal, and the final restore, once the run's
 	// context is done. Default 2 min.
 	HealWithin time.Duration
+	// OnChange, if set, hears the fault in effect ("" once healed), for the
+	// live progress line.
+	OnChange func(fault string)
 }
 
 // Window is one fault as it happened, for the summary and results.json.
@@ -93,38 +96,21 @@ func (s Schedule) Run(ctx context.Context, env *Env, rec *history.Recorder) []Wi
 // heals it. Injecting and healing ignore ctx's cancellation (bounded by
 // HealWithin), so a fault is never left half applied.
 func (s Schedule) window(ctx context.Context, env *Env, f Fault, now func() time.Duration) Window {
-	w := Window{Fault: f.Name(), Start: now()}
-	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.healWithin())
-	t := time.Now()
-	act, err := f.Inject(bctx, env)
-	cancel()
-	w.Inject = time.Since(t)
-	var inj Check
-	switch {
-	case act == nil && err == nil:
-		err = errors.New("fault returned nothing")
-		fallthrough
-	case act == nil:
-		w.Detail = "not injected: " + err.Error()
-		w.End = now()
+	w, act, inj := injectWindow(ctx, env, f, now, s.healWithin())
+	if act == nil {
 		return w
-	case err != nil:
-		inj = Check{Detail: "injection failed: " + err.Error()}
-	default:
-		inj = act.Check()
-		w.Injected = true
 	}
-	w.Targets = act.Targets()
+	s.changed(f.Name())
+	defer s.changed("")
 	sleep(ctx, s.Interval)
-	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.healWithin())
-	defer cancel()
-	t = time.Now()
-	healed := act.Heal(hctx)
-	w.Heal = time.Since(t)
-	w.End = now()
-	w.Verified = inj.OK && healed.OK
-	w.Detail = fmt.Sprintf("inject: %s; heal: %s", verdict(inj), verdict(healed))
+	healWindow(ctx, &w, act, inj, now, s.healWithin())
 	return w
+}
+
+func (s Schedule) changed(fault string) {
+	if s.OnChange != nil {
+		s.OnChange(fault)
+	}
 }
 
 func verdict(c Check) string {

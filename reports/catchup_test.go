@@ -11,6 +11,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
@@ -198,8 +199,8 @@ func cuChecks(r *catchup.Result, o cuOpts) []checker.Result {
 // catchupRunOf makes a catch-up run of the cells.
 func catchupRunOf(cells ...run.CellResult) run.Result {
 	res := run.Result{ID: "cu", Verdict: run.Valid, Command: "chaos run --workload=catchup --seed=1", Seed: 1, Runtime: "docker"}
-	res.Spec = run.Spec{Workload: workloadCatchup, Runtime: "docker", Nemeses: []string{"none"}, Seed: 1, Catchup: &catchup.Options{}}
-	*res.Spec.Catchup = catchup.Defaults
+	res.Spec = run.Spec{Workload: workloadCatchup, Runtime: "docker", Nemeses: []string{"none"}, Seed: 1}
+	_ = res.Spec.SetSettings([]workloads.Settings{catchup.Defaults})
 	seenV, seenDG := map[string]bool{}, map[bool]bool{}
 	for _, c := range cells {
 		res.Cells = append(res.Cells, c)

@@ -234,8 +234,8 @@ func cellFacts(c *Cell) []kv {
 	if c.Runtime != "" {
 		f = append(f, kv{"runtime", c.Runtime})
 	}
-	if c.KV.Bucket != "" {
-		f = append(f, kv{"bucket", kvWords(c.KV)})
+	if kvOf(c.Settings).Bucket != "" {
+		f = append(f, kv{"bucket", kvWords(kvOf(c.Settings))})
 	}
 	if c.Ops.Total > 0 {
 		f = append(f, kv{"ops", fmt.Sprintf("%s: %s ok, %s failed, %s indeterminate", fmtCount(c.Ops.Total), fmtCount(c.Ops.OK),

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -136,11 +137,12 @@ func window(fault string, from, to float64, targets ...string) nemesis.Window {
 
 // mkCell fills a CellResult as the pipeline would.
 func mkCell(runDir string, spec run.Spec, c run.Cell, checks []checker.Result, ops []history.Op, faults []nemesis.Window) run.CellResult {
-	kv := spec.KV[0]
-	kv.DirectGet = c.DirectGet
-	cr := run.CellResult{Cell: c, Label: c.Label(), Dir: filepath.Join(runDir, c.Name), Runtime: "docker", KV: kv,
+	cr := run.CellResult{Cell: c, Label: c.Label(), Dir: filepath.Join(runDir, c.Name), Runtime: "docker",
 		StartedAt: time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC), Faults: faults, Checks: checks,
 		Phases: map[string]float64{"cluster_start": 2, "setup": 0.1, "workload": spec.TimeLimit.Seconds(), "recovery": 1.2, "check": 0.5, "teardown": 0.7}}
+	if cr.Settings == nil && len(spec.Settings) > 0 {
+		cr.Settings = spec.Settings[0]
+	}
 	cr.Ops = run.CountOps(ops, spec.TimeLimit)
 	cr.Stream.Entries, cr.Stream.Complete = cr.Ops.ByType["update"], true
 	cr.Recovery = &nemesis.Recovery{Recovered: true, Took: 1200 * time.Millisecond, Detail: "recovered after 1.2s: all nodes healthy"}
@@ -154,8 +156,16 @@ func baseSpec(id string) run.Spec {
 	return run.Spec{Workload: "kv-update", Runtime: "docker", Store: "store", TimeLimit: 20 * time.Second,
 		DirectGet: []bool{true, false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"},
 		NemesisInterval: 5 * time.Second, Seed: 42, RecoveryTimeout: time.Minute, CheckTimeout: time.Minute,
-		KV:      []kvupdate.Options{{Bucket: "chaos", Keys: 10, Clients: 10, Pattern: kvupdate.SingleWriter, Replicas: 3, OpTimeout: 2 * time.Second}},
-		Command: "chaos run --runtime=docker --time-limit=20s --seed=42"}
+		Settings: []json.RawMessage{mustJSON(kvupdate.Options{Bucket: "chaos", Keys: 10, Clients: 10, Pattern: kvupdate.SingleWriter, Replicas: 3, OpTimeout: 2 * time.Second})},
+		Command:  "chaos run --runtime=docker --time-limit=20s --seed=42"}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // syntheticMatrix is a 2x2 matrix (partition-leader and kill, Direct Get

@@ -63,7 +63,7 @@ func workloadTags(cells []run.CellResult) []string {
 	for _, f := range fields {
 		seen := map[string]bool{}
 		for _, c := range cells {
-			seen[f(c.KV)] = true
+			seen[f(kvOf(c.Settings))] = true
 		}
 		if len(seen) < 2 {
 			continue
@@ -72,7 +72,7 @@ func workloadTags(cells []run.CellResult) []string {
 			if tags[i] != "" {
 				tags[i] += ", "
 			}
-			tags[i] += f(c.KV)
+			tags[i] += f(kvOf(c.Settings))
 		}
 	}
 	return tags

@@ -97,7 +97,9 @@ func TestShortLabelsNameWhatVaries(t *testing.T) {
 	a := cellOf(true, "none", checksOpts{}, "")
 	b := cellOf(false, "none", checksOpts{}, "")
 	b.ServerVersion = "v2.10.22"
-	b.KV.Keys = 50
+	o := kvOf(b.Settings)
+	o.Keys = 50
+	b.Settings = mustJSON(o)
 	got := ShortLabels([]run.CellResult{a, b})
 	want := []string{"v2.15.3, Direct Get on, 10 keys", "v2.10.22, Direct Get off, 50 keys"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {

@@ -127,7 +127,7 @@ func buildPage(r *Run, now time.Time) page {
 		p.HeadlineParts = headlineParts(res, exps, cus)
 		p.Headline = strings.Join(p.HeadlineParts, " ")
 		p.Kicker, p.TitleWhat, p.ExplainCatchup = "NATS JetStream replica catch-up", "catch-up ", true
-		if lim := res.Spec.Catchup; lim != nil && lim.MemoryLimit > 0 {
+		if lim := specCatchup(res.Spec); lim != nil && lim.MemoryLimit > 0 {
 			p.Kicker += " under a memory limit of " + fmtSize(int64(lim.MemoryLimit))
 		}
 		p.TimelineLead = "Time is seconds since the cell started filling the stream. The grey band is the target down (killed, its store " +
@@ -229,9 +229,9 @@ func params(r *Run) []kv {
 		{"cluster", fmt.Sprintf("%d nodes, route ping %s", s.Cluster.Nodes, s.Cluster.RoutePingInterval)},
 		{"recovery timeout / check timeout", fmt.Sprintf("%s / %s", s.RecoveryTimeout, s.CheckTimeout)},
 	}
-	for i, o := range s.KV {
+	for i, o := range specKV(s) {
 		name := "bucket"
-		if len(s.KV) > 1 {
+		if len(specKV(s)) > 1 {
 			name = fmt.Sprintf("bucket, setting %d", i+1)
 		}
 		p = append(p, kv{name, kvWords(o)})
@@ -279,7 +279,7 @@ func catchupParams(r *Run) []kv {
 		{"nats.go (client)", r.ClientVersion + " (" + r.ClientVersionSource + ")"},
 		{"cluster", fmt.Sprintf("%d nodes, route ping %s", s.Cluster.Nodes, s.Cluster.RoutePingInterval)},
 	}
-	if o := s.Catchup; o != nil {
+	if o := specCatchup(s); o != nil {
 		if o.Preset != "" {
 			p = append(p, kv{"preset", o.Preset})
 		}

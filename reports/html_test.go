@@ -185,7 +185,8 @@ func TestLoadNotARun(t *testing.T) {
 	}
 }
 
-// Runs stored before spec.kv became a list still render.
+// Runs stored before spec.kv became a list, and before settings replaced
+// spec.kv and cells[].workload, still render.
 func TestLoadOldSpecShape(t *testing.T) {
 	dir := writeSyntheticRun(t, syntheticMatrix())
 	for _, name := range []string{"results.json", "run.json"} {
@@ -199,19 +200,27 @@ func TestLoadOldSpecShape(t *testing.T) {
 		if s, ok := m["spec"].(map[string]any); ok {
 			spec = s
 		}
-		spec["kv"] = spec["kv"].([]any)[0] // the old shape: one object
+		spec["kv"] = spec["settings"].([]any)[0] // the oldest shape: one object
+		delete(spec, "settings")
+		if cells, ok := m["cells"].([]any); ok {
+			for _, c := range cells { // and each cell's options under "workload"
+				cm := c.(map[string]any)
+				cm["workload"], cm["kv"] = cm["settings"], cm["settings"]
+				delete(cm, "settings")
+			}
+		}
 		writeJSONFile(t, p, m)
 	}
 	r, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Result.Spec.KV) != 1 || r.Result.Spec.KV[0].Keys != 10 {
-		t.Errorf("old spec.kv read as %+v", r.Result.Spec.KV)
+	if kvs := specKV(r.Result.Spec); len(kvs) != 1 || kvs[0].Keys != 10 {
+		t.Errorf("old spec.kv read as %+v", r.Result.Spec.Settings)
 	}
 	_ = os.Remove(filepath.Join(dir, "results.json"))
 	r, err = Load(dir)
-	if err != nil || len(r.Result.Spec.KV) != 1 {
+	if err != nil || len(specKV(r.Result.Spec)) != 1 {
 		t.Errorf("old run.json: %v %+v", err, r)
 	}
 }

@@ -249,7 +249,7 @@ func problemBody(j Judged) string {
 // on the harness testcase (a catch-up cell has no ops to count).
 func catchupSuite(s *xmlSuite, res run.Result, c JudgedCell, cu *catchup.Result) {
 	s.Properties = append(s.Properties, xmlProperty{"workload", workloadCatchup})
-	if o := res.Spec.Catchup; o != nil {
+	if o := specCatchup(res.Spec); o != nil {
 		s.Properties = append(s.Properties,
 			xmlProperty{"backlog", o.Backlog.String()},
 			xmlProperty{"memory_limit", o.MemoryLimit.String()},

@@ -116,7 +116,7 @@ func (r *Run) loadPartial() error {
 			continue
 		}
 		var cr run.CellResult
-		if b, err := os.ReadFile(filepath.Join(cdir, "results.json")); err == nil && json.Unmarshal(b, &cr) == nil && cr.Name != "" {
+		if b, err := os.ReadFile(filepath.Join(cdir, "results.json")); err == nil && decodeCell(b, &cr) == nil && cr.Name != "" {
 			res.Cells = append(res.Cells, cr)
 		} else {
 			why := "no results.json: the run was interrupted or is still running; the history on disk can be checked with chaos check"

@@ -28,8 +28,9 @@ func TestDockerAcceptance(t *testing.T) {
 		Workload: "kv-update", Runtime: "docker", Store: t.TempDir(), TimeLimit: 10 * time.Second,
 		DirectGet: []bool{true, false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},
 		NemesisInterval: 5 * time.Second, Seed: 11, RecoveryTimeout: 60 * time.Second, CheckTimeout: 60 * time.Second,
-		KV: []kvupdate.Options{kvupdate.Options{}.WithDefaults()}, Command: "chaos run --seed=11",
+		Command: "chaos run --seed=11",
 	}
+	spec = kvSpec(t, spec, kvupdate.Options{}.WithDefaults())
 	out, _ := os.Create(filepath.Join(t.TempDir(), "out.txt"))
 	defer out.Close()
 	res, err := Execute(context.Background(), spec, docker.New(), out)

@@ -9,24 +9,29 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
+	"github.com/jetstream-chaos/jetstream-chaos/online"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
-// progress prints one live line: phase, ops/s, errors, elapsed of total. On
-// a terminal it rewrites the line; elsewhere (CI logs) it prints a line
-// every few seconds.
+// progress prints one live line for every workload: phase, ops/s, errors,
+// the fault in effect, elapsed of total. On a terminal it rewrites the
+// line; elsewhere (CI logs) it prints a line every few seconds. Workloads
+// never print: they set phases, log through logf and expose Stats.
 type progress struct {
 	out   io.Writer
 	tty   bool
 	cell  string
 	total time.Duration
 
-	mu    sync.Mutex
-	phase string
-	start time.Time
-	stats *kvupdate.Stats
-	stop  chan struct{}
-	done  chan struct{}
+	mu     sync.Mutex
+	phase  string
+	fault  string
+	timed  bool
+	start  time.Time
+	stats  func() workloads.Stats
+	online *online.Checker
+	stop   chan struct{}
+	done   chan struct{}
 }
 
 func isTerminal(f *os.File) bool {
@@ -47,10 +52,37 @@ func (p *progress) setPhase(phase string) {
 	}
 }
 
-// track starts the live line for the workload phase.
-func (p *progress) track(stats *kvupdate.Stats) {
+// setFault is the nemesis' hook: the fault in effect, "" once healed.
+func (p *progress) setFault(fault string) {
 	p.mu.Lock()
-	p.stats, p.start = stats, time.Now()
+	p.fault = fault
+	p.mu.Unlock()
+}
+
+// logf wraps a line printer so that a log line never lands in the middle
+// of the live line.
+func (p *progress) logf(print func(string, ...any)) func(string, ...any) {
+	return func(format string, args ...any) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.tty {
+			fmt.Fprint(p.out, "\r\033[K")
+		}
+		print(format, args...)
+	}
+}
+
+// watchOnline adds the online checks' counts to the live line.
+func (p *progress) watchOnline(c *online.Checker) {
+	p.mu.Lock()
+	p.online = c
+	p.mu.Unlock()
+}
+
+// track starts the live line for the workload phase.
+func (p *progress) track(stats func() workloads.Stats, timed bool) {
+	p.mu.Lock()
+	p.stats, p.start, p.timed = stats, time.Now(), timed
 	p.stop, p.done = make(chan struct{}), make(chan struct{})
 	p.mu.Unlock()
 	every := time.Second
@@ -71,21 +103,32 @@ func (p *progress) track(stats *kvupdate.Stats) {
 				}
 				return
 			case now := <-t.C:
-				ops := stats.Ops.Load()
-				rate := float64(ops-lastOps) / now.Sub(last).Seconds()
-				lastOps, last = ops, now
-				p.print(ops, rate)
+				s := stats()
+				rate := float64(s.Ops-lastOps) / now.Sub(last).Seconds()
+				lastOps, last = s.Ops, now
+				p.print(s, rate)
 			}
 		}
 	}()
 }
 
-func (p *progress) print(ops int64, rate float64) {
+func (p *progress) print(s workloads.Stats, rate float64) {
 	p.mu.Lock()
-	phase, elapsed := p.phase, time.Since(p.start)
-	p.mu.Unlock()
-	line := fmt.Sprintf("[%s] %s %s/%s  %d ops  %.0f ops/s  errors %d%s",
-		p.cell, phase, elapsed.Truncate(time.Second), p.total, ops, rate, p.stats.Errors.Load(), errorKinds(p.stats))
+	defer p.mu.Unlock()
+	elapsed := time.Since(p.start).Truncate(time.Second).String()
+	if p.timed {
+		elapsed += "/" + p.total.String()
+	}
+	fault := ""
+	if p.fault != "" {
+		fault = "  fault " + p.fault
+	}
+	if p.online != nil {
+		c := p.online.Counts()
+		fault += fmt.Sprintf("  anomalies so far: %d stale, %d ryw, %d monotonic", c.StaleReads, c.RYW, c.Monotonic)
+	}
+	line := fmt.Sprintf("[%s] %s %s  %d ops  %.0f ops/s  errors %d%s%s",
+		p.cell, p.phase, elapsed, s.Ops, rate, s.Errors, errorKinds(s.ErrorsByKind), fault)
 	if p.tty {
 		fmt.Fprintf(p.out, "\r\033[K%s", line)
 	} else {
@@ -93,14 +136,15 @@ func (p *progress) print(ops int64, rate float64) {
 	}
 }
 
-func errorKinds(s *kvupdate.Stats) string {
-	kinds := s.ErrorsByKind()
-	if len(kinds) == 0 {
-		return ""
-	}
+func errorKinds(kinds map[string]int64) string {
 	var parts []string
 	for k, v := range kinds {
-		parts = append(parts, fmt.Sprintf("%s %d", k, v))
+		if v > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, v))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
 	}
 	sort.Strings(parts)
 	return " (" + strings.Join(parts, ", ") + ")"

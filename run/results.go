@@ -11,7 +11,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
+	"github.com/jetstream-chaos/jetstream-chaos/online"
 )
 
 // Verdict of a cell or a run. Harness errors are their own verdict: a cell
@@ -71,52 +71,85 @@ type OpCounts struct {
 
 // CountOps summarises a history; d is the workload time for the rate.
 func CountOps(ops []history.Op, d time.Duration) OpCounts {
-	c := OpCounts{ByType: map[string]int{}, ErrorsByKind: map[string]int{}}
+	c := newOpCounts()
 	for _, op := range ops {
-		if op.Type == history.Fault {
-			continue
-		}
-		c.Total++
-		c.ByType[string(op.Type)]++
-		switch op.Outcome {
-		case history.OK:
-			c.OK++
-		case history.Fail:
-			c.Failed++
-		case history.Info:
-			c.Indeterminate++
-		}
-		if op.Outcome != history.OK && op.Err != "" {
-			c.ErrorsByKind[string(op.Err)]++
-		}
+		c.add(op)
 	}
+	return c.rated(d)
+}
+
+func newOpCounts() OpCounts {
+	return OpCounts{ByType: map[string]int{}, ErrorsByKind: map[string]int{}}
+}
+
+// add counts one op (the recorder's watcher, so ops need not stay in
+// memory).
+func (c *OpCounts) add(op history.Op) {
+	if op.Type == history.Fault {
+		return
+	}
+	c.Total++
+	c.ByType[string(op.Type)]++
+	switch op.Outcome {
+	case history.OK:
+		c.OK++
+	case history.Fail:
+		c.Failed++
+	case history.Info:
+		c.Indeterminate++
+	}
+	if op.Outcome != history.OK && op.Err != "" {
+		c.ErrorsByKind[string(op.Err)]++
+	}
+}
+
+func (c OpCounts) rated(d time.Duration) OpCounts {
 	if d > 0 {
 		c.OpsPerSec = float64(c.Total) / d.Seconds()
 	}
 	return c
 }
 
+// Online is what the online checks saw during the workload (package
+// online); the offline checks are the verdict.
+type Online struct {
+	Counts online.Counts `json:"counts"`
+	First  *online.First `json:"first,omitempty"`
+	// FirstAfter is the first anomaly's completion, from the start of the
+	// workload phase.
+	FirstAfter time.Duration `json:"first_after_ns,omitempty"`
+	// Stopped says --stop-on-anomaly ended the workload early.
+	Stopped bool `json:"stopped,omitempty"`
+}
+
 // CellResult is one cell's results.json.
 type CellResult struct {
 	Cell
-	Label     string             `json:"label"`
-	Dir       string             `json:"dir"`
-	Runtime   string             `json:"runtime"`
-	Cluster   cluster.Config     `json:"cluster"`
-	Nodes     []cluster.Node     `json:"nodes,omitempty"`
-	KV        kvupdate.Options   `json:"kv"`
-	StartedAt time.Time          `json:"started_at"`
-	Phases    map[string]float64 `json:"phase_seconds"`
-	Ops       OpCounts           `json:"ops"`
-	Faults    []nemesis.Window   `json:"faults"`
-	Recovery  *nemesis.Recovery  `json:"recovery,omitempty"`
-	Stream    struct {
+	Label     string         `json:"label"`
+	Dir       string         `json:"dir"`
+	Runtime   string         `json:"runtime"`
+	Cluster   cluster.Config `json:"cluster"`
+	Nodes     []cluster.Node `json:"nodes,omitempty"`
+	StartedAt time.Time      `json:"started_at"`
+	// HistoryStart is the wall-clock time of the history's zero: op and
+	// fault times are nanoseconds after it, so they can be lined up with
+	// the servers' log lines.
+	HistoryStart time.Time          `json:"history_start,omitempty"`
+	Phases       map[string]float64 `json:"phase_seconds"`
+	Ops          OpCounts           `json:"ops"`
+	Faults       []nemesis.Window   `json:"faults"`
+	Recovery     *nemesis.Recovery  `json:"recovery,omitempty"`
+	Stream       struct {
 		Entries  int  `json:"entries"`
 		Complete bool `json:"complete"`
 	} `json:"stream"`
 	Checks  []checker.Result `json:"checks"`
 	Verdict Verdict          `json:"verdict"`
 	Error   string           `json:"error,omitempty"`
+	Online  *Online          `json:"online,omitempty"`
+	// Summary is the workload's own account of the cell, a line each
+	// (peaks, catch-up time), read from its files like the checks.
+	Summary []string `json:"summary,omitempty"`
 }
 
 func (r *CellResult) phase(name string, start time.Time) {
@@ -138,8 +171,14 @@ type Result struct {
 	StartedAt     time.Time    `json:"started_at"`
 	Spec          Spec         `json:"spec"`
 	Cells         []CellResult `json:"cells"`
-	Verdict       Verdict      `json:"verdict"`
-	Interrupted   bool         `json:"interrupted,omitempty"`
+	// Checks are the workload's checks across cells (memory against
+	// backlog), judged from the stored cells.
+	Checks      []checker.Result `json:"checks,omitempty"`
+	Verdict     Verdict          `json:"verdict"`
+	Interrupted bool             `json:"interrupted,omitempty"`
+	// Repeats sums up each cell over --runs; Bisect is what --bisect found.
+	Repeats []RepeatSummary `json:"repeats,omitempty"`
+	Bisect  *Bisection      `json:"bisect,omitempty"`
 }
 
 // VerdictOf is the verdict of a cell's checks.
@@ -159,8 +198,10 @@ func PrintCell(w io.Writer, r CellResult) {
 	if r.Error != "" {
 		fmt.Fprintf(w, "  harness error: %s\n", r.Error)
 	}
+	if o := r.Ops; o.Total > 0 {
+		fmt.Fprintf(w, "  ops %d (%.0f/s): ok %d, failed %d, indeterminate %d\n", o.Total, o.OpsPerSec, o.OK, o.Failed, o.Indeterminate)
+	}
 	o := r.Ops
-	fmt.Fprintf(w, "  ops %d (%.0f/s): ok %d, failed %d, indeterminate %d\n", o.Total, o.OpsPerSec, o.OK, o.Failed, o.Indeterminate)
 	if len(o.ErrorsByKind) > 0 {
 		fmt.Fprintf(w, "  errors: %s\n", joinCounts(o.ErrorsByKind))
 	}
@@ -171,6 +212,21 @@ func PrintCell(w io.Writer, r CellResult) {
 	}
 	if r.Recovery != nil {
 		fmt.Fprintf(w, "  recovery: %s\n", r.Recovery.Detail)
+	}
+	if o := r.Online; o != nil {
+		c := o.Counts
+		line := fmt.Sprintf("  online: %d stale reads, %d read-your-writes and %d monotonic-read violations, %d rejections by stale reads",
+			c.StaleReads, c.RYW, c.Monotonic, c.RejectedStale)
+		if o.First != nil {
+			line += fmt.Sprintf("; first anomaly (%s) %.2fs into the workload", o.First.Kind, o.FirstAfter.Seconds())
+		}
+		if o.Stopped {
+			line += "; --stop-on-anomaly stopped the workload there"
+		}
+		fmt.Fprintln(w, line)
+	}
+	for _, l := range r.Summary {
+		fmt.Fprintln(w, l)
 	}
 	for _, c := range r.Checks {
 		fmt.Fprintf(w, "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)

@@ -6,10 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 type runner struct {
@@ -24,16 +27,14 @@ type runner struct {
 // Validate checks a spec before anything starts; errors are one line and
 // mean a usage error.
 func (s Spec) Validate() error {
-	switch s.Workload {
-	case "kv-update":
-		if len(s.KV) == 0 {
-			return fmt.Errorf("empty matrix: the workload flags need a value")
-		}
-	case "catchup":
-	default:
-		return fmt.Errorf("--workload %q: want kv-update or catchup", s.Workload)
+	_, ss, err := s.settings()
+	if err != nil {
+		return err
 	}
-	if s.TimeLimit < time.Second {
+	if len(ss) == 0 {
+		return fmt.Errorf("empty matrix: the workload flags need a value")
+	}
+	if ss[0].Timed() && s.TimeLimit < time.Second {
 		return fmt.Errorf("--time-limit %s is below 1s", s.TimeLimit)
 	}
 	if len(s.DirectGet) == 0 || len(s.ServerVersions) == 0 || len(s.Nemeses) == 0 {
@@ -44,36 +45,54 @@ func (s Spec) Validate() error {
 			return err
 		}
 	}
+	if s.Runs < 0 {
+		return fmt.Errorf("--runs %d: want 1 or more", s.Runs)
+	}
+	if s.Bisect && len(s.ServerVersions) < 2 && !(len(s.ServerVersions) == 1 && strings.Contains(s.ServerVersions[0], "..")) {
+		return fmt.Errorf("--bisect needs a release range, e.g. --server-version v2.14.9..v2.15.3")
+	}
 	if s.NemesisInterval < time.Second {
 		return fmt.Errorf("--nemesis-interval %s is below 1s", s.NemesisInterval)
 	}
-	if s.RecoveryTimeout <= 0 || s.CheckTimeout <= 0 {
+	if s.RecoveryTimeout < 0 || s.CheckTimeout <= 0 {
 		return fmt.Errorf("--recovery-timeout and --check-timeout must be positive")
 	}
 	cfg := s.Cluster.WithDefaults()
 	for _, v := range s.ServerVersions {
+		if strings.Contains(v, "..") { // a range: the command expands it from the module proxy
+			continue
+		}
 		cfg.ServerVersion = v
 		if err := cfg.Validate(); err != nil {
 			return err
 		}
 	}
-	if s.Workload == "catchup" {
-		return s.validateCatchup(cfg.Nodes)
-	}
-	for _, kv := range s.KV {
-		if err := kv.Validate(cfg.Nodes); err != nil {
+	for _, x := range ss {
+		if err := x.Validate(cfg.Nodes); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Refuse says, before anything starts, whether the runtime can do every
-// fault of every cell.
+// Refuse says, before anything starts, whether the runtime can do what
+// every cell needs: the workload's own controls and every fault.
 func (s Spec) Refuse(rt cluster.Runtime) error {
-	if s.Workload == "catchup" && s.Catchup != nil {
-		if err := s.Catchup.Refuse(rt.Supports); err != nil {
-			return err
+	_, ss, err := s.settings()
+	if err != nil {
+		return err
+	}
+	for _, x := range ss {
+		if r, ok := x.(workloads.Refuser); ok {
+			if err := r.Refuse(rt.Supports); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, c := range x.Needs() {
+			if err := rt.Supports(c); err != nil {
+				return fmt.Errorf("--workload %s refused: %w", s.Workload, err)
+			}
 		}
 	}
 	for _, n := range s.Nemeses {
@@ -103,37 +122,90 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 	if err := writeJSON(filepath.Join(dir, "run.json"), spec); err != nil {
 		return res, err
 	}
-	fmt.Fprintf(out, "run %s: runtime %s, seed %d, store %s\n", id, rt.Name(), spec.Seed, dir)
-	for _, cell := range spec.Cells() {
-		if ctx.Err() != nil {
-			res.Interrupted = true
-			break
+	fmt.Fprintf(out, "run %s: workload %s, runtime %s, seed %d, store %s\n", id, spec.Workload, rt.Name(), spec.Seed, dir)
+	if spec.Bisect {
+		res.Bisect = r.bisect(ctx, &res)
+		PrintBisection(out, res.Bisect)
+	} else {
+		for _, cell := range spec.Cells() {
+			if ctx.Err() != nil {
+				break
+			}
+			cr := r.runOne(ctx, &res, cell)
+			if spec.UntilFail && cr.Verdict == Invalid {
+				fmt.Fprintf(out, "\n--until-fail: %s found an anomaly; stopping\n", cr.Name)
+				break
+			}
 		}
-		cdir := filepath.Join(dir, cell.Name)
-		if err := os.MkdirAll(cdir, 0o755); err != nil {
-			return res, err
-		}
-		var cr CellResult
-		if spec.Workload == "catchup" {
-			cr = r.runCatchupCell(ctx, cell, cdir) // prints its own summary
-		} else {
-			cr = r.runKVCell(ctx, cell, cdir)
-			PrintCell(out, cr)
-		}
-		if err := writeJSON(filepath.Join(cdir, "results.json"), cr); err != nil {
-			r.logf("write results: %v", err)
-		}
-		res.Cells = append(res.Cells, cr)
-		res.Verdict = Worse(res.Verdict, cr.Verdict)
+	}
+	if spec.Runs > 1 {
+		res.Repeats = summarizeRepeats(res.Cells, spec.Command)
+		PrintRepeats(out, res.Repeats)
 	}
 	if ctx.Err() != nil {
 		res.Interrupted = true
+	}
+	if checks := r.checkRun(res.Cells); len(checks) > 0 {
+		res.Checks = checks
+		res.Verdict = Worse(res.Verdict, VerdictOf(checks))
+		fmt.Fprintf(out, "\n== across cells ==\n")
+		for _, c := range checks {
+			fmt.Fprintf(out, "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
+		}
 	}
 	if err := writeJSON(filepath.Join(dir, "results.json"), res); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(out, "\nverdict: %s (results in %s)\nrerun: %s\n", res.Verdict, dir, spec.Command)
 	return res, nil
+}
+
+// runOne runs one cell, stores its results.json and adds it to res.
+func (r *runner) runOne(ctx context.Context, res *Result, cell Cell) CellResult {
+	cdir := filepath.Join(r.dir, cell.Name)
+	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		cr := CellResult{Cell: cell, Label: cell.Label(), Dir: cdir, Verdict: Error, Error: err.Error()}
+		res.Cells = append(res.Cells, cr)
+		res.Verdict = Worse(res.Verdict, Error)
+		return cr
+	}
+	cr := r.runCell(ctx, cell, cdir)
+	PrintCell(r.out, cr)
+	if err := writeJSON(filepath.Join(cdir, "results.json"), cr); err != nil {
+		r.logf("write results: %v", err)
+	}
+	res.Cells = append(res.Cells, cr)
+	res.Verdict = Worse(res.Verdict, cr.Verdict)
+	return cr
+}
+
+// checkRun runs the workload's checks across the cells that ran.
+func (r *runner) checkRun(cells []CellResult) []checker.Result {
+	w, err := workloads.Get(r.spec.Workload)
+	if err != nil {
+		return nil
+	}
+	var dirs []string
+	for _, c := range cells {
+		if c.Error == "" {
+			dirs = append(dirs, c.Dir)
+		}
+	}
+	return CheckRun(w, dirs)
+}
+
+// CheckRun is the workload's checks across stored cells (none when the
+// workload has none); an error reading them is an unknown result.
+func CheckRun(w workloads.Workload, cellDirs []string) []checker.Result {
+	rc, ok := w.(workloads.RunChecker)
+	if !ok || len(cellDirs) < 2 {
+		return nil
+	}
+	checks, err := rc.CheckRun(cellDirs)
+	if err != nil {
+		return []checker.Result{{Name: "across-cells", Verdict: checker.Unknown, Summary: err.Error(), Reason: err.Error()}}
+	}
+	return checks
 }
 
 // natsGoVersion is the nats.go version this binary was built with.

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,12 +13,27 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
+// kvSpec is a kv-update spec with the given settings.
+func kvSpec(t *testing.T, s Spec, kvs ...kvupdate.Options) Spec {
+	t.Helper()
+	s.Workload = kvupdate.Name
+	var ss []workloads.Settings
+	for _, o := range kvs {
+		ss = append(ss, o)
+	}
+	if err := s.SetSettings(ss); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func TestCellsMatrix(t *testing.T) {
-	kv := []kvupdate.Options{kvupdate.Options{}.WithDefaults()}
-	s := Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.10.7", "v2.15.3"}, Nemeses: []string{"none", "kill,pause"}, KV: kv}
+	kv := kvupdate.Options{}.WithDefaults()
+	s := kvSpec(t, Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.10.7", "v2.15.3"}, Nemeses: []string{"none", "kill,pause"}}, kv)
 	cells := s.Cells()
 	if len(cells) != 8 {
 		t.Fatalf("%d cells, want 8", len(cells))
@@ -32,12 +48,16 @@ func TestCellsMatrix(t *testing.T) {
 	if cells[0].Name != "v2.10.7_none_direct-get-on" || cells[1].Name != "v2.10.7_none_direct-get-off" || cells[3].Name != "v2.10.7_kill+pause_direct-get-off" {
 		t.Fatalf("cell order or names changed: %v %v %v", cells[0].Name, cells[1].Name, cells[3].Name)
 	}
-	if got := (Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}, KV: kv}).Cells(); got[0].Name != "direct-get-on" {
+	if got := kvSpec(t, Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}}, kv).Cells(); got[0].Name != "direct-get-on" {
 		t.Fatalf("single-setting names carry only what varies: %q", got[0].Name)
 	}
-	kvs := []kvupdate.Options{{Keys: 10, Clients: 10}, {Keys: 20, Clients: 10}}
-	got := (Spec{DirectGet: []bool{false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}, KV: kvs}).Cells()
-	if len(got) != 2 || got[0].Name != "keys-10_direct-get-off" || got[1].Name != "keys-20_direct-get-off" || got[1].Workload.Keys != 20 {
+	got := kvSpec(t, Spec{DirectGet: []bool{false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}},
+		kvupdate.Options{Keys: 10, Clients: 10}, kvupdate.Options{Keys: 20, Clients: 10}).Cells()
+	var second kvupdate.Options
+	if len(got) == 2 {
+		_ = json.Unmarshal(got[1].Settings, &second)
+	}
+	if len(got) != 2 || got[0].Name != "keys-10_direct-get-off" || got[1].Name != "keys-20_direct-get-off" || second.Keys != 20 {
 		t.Fatalf("workload axis: %+v", got)
 	}
 }
@@ -78,8 +98,9 @@ func TestExecuteLocal(t *testing.T) {
 		Workload: "kv-update", Runtime: "local", Store: store, TimeLimit: 3 * time.Second,
 		DirectGet: []bool{true, false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},
 		NemesisInterval: 5 * time.Second, Seed: 7, RecoveryTimeout: 30 * time.Second, CheckTimeout: 30 * time.Second,
-		KV: []kvupdate.Options{kvupdate.Options{}.WithDefaults()}, Command: "chaos run --seed=7",
+		Command: "chaos run --seed=7",
 	}
+	spec = kvSpec(t, spec, kvupdate.Options{}.WithDefaults())
 	if err := spec.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -143,4 +164,44 @@ func TestRecoveryCheck(t *testing.T) {
 			t.Errorf("the cell verdict does not follow the recovery check")
 		}
 	}
+}
+
+// TestIntegrationStopOnAnomaly: with Direct Get on, the online checks see
+// a stale read and end the workload long before its time limit; the cell
+// is still healed, recovered and judged, and the offline verdict agrees.
+func TestIntegrationStopOnAnomaly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real clusters")
+	}
+	spec := Spec{
+		Workload: "kv-update", Runtime: "local", Store: t.TempDir(), TimeLimit: 60 * time.Second,
+		DirectGet: []bool{true}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},
+		NemesisInterval: 5 * time.Second, Seed: 7, CheckTimeout: 30 * time.Second, StopOnAnomaly: true,
+		Command: "chaos run --direct-get on --stop-on-anomaly",
+	}
+	spec = kvSpec(t, spec, kvupdate.Options{}.WithDefaults())
+	out, _ := os.Create(filepath.Join(t.TempDir(), "out.txt"))
+	defer out.Close()
+	res, err := Execute(context.Background(), spec, local.New(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Cells[0]
+	if c.Error != "" || c.Online == nil {
+		t.Fatalf("error %q, online %+v", c.Error, c.Online)
+	}
+	if !c.Online.Stopped || c.Online.First == nil || c.Phases["workload"] > 30 {
+		t.Fatalf("online %+v, workload %.1fs: want it stopped at the first anomaly", c.Online, c.Phases["workload"])
+	}
+	var stale checker.Result
+	for _, ch := range c.Checks {
+		if ch.Name == "stale-read" {
+			stale = ch
+		}
+	}
+	// The offline check also sees the final reads, so it can only find more.
+	if stale.Verdict != checker.Invalid || int64(stale.Counts["stale_reads"]) < c.Online.Counts.StaleReads {
+		t.Errorf("offline stale-read %s %v, online %+v", stale.Verdict, stale.Counts, c.Online.Counts)
+	}
+	t.Logf("first anomaly %s after %s; workload %.1fs", c.Online.First.Kind, c.Online.FirstAfter, c.Phases["workload"])
 }

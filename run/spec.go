@@ -1,70 +1,167 @@
-// Package run is the pipeline of one `chaos run`: for every cell of the
-// matrix it starts a cluster, drives the workload while the nemesis breaks
-// things, heals, reads back the stream, checks the history, and stores it
-// all under store/<run-id>/.
+// Package run is the pipeline of one `chaos run`, the same for every
+// workload: for every cell of the matrix it starts a cluster, sets the
+// workload up, drives it while the nemesis schedule breaks things, heals,
+// waits for recovery, lets the workload finish (final reads, read-back),
+// tears down, judges the cell from its stored files with the workload's
+// checkers, and stores it all under store/<run-id>/. It also owns the
+// verdicts, the exit codes and the --expect policy.
 package run
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // Spec is everything a run was asked to do. It is saved as run.json.
 type Spec struct {
-	Workload        string         `json:"workload"`
-	Runtime         string         `json:"runtime"` // auto, docker or local
-	Store           string         `json:"store"`
-	TimeLimit       time.Duration  `json:"time_limit"`
-	DirectGet       []bool         `json:"direct_get"`
-	ServerVersions  []string       `json:"server_versions"`
-	Nemeses         []string       `json:"nemeses"` // each a comma-separated fault list
-	NemesisInterval time.Duration  `json:"nemesis_interval"`
-	Seed            uint64         `json:"seed"`
+	Workload        string        `json:"workload"`
+	Runtime         string        `json:"runtime"` // auto, docker or local
+	Store           string        `json:"store"`
+	TimeLimit       time.Duration `json:"time_limit"` // timed workloads only
+	DirectGet       []bool        `json:"direct_get"`
+	ServerVersions  []string      `json:"server_versions"`
+	Nemeses         []string      `json:"nemeses"` // each a comma-separated fault list
+	NemesisInterval time.Duration `json:"nemesis_interval"`
+	Seed            uint64        `json:"seed"`
+	// RecoveryTimeout bounds the wait after the final heal; 0 is the
+	// workload's own bound (DefaultRecoveryTimeout unless it has one).
 	RecoveryTimeout time.Duration  `json:"recovery_timeout"`
 	CheckTimeout    time.Duration  `json:"check_timeout"`
 	KeepData        bool           `json:"keep_data"`
 	Cluster         cluster.Config `json:"cluster"` // template; each cell fills version and dir
-	// KV lists the kv-update settings; each is a cell (with every other axis).
-	KV []kvupdate.Options `json:"kv,omitempty"`
-	// Catchup is the catch-up workload's settings.
-	Catchup *catchup.Options `json:"catchup,omitempty"`
-	Command string           `json:"command"` // the exact command that reruns this run
-	// Expect names known anomalies (reports.ParseExpect) that a nightly
-	// keeps as a positive control: "direct-get-on=stale-reads".
+	// Settings are the workload's settings, one per cell of the workload
+	// axis, as the workload's flags expanded them (workloads.Marshal).
+	Settings []json.RawMessage `json:"settings"`
+	Command  string            `json:"command"` // the exact command that reruns this run
+	// Expect names known anomalies (ParseExpect) that a nightly keeps as a
+	// positive control: "direct-get-on=stale-reads".
 	Expect []string `json:"expect,omitempty"`
+	// Runs repeats every cell (0 and 1: once), each run with a seed derived
+	// from Seed, or Seed itself with SameSeed. UntilFail stops at the first
+	// run that finds an anomaly.
+	Runs      int  `json:"runs,omitempty"`
+	SameSeed  bool `json:"same_seed,omitempty"`
+	UntilFail bool `json:"until_fail,omitempty"`
+	// StopOnAnomaly ends a cell's workload as soon as the online checks find
+	// an anomaly; the cell then heals, recovers and is checked as usual.
+	StopOnAnomaly bool `json:"stop_on_anomaly,omitempty"`
+	// Bisect runs the ServerVersions (a range, in order) only as far as it
+	// takes to find the first release where the verdict changes.
+	Bisect bool `json:"bisect,omitempty"`
 }
+
+// DefaultRecoveryTimeout bounds the wait for recovery when neither
+// --recovery-timeout nor the workload says otherwise.
+const DefaultRecoveryTimeout = 60 * time.Second
 
 // Cell is one combination of the matrix.
 type Cell struct {
-	Name          string           `json:"name"`
-	DirectGet     bool             `json:"direct_get"`
-	ServerVersion string           `json:"server_version"`
-	Nemesis       string           `json:"nemesis"`
-	Workload      kvupdate.Options `json:"workload"`
-	workloadTag   string           // what sets this cell's workload apart, "" when nothing does
+	Name          string          `json:"name"`
+	DirectGet     bool            `json:"direct_get"`
+	ServerVersion string          `json:"server_version"`
+	Nemesis       string          `json:"nemesis"`
+	Settings      json.RawMessage `json:"settings"`
+	// Tag is what sets this cell's settings apart from the others' ("" when
+	// nothing does), e.g. "keys-10+clients-20".
+	Tag string `json:"tag,omitempty"`
+	// Repeat is which of --runs this is (1-based; 0 without --runs), and
+	// Seed the seed it ran with.
+	Repeat int    `json:"repeat,omitempty"`
+	Seed   uint64 `json:"seed,omitempty"`
+	// Base is the cell's name without its repeat: the runs of one cell
+	// share it.
+	Base string `json:"base,omitempty"`
 }
 
-// Cells expands the matrix in a stable order: versions, then nemeses, then
-// workload settings, then Direct Get (so on and off of one setting stand
-// side by side). Names carry only the axes that vary.
-func (s Spec) Cells() []Cell {
-	kvs := s.KV
-	if s.Workload == "catchup" || len(kvs) == 0 {
-		kvs = []kvupdate.Options{{}} // catch-up cells vary by version and Direct Get only
+// seed is the cell's seed, the run's when the cell has none.
+func (c Cell) seed(runSeed uint64) uint64 {
+	if c.Seed != 0 {
+		return c.Seed
 	}
-	tags := workloadTags(kvs)
+	return runSeed
+}
+
+// RepeatSeed is the seed of repeat r (1-based) of a run seeded with seed:
+// the first run uses seed itself, so --runs 1 changes nothing, and every
+// later one a value mixed from both (splitmix64), printable as a --seed.
+func RepeatSeed(seed uint64, r int) uint64 {
+	if r <= 1 {
+		return seed
+	}
+	z := seed + uint64(r)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return (z^(z>>31))%(1<<31) + 1
+}
+
+// SetSettings stores the workload's expanded settings in the spec.
+func (s *Spec) SetSettings(ss []workloads.Settings) error {
+	s.Settings = s.Settings[:0]
+	for _, x := range ss {
+		raw, err := workloads.Marshal(x)
+		if err != nil {
+			return err
+		}
+		s.Settings = append(s.Settings, raw)
+	}
+	return nil
+}
+
+// settings decodes the spec's settings with the workload's Decode.
+func (s Spec) settings() (workloads.Workload, []workloads.Settings, error) {
+	w, err := workloads.Get(s.Workload)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []workloads.Settings
+	for _, raw := range s.Settings {
+		x, err := w.Decode(raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, x)
+	}
+	return w, out, nil
+}
+
+// Cells expands the matrix in a stable order: repeats, then versions, then
+// nemeses, then workload settings, then Direct Get (so on and off of one
+// setting stand side by side). Names carry only the axes that vary.
+func (s Spec) Cells() []Cell {
 	var cells []Cell
-	for _, v := range s.ServerVersions {
+	for r := 1; r <= max(s.Runs, 1); r++ {
+		cells = append(cells, s.cellsOf(s.ServerVersions, r)...)
+	}
+	return cells
+}
+
+// cellsOf is the cells of repeat r for the versions given.
+func (s Spec) cellsOf(versions []string, r int) []Cell {
+	_, ss, err := s.settings()
+	if err != nil || len(ss) == 0 {
+		return nil
+	}
+	tags := settingTags(ss)
+	var cells []Cell
+	for _, v := range versions {
 		for _, n := range s.Nemeses {
-			for i, kv := range kvs {
+			for i := range ss {
 				for _, dg := range s.DirectGet {
-					c := Cell{DirectGet: dg, ServerVersion: v, Nemesis: n, Workload: kv, workloadTag: tags[i]}
+					c := Cell{DirectGet: dg, ServerVersion: v, Nemesis: n, Settings: s.Settings[i], Tag: tags[i]}
 					c.Name = c.name(len(s.ServerVersions) > 1, len(s.Nemeses) > 1)
+					c.Base = c.Name
+					if s.Runs > 1 {
+						c.Repeat, c.Seed = r, s.Seed
+						if !s.SameSeed {
+							c.Seed = RepeatSeed(s.Seed, r)
+						}
+						c.Name = fmt.Sprintf("%s_run-%d", c.Name, r)
+					}
 					cells = append(cells, c)
 				}
 			}
@@ -81,43 +178,40 @@ func (c Cell) name(withVersion, withNemesis bool) string {
 	if withNemesis {
 		parts = append(parts, strings.ReplaceAll(c.Nemesis, ",", "+"))
 	}
-	if c.workloadTag != "" {
-		parts = append(parts, c.workloadTag)
+	if c.Tag != "" {
+		parts = append(parts, c.Tag)
 	}
 	parts = append(parts, "direct-get-"+onOff(c.DirectGet))
 	return strings.Join(parts, "_")
 }
 
-// workloadTags names each workload setting by the fields that differ
-// between them, e.g. "keys-10+clients-20".
-func workloadTags(kvs []kvupdate.Options) []string {
-	tags := make([]string, len(kvs))
-	if len(kvs) < 2 {
+// settingTags names each setting by the tags whose values differ between
+// them, e.g. "keys-10+clients-20".
+func settingTags(ss []workloads.Settings) []string {
+	tags := make([]string, len(ss))
+	if len(ss) < 2 {
 		return tags
 	}
-	fields := []struct {
-		name string
-		val  func(kvupdate.Options) string
-	}{
-		{"keys", func(o kvupdate.Options) string { return fmt.Sprint(o.Keys) }},
-		{"clients", func(o kvupdate.Options) string { return fmt.Sprint(o.Clients) }},
-		{"pattern", func(o kvupdate.Options) string { return string(o.Pattern) }},
-		{"replicas", func(o kvupdate.Options) string { return fmt.Sprint(o.Replicas) }},
-		{"rate", func(o kvupdate.Options) string { return fmt.Sprint(o.Rate) }},
+	all := make([][]workloads.Tag, len(ss))
+	for i, x := range ss {
+		all[i] = x.Tags()
 	}
-	for _, f := range fields {
-		first, varies := f.val(kvs[0]), false
-		for _, o := range kvs[1:] {
-			varies = varies || f.val(o) != first
+	for f, first := range all[0] {
+		varies := false
+		for _, t := range all[1:] {
+			varies = varies || f >= len(t) || t[f].Value != first.Value
 		}
 		if !varies {
 			continue
 		}
-		for i, o := range kvs {
+		for i, t := range all {
+			if f >= len(t) {
+				continue
+			}
 			if tags[i] != "" {
 				tags[i] += "+"
 			}
-			tags[i] += f.name + "-" + f.val(o)
+			tags[i] += t[f].Name + "-" + t[f].Value
 		}
 	}
 	return tags
@@ -136,12 +230,16 @@ func (c Cell) Label() string {
 	if c.Nemesis != "" && c.Nemesis != "none" {
 		s += ", nemesis " + c.Nemesis
 	}
-	if c.workloadTag != "" {
-		for _, part := range strings.Split(c.workloadTag, "+") {
+	if c.Tag != "" {
+		for _, part := range strings.Split(c.Tag, "+") {
 			s += ", " + strings.Replace(part, "-", " ", 1)
 		}
 	}
-	return s + ", nats-server " + c.ServerVersion
+	s += ", nats-server " + c.ServerVersion
+	if c.Repeat > 0 {
+		s += fmt.Sprintf(", run %d (seed %d)", c.Repeat, c.Seed)
+	}
+	return s
 }
 
 // ParseDirectGet reads --direct-get: on, off, both, or a comma list.

@@ -59,6 +59,15 @@ func CacheDir() string {
 
 var mu sync.Mutex // one build at a time; two runs may share the cache
 
+// Cached says whether version's binary is already built.
+func Cached(version string) bool {
+	if version == "" {
+		version = DefaultVersion()
+	}
+	fi, err := os.Stat(filepath.Join(CacheDir(), "nats-server", version, "nats-server"))
+	return err == nil && fi.Mode().IsRegular() && fi.Size() > 0
+}
+
 // Path returns the cached binary for version, building it if needed.
 func Path(ctx context.Context, version string) (string, error) {
 	if version == "" {

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
@@ -17,10 +16,12 @@ func checkCmd() *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "check DIR",
-		Short: "Run the checkers again on a stored history (a cell folder, or a run folder with cells)",
-		Long: `Check loads history.jsonl and stream.jsonl from a cell folder (or from every
-cell of a run folder), runs every checker and prints the verdicts. It works
-on partial histories of interrupted runs too. Exit codes as for run.`,
+		Short: "Run the checkers again on a stored cell (a cell folder, or a run folder with cells)",
+		Long: `Check judges a stored cell again from its files alone (history.jsonl and the
+workload's own files: stream.jsonl for kv-update, catchup.json for catchup),
+with the checkers of the workload its run.json names, and prints the
+verdicts. It works on partial histories of interrupted runs too, and gives
+the same verdict as the run. Exit codes as for run.`,
 		Example: "  chaos check store/latest",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -30,17 +31,23 @@ on partial histories of interrupted runs too. Exit codes as for run.`,
 			}
 			worst := run.Valid
 			for _, dir := range dirs {
-				h, err := history.Load(dir)
+				name, res, err := run.Recheck(dir, checker.Options{OutDir: filepath.Join(dir, "porcupine"), Timeout: timeout})
 				if err != nil {
 					return harnessErr(err)
 				}
-				res := checker.Run(h, checker.All(checker.Options{OutDir: filepath.Join(dir, "porcupine"), Timeout: timeout}))
 				v := run.VerdictOf(res)
-				fmt.Fprintf(cmd.OutOrStdout(), "\n== %s: %s ==\n", dir, v)
+				fmt.Fprintf(cmd.OutOrStdout(), "\n== %s (%s): %s ==\n", dir, name, v)
 				for _, c := range res {
 					fmt.Fprintf(cmd.OutOrStdout(), "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
 				}
 				worst = run.Worse(worst, v)
+			}
+			if across := run.RecheckRun(args[0], dirs); len(across) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "\n== %s, across cells ==\n", args[0])
+				for _, c := range across {
+					fmt.Fprintf(cmd.OutOrStdout(), "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
+				}
+				worst = run.Worse(worst, run.VerdictOf(across))
 			}
 			return &exitError{code: worst.ExitCode()}
 		},
@@ -50,21 +57,37 @@ on partial histories of interrupted runs too. Exit codes as for run.`,
 }
 
 // cellDirs finds the cell folders under dir: dir itself if it holds a
-// history, else its subfolders that do.
+// cell (a history, or a cell's results.json), else its subfolders that do.
 func cellDirs(dir string) ([]string, error) {
-	if _, err := os.Stat(filepath.Join(dir, "history.jsonl")); err == nil {
+	isCell := func(d string) bool {
+		for _, f := range []string{"history.jsonl", "results.json"} {
+			if _, err := os.Stat(filepath.Join(d, f)); err == nil && (f == "history.jsonl" || !isRun(d)) {
+				return true
+			}
+		}
+		return false
+	}
+	if isCell(dir) {
 		return []string{dir}, nil
 	}
-	matches, err := filepath.Glob(filepath.Join(dir, "*", "history.jsonl"))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
-	}
-	if len(matches) == 0 {
 		return nil, fmt.Errorf("%s holds no history.jsonl (give a run or cell folder, e.g. store/latest)", dir)
 	}
-	out := make([]string, len(matches))
-	for i, m := range matches {
-		out[i] = filepath.Dir(m)
+	var out []string
+	for _, e := range entries {
+		if sub := filepath.Join(dir, e.Name()); e.IsDir() && isCell(sub) {
+			out = append(out, sub)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s holds no history.jsonl (give a run or cell folder, e.g. store/latest)", dir)
 	}
 	return out, nil
+}
+
+// isRun says whether d is a run folder (it has run.json).
+func isRun(d string) bool {
+	_, err := os.Stat(filepath.Join(d, "run.json"))
+	return err == nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jetstream-chaos/jetstream-chaos/run"
+	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/all"
 )
 
 // exitError carries an exit code up to main.
@@ -35,7 +36,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
-	root.AddCommand(runCmd(), checkCmd(), reportCmd(), clusterCmd(), versionCmd())
+	root.AddCommand(runCmd(os.Args[1:]), checkCmd(), reportCmd(), clusterCmd(), versionCmd())
 	err := root.Execute()
 	if err == nil {
 		return

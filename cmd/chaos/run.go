@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,79 +19,131 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 type runFlags struct {
 	workload, runtime, store string
 	directGet                string
-	patterns                 []string
 	versions, nemeses        []string
 	timeLimit, interval      time.Duration
 	recovery, checkTimeout   time.Duration
-	opTimeout, pingInterval  time.Duration
+	pingInterval             time.Duration
 	syncInterval             string
 	seed                     uint64
-	keys, clients, replicas  []int
-	rates                    []string
-	catchup                  *catchup.Flags
+	expand                   workloads.Expander
 	keepData                 bool
 	expect                   []string
+	runs                     int
+	untilFail, sameSeed      bool
+	bisect, stopOnAnomaly    bool
 }
 
-func runCmd() *cobra.Command {
+// runCmd builds `chaos run`. The workload's own flags are bound for the
+// workload args name (--workload, default kv-update), so each workload has
+// its flags and no other's; --help lists them.
+func runCmd(args []string) *cobra.Command {
 	f := &runFlags{}
+	name := workloadArg(args)
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run a workload against a fresh cluster under faults, then check and store the history",
 		Long: `Run starts a real 3-node JetStream cluster for every cell of the matrix
-(--direct-get x --server-version x --nemesis), drives the workload for
---time-limit while the nemesis injects faults, heals, reads the stream back,
-checks the history and stores everything under <store>/<run-id>/ with
-<store>/latest pointing at it.
+(--direct-get x --server-version x --nemesis x the workload's own list
+flags), drives the workload while the nemesis injects faults, heals, waits
+for recovery, checks what was recorded and stores everything under
+<store>/<run-id>/ with <store>/latest pointing at it.
 
-With --workload catchup a cell (--direct-get x --server-version) fills an
-R3 stream to --backlog, kills and wipes one replica, publishes at --rate
-while it is down, restarts it under --memory-limit and measures its memory,
-OOM kills, crash loops and catch-up time, then checks that nothing was lost.
---preset seed-oom is the user report's scenario (6 GB, 40 MB/s, 1.5 GiB).
+Workloads (--workload):
+` + workloadDocs() + `
+The flags below are those of --workload ` + name + `; ` + "`chaos run --workload NAME --help`" + ` lists
+another's. --preset seed-oom (catchup) is the user report's scenario.
 
 Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 3 usage error, 4 harness error (e.g. the cluster did not start), 130 interrupted.`,
-		Example: "  chaos run --workload kv-update\n  chaos run --workload kv-update --direct-get off --nemesis partition-leader,kill --time-limit 60s\n  chaos run --workload catchup\n  chaos run --workload catchup --preset seed-oom --server-version v2.10.7,v2.11.8,v2.15.3 --direct-get off",
+		Example: "  chaos run --workload kv-update\n  chaos run --workload kv-update --direct-get off --nemesis partition-leader,kill --time-limit 60s\n  chaos run --workload catchup\n  chaos run --workload catchup --nemesis stepdown\n  chaos run --workload catchup --preset seed-oom --server-version v2.10.7,v2.11.8,v2.15.3 --direct-get off",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return f.execute(cmd)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.workload, "workload", "kv-update", "workload to run: kv-update (stale reads, Direct Get on and off) or catchup (a wiped replica catches up a large stream under a memory limit)")
+	fl.StringVar(&f.workload, "workload", workloads.Default, "workload to run: "+strings.Join(workloads.Names(), ", "))
 	fl.StringVar(&f.runtime, "runtime", "auto", "cluster runtime: auto (docker when a daemon answers, else local), docker or local")
 	fl.StringVar(&f.store, "store", "store", "folder that holds every run's files")
-	fl.DurationVar(&f.timeLimit, "time-limit", 30*time.Second, "how long the workload runs in each cell")
-	fl.StringVar(&f.directGet, "direct-get", "both", "Direct Get on the bucket: on, off or both (both runs two cells side by side)")
-	fl.StringSliceVar(&f.versions, "server-version", []string{serverbin.DefaultVersion()}, "nats-server versions (vX.Y.Z), comma-separated; each is a cell, built from the Go module proxy and cached")
-	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults the schedule picks from, one per window, comma-separated; a+b injects a and b together; repeat the flag for more cells (kv-update: "+strings.Join(nemesis.Names(), ", ")+")")
+	fl.DurationVar(&f.timeLimit, "time-limit", workloads.TimeLimitDefault, "how long the workload runs in each cell (timed workloads: kv-update)")
+	fl.StringVar(&f.directGet, "direct-get", "both", "Direct Get on the bucket or stream: on, off or both (both runs two cells side by side)")
+	fl.StringSliceVar(&f.versions, "server-version", []string{serverbin.DefaultVersion()}, "nats-server versions (vX.Y.Z), comma-separated, or a range of the releases the Go module proxy serves (v2.14.5..v2.15.3); each is a cell, built from the module proxy and cached")
+	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults the schedule picks from, one per window, comma-separated; a+b injects a and b together; repeat the flag for more cells ("+strings.Join(nemesis.Names(), ", ")+")")
 	fl.DurationVar(&f.interval, "nemesis-interval", 10*time.Second, "how long each fault lasts, and the quiet gap between faults")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one; it is printed and stored)")
-	fl.IntSliceVar(&f.keys, "keys", []int{10}, "number of keys (a comma list makes one cell each)")
-	fl.IntSliceVar(&f.clients, "clients", []int{10}, "number of clients, spread over the nodes (list: cells)")
-	fl.StringSliceVar(&f.patterns, "pattern", []string{string(kvupdate.SingleWriter)}, "single-writer (one writer per key: get, then update), contended (any client, any key) or blind-put (list: cells)")
-	fl.IntSliceVar(&f.replicas, "replicas", []int{3}, "bucket replicas (list: cells)")
-	fl.StringSliceVar(&f.rates, "rate", nil, "kv-update: total ops/s over all clients, 0 = as fast as they go (default 0; list: cells); catchup: bytes/s published during the catch-up, e.g. 40MB")
-	fl.DurationVar(&f.opTimeout, "op-timeout", 2*time.Second, "timeout of one KV operation; a write that times out is indeterminate")
 	fl.DurationVar(&f.pingInterval, "route-ping-interval", time.Second, "cluster route ping interval; short, so a partition is noticed in seconds")
 	fl.StringVar(&f.syncInterval, "sync-interval", "", "JetStream sync_interval: a duration or \"always\" (empty: the server default)")
-	fl.DurationVar(&f.recovery, "recovery-timeout", 60*time.Second, "how long to wait for the cluster to recover after the final heal")
+	fl.DurationVar(&f.recovery, "recovery-timeout", run.DefaultRecoveryTimeout, "how long to wait for the cluster to recover after the final heal (default: 1m, or the workload's own bound)")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 60*time.Second, "time bound of the linearizability check per cell")
 	fl.BoolVar(&f.keepData, "keep-data", false, "keep the nodes' JetStream stores after the run")
-	f.catchup = catchup.BindFlags(fl)
+	fl.IntVar(&f.runs, "runs", 1, "repeat every cell this many times, each with a seed derived from --seed (see --same-seed); the summary gives each cell's failure rate")
+	fl.BoolVar(&f.untilFail, "until-fail", false, "with --runs: stop at the first run that finds an anomaly")
+	fl.BoolVar(&f.sameSeed, "same-seed", false, "with --runs: give every run --seed itself (timing still differs from run to run)")
+	fl.BoolVar(&f.bisect, "bisect", false, "with a --server-version range (v2.14.5..v2.15.3): find the first release where the anomaly stops or starts, running --runs per probed release")
+	fl.BoolVar(&f.stopOnAnomaly, "stop-on-anomaly", false, "stop a cell's workload as soon as the online checks see an anomaly (stale read, read-your-writes, monotonic read); it then heals, recovers and is checked as usual")
 	fl.StringArrayVar(&f.expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (e.g. direct-get-on=stale-reads): those cells pass only if it shows, and nothing else does; repeatable")
+	if w, err := workloads.Get(name); err == nil {
+		f.expand = w.Flags(fl)
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%s", otherWorkloadFlag(err, name)) })
 	return cmd
 }
 
+// workloadArg is the --workload value in args (kv-update when absent), read
+// before the flags are parsed so that the right workload binds its flags.
+func workloadArg(args []string) string {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return workloads.Default
+		case a == "--workload" && i+1 < len(args):
+			return args[i+1]
+		case strings.HasPrefix(a, "--workload="):
+			return strings.TrimPrefix(a, "--workload=")
+		}
+	}
+	return workloads.Default
+}
+
+func workloadDocs() string {
+	var b strings.Builder
+	for _, n := range workloads.Names() {
+		w, _ := workloads.Get(n)
+		fmt.Fprintf(&b, "  %-10s %s\n", n, w.Doc())
+	}
+	return b.String()
+}
+
+// otherWorkloadFlag says which workload a flag belongs to when another
+// workload was chosen, rather than only "unknown flag".
+func otherWorkloadFlag(err error, chosen string) string {
+	msg := err.Error()
+	const prefix = "unknown flag: --"
+	if !strings.HasPrefix(msg, prefix) {
+		return msg
+	}
+	flag := strings.TrimPrefix(msg, prefix)
+	for _, n := range workloads.Names() {
+		w, _ := workloads.Get(n)
+		fs := pflag.NewFlagSet(n, pflag.ContinueOnError)
+		w.Flags(fs)
+		if n != chosen && fs.Lookup(flag) != nil {
+			return fmt.Sprintf("--%s does not apply to --workload %s (it is a %s flag)", flag, chosen, n)
+		}
+	}
+	return msg
+}
+
 func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
+	if _, err := workloads.Get(f.workload); err != nil {
+		return run.Spec{}, err
+	}
 	dg, err := run.ParseDirectGet(f.directGet)
 	if err != nil {
 		return run.Spec{}, err
@@ -100,96 +151,43 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 	if f.seed == 0 {
 		f.seed = rand.Uint64N(1<<31) + 1
 	}
+	changed := cmd.Flags().Changed
+	if changed("recovery-timeout") && f.recovery <= 0 {
+		return run.Spec{}, fmt.Errorf("--recovery-timeout %s: want a positive duration", f.recovery)
+	}
+	if changed("check-timeout") && f.checkTimeout <= 0 {
+		return run.Spec{}, fmt.Errorf("--check-timeout %s: want a positive duration", f.checkTimeout)
+	}
 	s := run.Spec{
 		Workload: f.workload, Runtime: f.runtime, Store: f.store, TimeLimit: f.timeLimit,
 		DirectGet: dg, ServerVersions: f.versions, Nemeses: f.nemeses, NemesisInterval: f.interval,
-		Seed: f.seed, RecoveryTimeout: f.recovery, CheckTimeout: f.checkTimeout, KeepData: f.keepData,
+		Seed: f.seed, CheckTimeout: f.checkTimeout, KeepData: f.keepData,
 		Command: rerunCommand(cmd, f.seed),
 	}
-	if err := f.workloadFlags(cmd, &s); err != nil {
+	if changed("recovery-timeout") {
+		s.RecoveryTimeout = f.recovery
+	}
+	if f.runs < 1 {
+		return run.Spec{}, fmt.Errorf("--runs %d: want 1 or more", f.runs)
+	}
+	if (f.untilFail || f.sameSeed) && f.runs < 2 && !f.bisect {
+		return run.Spec{}, fmt.Errorf("--until-fail and --same-seed go with --runs 2 or more")
+	}
+	s.Runs, s.UntilFail, s.SameSeed, s.Bisect, s.StopOnAnomaly = f.runs, f.untilFail, f.sameSeed, f.bisect, f.stopOnAnomaly
+	settings, err := f.expand(changed)
+	if err != nil {
+		return run.Spec{}, err
+	}
+	if len(settings) > 0 && !settings[0].Timed() && changed("time-limit") {
+		return run.Spec{}, fmt.Errorf("--time-limit does not apply to --workload %s: it runs through its own phases", f.workload)
+	}
+	if err := s.SetSettings(settings); err != nil {
 		return run.Spec{}, err
 	}
 	s.Expect = f.expect
 	s.Cluster.RoutePingInterval = f.pingInterval
 	s.Cluster.SyncInterval = f.syncInterval
 	return s, s.Validate()
-}
-
-// kvOnly and catchupOnly are the flags that mean something to one workload
-// only; giving one to the other is a usage error rather than silently
-// ignored.
-var (
-	kvOnly      = []string{"keys", "clients", "pattern", "replicas", "op-timeout", "nemesis", "nemesis-interval", "check-timeout", "time-limit"}
-	catchupOnly = []string{"preset", "backlog", "payload", "target", "down", "write-for", "memory-limit", "gomemlimit",
-		"max-outstanding-catchup", "catchup-timeout", "settle", "verify-timeout", "crash-loop", "sample-interval",
-		"publishers", "window", "publish-timeout", "read-rate"}
-)
-
-// workloadFlags fills the spec's workload part and refuses flags of the
-// other workload.
-func (f *runFlags) workloadFlags(cmd *cobra.Command, s *run.Spec) error {
-	other := catchupOnly
-	if f.workload == "catchup" {
-		other = kvOnly
-	}
-	for _, name := range other {
-		if cmd.Flags().Changed(name) {
-			return fmt.Errorf("--%s does not apply to --workload %s", name, f.workload)
-		}
-	}
-	if f.workload != "catchup" {
-		kvs, err := f.workloads()
-		s.KV = kvs
-		return err
-	}
-	o, err := f.catchup.Options()
-	if err != nil {
-		return err
-	}
-	if len(f.rates) > 1 {
-		return fmt.Errorf("--rate takes one value with --workload catchup")
-	}
-	if len(f.rates) == 1 {
-		b, err := catchup.ParseBytes(f.rates[0])
-		if err != nil {
-			return fmt.Errorf("--rate %q: want bytes/s such as 40MB: %v", f.rates[0], err)
-		}
-		o.Rate = b
-	}
-	if cmd.Flags().Changed("recovery-timeout") {
-		o.RecoveryTimeout = f.recovery
-	}
-	s.Catchup = &o
-	return nil
-}
-
-// workloads is the cross product of the kv-update flags' lists.
-func (f *runFlags) workloads() ([]kvupdate.Options, error) {
-	rates := []float64{0}
-	if len(f.rates) > 0 {
-		rates = rates[:0]
-		for _, r := range f.rates {
-			v, err := strconv.ParseFloat(r, 64)
-			if err != nil {
-				return nil, fmt.Errorf("--rate %q: want ops/s, a number", r)
-			}
-			rates = append(rates, v)
-		}
-	}
-	var out []kvupdate.Options
-	for _, k := range f.keys {
-		for _, c := range f.clients {
-			for _, p := range f.patterns {
-				for _, r := range f.replicas {
-					for _, rate := range rates {
-						out = append(out, kvupdate.Options{Keys: k, Clients: c, Pattern: kvupdate.Pattern(p),
-							Replicas: r, Rate: rate, OpTimeout: f.opTimeout}.WithDefaults())
-					}
-				}
-			}
-		}
-	}
-	return out, nil
 }
 
 // rerunCommand is the exact command, with the seed, that reruns this run.
@@ -231,14 +229,11 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	}
 	ctx, stop := interruptible("healing, saving the history and tearing down")
 	defer stop()
-	// Build every server version first, so an unknown one fails before
-	// anything starts.
-	for _, v := range spec.ServerVersions {
-		if _, err := serverbin.Path(ctx, v); errors.Is(err, serverbin.ErrNotServed) {
-			return usageErr("%v", err)
-		} else if err != nil {
-			return harnessErr(err)
-		}
+	if err := expandRanges(ctx, &spec); err != nil {
+		return err
+	}
+	if err := buildServers(ctx, spec); err != nil {
+		return err
 	}
 	rt, err := openRuntime(ctx, f.runtime, os.Stdout)
 	if err != nil {
@@ -264,6 +259,68 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 		fmt.Printf("%s\nreport: %s\n", reports.Headline(r.Result, r.Expect...), filepath.Join(res.Dir, reports.HTMLFile))
 	}
 	return &exitError{code: code}
+}
+
+// buildServers builds every server version first, so an unknown one fails
+// before anything starts, and says so: a first build takes a while. A
+// bisection builds each release when it reaches it.
+func buildServers(ctx context.Context, spec run.Spec) error {
+	if spec.Bisect {
+		fmt.Printf("bisecting %d releases %s..%s: each probed release is built when it is reached (30-60 s each the first time)\n",
+			len(spec.ServerVersions), spec.ServerVersions[0], spec.ServerVersions[len(spec.ServerVersions)-1])
+		return nil
+	}
+	var todo []string
+	for _, v := range spec.ServerVersions {
+		if !serverbin.Cached(v) {
+			todo = append(todo, v)
+		}
+	}
+	built := 0
+	for _, v := range spec.ServerVersions {
+		cached := serverbin.Cached(v)
+		if !cached {
+			built++
+			fmt.Printf("building nats-server %s from the Go module proxy (%d of %d; usually 30-60 s, then cached in %s)\n",
+				v, built, len(todo), serverbin.CacheDir())
+		}
+		t := time.Now()
+		if _, err := serverbin.Path(ctx, v); errors.Is(err, serverbin.ErrNotServed) {
+			return usageErr("%v", err)
+		} else if err != nil {
+			return harnessErr(err)
+		}
+		if !cached {
+			fmt.Printf("built nats-server %s in %s\n", v, time.Since(t).Round(time.Second))
+		}
+	}
+	return nil
+}
+
+// expandRanges replaces a --server-version range with the releases the Go
+// module proxy serves in it.
+func expandRanges(ctx context.Context, spec *run.Spec) error {
+	var out []string
+	for _, v := range spec.ServerVersions {
+		if !serverbin.IsRange(v) {
+			out = append(out, v)
+			continue
+		}
+		all, err := serverbin.Releases(ctx)
+		if err != nil {
+			return harnessErr(err)
+		}
+		vs, err := serverbin.InRange(all, v)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		out = append(out, vs...)
+	}
+	spec.ServerVersions = out
+	if err := spec.Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
 }
 
 // interruptible cancels on the first SIGINT/SIGTERM so the run heals, saves

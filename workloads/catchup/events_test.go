@@ -132,7 +132,6 @@ func TestChecks(t *testing.T) {
 		{"down", catchUpCheck(CatchUp{Outcome: OutcomeDown}), checker.Invalid},
 		{"interrupted", catchUpCheck(CatchUp{Outcome: OutcomeInterrupted}), checker.Unknown},
 		{"not run", catchUpCheck(CatchUp{}), checker.Unknown},
-		{"recovery none", recoveryCheck(nil), checker.Unknown},
 		{"acked all", ackedCheck(Integrity{Acked: 10, Read: 12, Distinct: 12, Unacked: 2, Complete: true}), checker.Valid},
 		{"acked missing", ackedCheck(Integrity{Acked: 10, Read: 9, Missing: 1, Complete: true, MissingExamples: []string{"0.4"}}), checker.Invalid},
 		{"acked duplicate", ackedCheck(Integrity{Acked: 10, Read: 11, Dups: 1, Complete: true}), checker.Invalid},

@@ -1,6 +1,7 @@
 package catchup
 
 import (
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -14,10 +15,34 @@ import (
 // fields on the Options afterwards, and only when the flag was given, or a
 // preset's value is lost.
 type Flags struct {
-	fs     *pflag.FlagSet
-	o      Options
-	preset string
-	copies map[string]func(dst, src *Options)
+	fs       *pflag.FlagSet
+	o        Options
+	preset   string
+	backlogs bytesList
+	copies   map[string]func(dst, src *Options)
+}
+
+// bytesList is a comma list of sizes.
+type bytesList []Bytes
+
+func (l *bytesList) String() string {
+	var parts []string
+	for _, b := range *l {
+		parts = append(parts, b.String())
+	}
+	return strings.Join(parts, ",")
+}
+func (l *bytesList) Type() string { return "sizes" }
+func (l *bytesList) Set(s string) error {
+	*l = (*l)[:0]
+	for _, part := range strings.Split(s, ",") {
+		b, err := ParseBytes(part)
+		if err != nil {
+			return err
+		}
+		*l = append(*l, b)
+	}
+	return nil
 }
 
 // BindFlags registers the flags on fs, with Defaults as defaults.
@@ -25,7 +50,8 @@ func BindFlags(fs *pflag.FlagSet) *Flags {
 	f := &Flags{fs: fs, o: Defaults, copies: map[string]func(dst, src *Options){}}
 	o := &f.o
 	fs.StringVar(&f.preset, "preset", "", "start from a named preset ("+joinNames()+"); flags given explicitly override it")
-	f.bytes("backlog", &o.Backlog, func(d, s *Options) { d.Backlog = s.Backlog }, "payload bytes to fill the R3 stream with before a replica is wiped (4096, 4KiB, 512MiB, 6GB)")
+	fs.Var(&f.backlogs, "backlog", "payload bytes to fill the R3 stream with before a replica is wiped (4096, 4KiB, 512MiB, 6GB); a comma list makes one cell each, and the run fits the catching-up node's peak memory against them")
+	f.bytes("rate", &o.Rate, func(d, s *Options) { d.Rate = s.Rate }, "payload bytes/s published while the replica is down and catching up, e.g. 40MB (0: none)")
 	f.bytes("payload", &o.Payload, func(d, s *Options) { d.Payload = s.Payload }, "message payload size")
 	fs.Var((*targetValue)(&o.Target), "target", "which replica is wiped and catches up: follower or leader")
 	f.copies["target"] = func(d, s *Options) { d.Target = s.Target }
@@ -35,6 +61,9 @@ func BindFlags(fs *pflag.FlagSet) *Flags {
 	fs.Var(&o.GoMemLimit, "gomemlimit", "GOMEMLIMIT of the nodes: auto (80% of --memory-limit, unset without one), off, or a size")
 	f.copies["gomemlimit"] = func(d, s *Options) { d.GoMemLimit = s.GoMemLimit }
 	f.bytes("max-outstanding-catchup", &o.MaxOutstandingCatchup, func(d, s *Options) { d.MaxOutstandingCatchup = s.MaxOutstandingCatchup }, "JetStream max_outstanding_catchup (0: the server default, 64MB)")
+	f.bytes("max-catchup-memory", &o.MaxCatchupMemory, func(d, s *Options) { d.MaxCatchupMemory = s.MaxCatchupMemory }, "the catching-up node's peak RSS may not pass this (0: at most 3x, or 1GiB over, the other follower's peak, whichever is higher)")
+	fs.Float64Var(&o.MaxMemorySlope, "max-memory-slope", DefaultMaxSlope, "with a --backlog list: the most the catching-up node's peak RSS may grow per byte of backlog")
+	f.copies["max-memory-slope"] = func(d, s *Options) { d.MaxMemorySlope = s.MaxMemorySlope }
 	f.dur("catchup-timeout", &o.CatchupTimeout, func(d, s *Options) { d.CatchupTimeout = s.CatchupTimeout }, "bound on the restart -> current wait")
 	f.dur("settle", &o.Settle, func(d, s *Options) { d.Settle = s.Settle }, "how long to keep watching after the replica is current")
 	f.dur("verify-timeout", &o.VerifyTimeout, func(d, s *Options) { d.VerifyTimeout = s.VerifyTimeout }, "bound on reading the stream back")
@@ -78,7 +107,28 @@ func (f *Flags) Options() (Options, error) {
 			cp(&out, &f.o)
 		}
 	}
-	return out.WithDefaults(), nil
+	if f.fs.Changed("backlog") && len(f.backlogs) > 0 {
+		out.Backlog = f.backlogs[0]
+	}
+	// No WithDefaults here: a zero given explicitly (--settle 0, --publishers
+	// 0) is the user's value, which Validate accepts or refuses, never a
+	// request for the default.
+	return out, nil
+}
+
+// All is Options once per --backlog size given (one cell each).
+func (f *Flags) All() ([]Options, error) {
+	o, err := f.Options()
+	if err != nil || !f.fs.Changed("backlog") {
+		return []Options{o}, err
+	}
+	var out []Options
+	for _, b := range f.backlogs {
+		x := o
+		x.Backlog = b
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // Changed reports whether a flag was given: for the flags chaos run owns.

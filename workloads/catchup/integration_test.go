@@ -3,7 +3,6 @@ package catchup
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +10,10 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // Integration tests: real 3-node clusters in Docker at a tiny scale (tens
@@ -58,13 +58,13 @@ func tiny() Options {
 
 func TestDockerCatchupValid(t *testing.T) {
 	rt := needDocker(t)
-	dir := t.TempDir()
-	out := &tee{t: t}
 	opts := tiny()
 	opts.DirectGet = true
 	start := time.Now()
-	res := RunCell(context.Background(), rt, cluster.Config{RunID: "catchup-test"}, opts, dir, false, out)
+	res, cr, printed := pipelineCell(t, rt, opts, "none")
+	dir := cr.Dir
 	t.Logf("cell took %s", time.Since(start).Round(time.Second))
+	checkAgain(t, cr)
 	if res.Error != "" {
 		t.Fatalf("harness error: %s", res.Error)
 	}
@@ -119,7 +119,7 @@ func TestDockerCatchupValid(t *testing.T) {
 		t.Errorf("stores not deleted: %v", err)
 	}
 	for _, want := range []string{"catch-up of", "peak memory", "acked-present", "memory of " + res.Target} {
-		if !strings.Contains(out.buf.String(), want) {
+		if !strings.Contains(printed, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
@@ -130,14 +130,13 @@ func TestDockerCatchupValid(t *testing.T) {
 // before the catch-up bound.
 func TestDockerCatchupOOMCrashLoop(t *testing.T) {
 	rt := needDocker(t)
-	dir := t.TempDir()
-	out := &tee{t: t}
 	opts := tiny()
 	opts.Backlog = 96 << 20
 	opts.MemoryLimit, opts.GoMemLimit = 48<<20, GoMemLimitOff
 	opts.CatchupTimeout = 3 * time.Minute
 	start := time.Now()
-	res := RunCell(context.Background(), rt, cluster.Config{RunID: "catchup-oom-test"}, opts, dir, false, io.MultiWriter(out))
+	res, cr, printed := pipelineCell(t, rt, opts, "none")
+	checkAgain(t, cr)
 	took := time.Since(start)
 	t.Logf("cell took %s", took.Round(time.Second))
 	if res.Error != "" {
@@ -173,7 +172,7 @@ func TestDockerCatchupOOMCrashLoop(t *testing.T) {
 	if len(kills) < 1 || kills[0].TMs < res.CatchUp.RestartAtMs {
 		t.Errorf("OOM kill events of %s: %+v (restart at %d ms)", res.Target, kills, res.CatchUp.RestartAtMs)
 	}
-	if !strings.Contains(out.buf.String(), "CRASH LOOP") {
+	if !strings.Contains(printed, "CRASH LOOP") {
 		t.Error("output does not say CRASH LOOP")
 	}
 	// The heal lifts the limit: the data must still all be there.
@@ -191,18 +190,16 @@ func TestLocalCatchup(t *testing.T) {
 	rt := local.New()
 	opts := tiny()
 	opts.MemoryLimit = 256 << 20
-	dir := t.TempDir()
-	res := RunCell(context.Background(), rt, cluster.Config{RunID: "catchup-local"}, opts, dir, false, io.Discard)
-	if res.Error == "" || !strings.Contains(res.Error, "--memory-limit") || res.Verdict != checker.Unknown {
-		t.Fatalf("a memory limit on the local runtime: error %q verdict %s, want a refusal naming --memory-limit", res.Error, res.Verdict)
+	spec := run.Spec{Workload: Name, Nemeses: []string{"none"}}
+	if err := spec.SetSettings([]workloads.Settings{opts}); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
-		t.Errorf("something was started: %v", err)
+	if err := spec.Refuse(rt); err == nil || !strings.Contains(err.Error(), "--memory-limit") {
+		t.Fatalf("a memory limit on the local runtime: %v, want a refusal naming --memory-limit", err)
 	}
 
 	opts.MemoryLimit = 0
-	out := &tee{t: t}
-	res = RunCell(context.Background(), rt, cluster.Config{RunID: "catchup-local"}, opts, t.TempDir(), false, out)
+	res, _, _ := pipelineCell(t, rt, opts, "none")
 	if res.Error != "" || res.Verdict != checker.Valid {
 		t.Fatalf("verdict %s, error %q", res.Verdict, res.Error)
 	}
@@ -218,7 +215,7 @@ func TestDockerCatchupLeaderWriteFor(t *testing.T) {
 	rt := needDocker(t)
 	opts := tiny()
 	opts.Target, opts.WriteFor, opts.ReadRate = Leader, 6*time.Second, 0
-	res := RunCell(context.Background(), rt, cluster.Config{RunID: "catchup-leader-test"}, opts, t.TempDir(), false, &tee{t: t})
+	res, _, _ := pipelineCell(t, rt, opts, "none")
 	if res.Error != "" || res.Verdict != checker.Valid {
 		t.Fatalf("verdict %s, error %q", res.Verdict, res.Error)
 	}

@@ -39,10 +39,12 @@ type Options struct {
 	WriteFor time.Duration `json:"write_for"` // --write-for: how long publishing continues after the restart; 0: until the replica is current
 
 	// The server under test.
-	MemoryLimit           Bytes      `json:"memory_limit"`            // --memory-limit: hard limit of the catching-up node from its restart (0: none)
-	GoMemLimit            GoMemLimit `json:"gomemlimit"`              // --gomemlimit auto|off|SIZE; see GoMemLimit
-	MaxOutstandingCatchup Bytes      `json:"max_outstanding_catchup"` // --max-outstanding-catchup (0: server default, 64 MB)
-	DirectGet             bool       `json:"direct_get"`              // --direct-get: allow_direct on the stream (one cell each)
+	MemoryLimit           Bytes      `json:"memory_limit"`               // --memory-limit: hard limit of the catching-up node from its restart (0: none)
+	GoMemLimit            GoMemLimit `json:"gomemlimit"`                 // --gomemlimit auto|off|SIZE; see GoMemLimit
+	MaxOutstandingCatchup Bytes      `json:"max_outstanding_catchup"`    // --max-outstanding-catchup (0: server default, 64 MB)
+	MaxMemorySlope        float64    `json:"max_memory_slope,omitempty"` // --max-memory-slope: bytes of peak RSS per byte of backlog a --backlog list may show (0: DefaultMaxSlope)
+	MaxCatchupMemory      Bytes      `json:"max_catchup_memory"`         // --max-catchup-memory: the catching-up node's peak RSS may not pass it (0: relative to the other follower; see DefaultJumpFactor)
+	DirectGet             bool       `json:"direct_get"`                 // --direct-get: allow_direct on the stream (one cell each)
 
 	// Bounds and observation.
 	CatchupTimeout  time.Duration `json:"catchup_timeout"`  // --catchup-timeout: bound on restart -> current
@@ -232,6 +234,8 @@ func (o Options) Validate(nodes int) error {
 		return fmt.Errorf("--catchup-timeout %s is below 1s", o.CatchupTimeout)
 	case o.Settle < 0:
 		return fmt.Errorf("--settle must not be negative")
+	case o.MaxMemorySlope < 0:
+		return fmt.Errorf("--max-memory-slope %g must not be negative", o.MaxMemorySlope)
 	case o.RecoveryTimeout < time.Second:
 		return fmt.Errorf("--recovery-timeout %s is below 1s", o.RecoveryTimeout)
 	case o.VerifyTimeout < time.Second:

@@ -138,16 +138,12 @@ func writePublishCSV(w io.Writer, secs []PublishSecond) error {
 	return nil
 }
 
-// Print writes the terminal summary of a cell: parameters, phase times,
-// the catch-up, every node's peak memory, deaths, publishing, the target's
-// memory curve and the checks.
+// Print writes the catch-up part of a cell's terminal summary: parameters,
+// phase times, the catch-up, every node's peak memory, deaths, publishing
+// and the target's memory curve (the pipeline prints the verdict and the
+// checks around it).
 func Print(w io.Writer, r Result) {
 	o := r.Options
-	fmt.Fprintf(w, "\n== catchup: %s (nats-server %s, Direct Get %s, runtime %s) ==\n",
-		strings.ToUpper(string(r.Verdict)), r.ServerVersion, onOff(o.DirectGet), r.Runtime)
-	if r.Error != "" {
-		fmt.Fprintf(w, "  harness error: %s\n", r.Error)
-	}
 	fmt.Fprintf(w, "  %s\n", o.Describe())
 	var parts []string
 	var total float64
@@ -227,12 +223,6 @@ func Print(w io.Writer, r Result) {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
-	}
-	for _, c := range r.Checks {
-		fmt.Fprintf(w, "  %-8s %-15s %s\n", c.Verdict, c.Name, c.Summary)
-	}
-	if r.Dir != "" {
-		fmt.Fprintf(w, "  files: %s\n", r.Dir)
 	}
 }
 

@@ -40,12 +40,16 @@ type Result struct {
 	Publish PublishSummary `json:"publish"`
 	Reads   ReadSummary    `json:"reads"`
 
+	// Recovery is only in older files: the pipeline's recovery check has
+	// replaced the cell's own wait.
 	Recovery  *nemesis.Recovery `json:"recovery,omitempty"`
 	Integrity Integrity         `json:"integrity"`
 	LogLines  []LogMatch        `json:"log_lines,omitempty"`
 
-	Checks  []checker.Result `json:"checks"`
-	Verdict checker.Verdict  `json:"verdict"`
+	// Checks and Verdict are only in catchup.json files written before the
+	// checks moved to results.json; Check decides them from the rest.
+	Checks  []checker.Result `json:"checks,omitempty"`
+	Verdict checker.Verdict  `json:"verdict,omitempty"`
 	Notes   []string         `json:"notes,omitempty"`
 	// Error is a harness failure: the cell could not run to the end. The
 	// checks then say what could still be decided.
@@ -127,7 +131,7 @@ func buildChecks(r *Result) []checker.Result {
 		oomCheck(r.Deaths, o.MemoryLimit, r.Target),
 		crashLoopCheck(r.Deaths, o.CrashLoop, r.Cluster.AutoRestart),
 		catchUpCheck(r.CatchUp),
-		recoveryCheck(r.Recovery),
+		memoryCheck(r),
 		agreementCheck(r.Integrity),
 		ackedCheck(r.Integrity),
 	}
@@ -197,16 +201,6 @@ func catchUpCheck(c CatchUp) checker.Result {
 		return result("catch-up", checker.Unknown, "not decided: "+orNone(c.Detail), counts)
 	}
 	return result("catch-up", checker.Invalid, fmt.Sprintf("not current after %.1fs (%s, bound %s): %s", c.Seconds, c.Outcome, c.Bound, c.Detail), counts)
-}
-
-func recoveryCheck(r *nemesis.Recovery) checker.Result {
-	if r == nil {
-		return result("recovery", checker.Unknown, "the heal did not run", map[string]int{"recovered": 0})
-	}
-	if r.Recovered {
-		return result("recovery", checker.Valid, r.Detail, map[string]int{"recovered": 1})
-	}
-	return result("recovery", checker.Invalid, r.Detail, map[string]int{"recovered": 0})
 }
 
 func agreementCheck(in Integrity) checker.Result {

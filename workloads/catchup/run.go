@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,52 +13,38 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
-// Run runs one catch-up cell on c, an already started cluster (see
-// Options.ClusterConfig for how to start it), writes its files into dir and
-// returns what it measured and decided. It never returns without a Result:
-// a harness failure is in Result.Error, with whatever was measured up to
-// it. Run leaves the cluster running (healed as far as it could) and does
-// not close it. Progress goes to out, one line per step.
-func Run(ctx context.Context, c cluster.Cluster, opts Options, dir string, out io.Writer) Result {
-	return runCell(ctx, c, opts, dir, out, true)
-}
-
-// runCell is Run; print says whether to print the summary at the end.
-func runCell(ctx context.Context, c cluster.Cluster, opts Options, dir string, out io.Writer, print bool) Result {
-	r := &cell{c: c, opts: opts.WithDefaults(), dir: dir, out: out, t0: time.Now()}
+// newCell prepares one catch-up cell on env's started cluster (see
+// Options.ClusterConfig for how it should be started); the cell's files go
+// into env.Dir.
+func newCell(opts Options, env *workloads.Env) *cell {
+	c := env.Cluster
+	r := &cell{c: c, opts: opts, dir: env.Dir, say: env.Logf, phaseHook: env.Phase, t0: time.Now()}
 	r.res = Result{Options: r.opts, Runtime: c.Runtime(), Cluster: c.Config(), Nodes: c.Nodes(),
 		ServerVersion: c.Config().ServerVersion, GoMemLimit: c.Config().GoMemLimitFor(),
-		StartedAt: r.t0, Dir: dir, TargetRole: r.opts.Target}
+		StartedAt: r.t0, Dir: env.Dir, TargetRole: r.opts.Target}
 	if r.res.ServerVersion == "" { // the local runtime runs the pinned default without saying so
 		r.res.ServerVersion = serverbin.DefaultVersion()
 	}
 	r.res.Stream.Name, r.res.Stream.AllowDirect = r.opts.Stream, r.opts.DirectGet
 	r.res.CatchUp.Bound = r.opts.CatchupTimeout
-	if err := r.run(ctx); err != nil {
-		r.res.Error = err.Error()
-		r.logf("harness error: %v", err)
-	}
-	r.finish()
-	if print {
-		Print(r.out, r.res)
-	}
-	return r.res
+	return r
 }
 
-// cell is one Run in progress.
+// cell is one catch-up cell in progress.
 type cell struct {
-	c    cluster.Cluster
-	opts Options
-	dir  string
-	out  io.Writer
-	t0   time.Time
-	res  Result
+	c         cluster.Cluster
+	opts      Options
+	dir       string
+	say       func(format string, args ...any)
+	phaseHook func(string)
+	t0        time.Time
+	res       Result
 
 	obs    *observer
 	admin  *nats.Conn
@@ -69,10 +54,10 @@ type cell struct {
 	target int
 	asked  []Event
 	ph     phaseNow
+	held   *nemesis.Held // the catch-up fault, from the kill to the restart
 
 	phaseName  Phase
 	phaseStart int64
-	outMu      sync.Mutex // logf is called from timers too
 
 	liveStop func() // stops publishing at --rate and waits for in-flight acks
 	readStop func()
@@ -80,9 +65,9 @@ type cell struct {
 }
 
 func (r *cell) logf(format string, args ...any) {
-	r.outMu.Lock()
-	defer r.outMu.Unlock()
-	fmt.Fprintf(r.out, "  catchup %6.1fs: %s\n", time.Since(r.t0).Seconds(), fmt.Sprintf(format, args...))
+	if r.say != nil {
+		r.say("catchup %6.1fs: %s", time.Since(r.t0).Seconds(), fmt.Sprintf(format, args...))
+	}
 }
 
 func (r *cell) now() int64 { return since(r.t0) }
@@ -97,6 +82,9 @@ func (r *cell) phase(p Phase) {
 	r.phaseName, r.phaseStart = p, now
 	if p != "" {
 		r.ph.set(p)
+		if r.phaseHook != nil {
+			r.phaseHook(string(p))
+		}
 	}
 }
 
@@ -111,10 +99,11 @@ func (r *cell) note(format string, args ...any) {
 	r.logf("note: %s", s)
 }
 
-func (r *cell) run(ctx context.Context) error {
+// setup creates the stream, picks the target and connects the publishers
+// on the other nodes; the samplers start here and run through the heal.
+func (r *cell) setup(ctx context.Context) error {
 	o := r.opts
-	nodes := r.c.Nodes()
-	if err := o.Validate(len(nodes)); err != nil {
+	if err := o.Validate(len(r.c.Nodes())); err != nil {
 		return err
 	}
 	if err := o.Refuse(r.c.Supports); err != nil {
@@ -125,11 +114,8 @@ func (r *cell) run(ctx context.Context) error {
 	}
 	r.checkConfig()
 	r.logf("%s", o.Describe())
-
 	r.obs = newObserver(r.c, r.t0, o.SampleInterval, o.Stream)
 	r.obs.start(context.WithoutCancel(ctx)) // samples through the heal, even after Ctrl-C
-
-	// Setup: the stream, then the target, then clients that avoid it.
 	r.phase(PhaseFill)
 	if err := r.createStream(ctx); err != nil {
 		return err
@@ -137,25 +123,23 @@ func (r *cell) run(ctx context.Context) error {
 	if err := r.chooseTarget(ctx); err != nil {
 		return err
 	}
-	if err := r.connect(); err != nil {
-		return err
-	}
-	defer r.closeClients()
+	return r.connect()
+}
 
-	// Phase 1: fill.
+// run is the cell's traffic and its fault: fill, kill and wipe the target
+// (the scripted catch-up fault), publish while it is down, restart it under
+// the limit (the fault's heal), wait, bounded, until it is current, settle,
+// then lift the limit and make sure it runs.
+func (r *cell) run(ctx context.Context, faults *nemesis.Script) error {
 	if err := r.fill(ctx); err != nil {
 		return err
 	}
-
-	// Phases 2-3: down, wiped, publishing.
 	r.startLive(ctx)
-	if err := r.takeDown(ctx); err != nil {
+	if err := r.takeDown(ctx, faults); err != nil {
 		r.stopLive()
 		r.heal(ctx)
 		return err
 	}
-
-	// Phases 4-5: restart under the limit and wait, bounded, until current.
 	r.phase(PhaseCatchup)
 	if err := r.restart(ctx); err != nil {
 		r.stopLive()
@@ -163,14 +147,11 @@ func (r *cell) run(ctx context.Context) error {
 		return err
 	}
 	r.waitCurrent(ctx)
-
-	// Phase 6: heal and verify, even after Ctrl-C, so the record is whole.
 	r.stopLive()
 	if r.readStop != nil {
 		r.readStop()
 	}
 	r.heal(ctx)
-	r.verify(context.WithoutCancel(ctx))
 	return nil
 }
 
@@ -518,9 +499,10 @@ func (r *cell) stopLive() {
 	}
 }
 
-// takeDown kills the target, waits until it is down, wipes its store (a new
-// volume), puts its memory limit on, and keeps publishing for --down.
-func (r *cell) takeDown(ctx context.Context) error {
+// takeDown injects the catch-up fault on the target (kill, wait until it
+// is down, wipe its store as a new volume, put its memory limit on) and
+// keeps publishing for --down.
+func (r *cell) takeDown(ctx context.Context, faults *nemesis.Script) error {
 	o := r.opts
 	if o.Target == Leader { // it may have moved during the fill
 		if l, err := r.streamLeader(ctx); err == nil && r.index(l) >= 0 && r.index(l) != r.target {
@@ -535,28 +517,14 @@ func (r *cell) takeDown(ctx context.Context) error {
 	r.phase(PhaseDown)
 	r.obs.watchTarget(context.Background(), r.target, r.streamInfo)
 	r.event(r.target, EvKill, "")
-	if err := r.c.Kill(ctx, r.target); err != nil {
-		return fmt.Errorf("kill %s: %w", name, err)
-	}
 	killed := time.Now()
-	for {
-		st, err := r.c.State(ctx, r.target)
-		if err == nil && !st.Running {
-			break
-		}
-		if time.Since(killed) > 30*time.Second {
-			return fmt.Errorf("%s still running 30s after the kill", name)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := r.c.Wipe(ctx, r.target); err != nil {
-		return fmt.Errorf("wipe %s: %w", name, err)
+	held, err := faults.Inject(ctx, nemesis.Rebuild{Node: r.target, MemoryLimit: int64(o.MemoryLimit)})
+	r.held = held
+	if err != nil {
+		return fmt.Errorf("catch-up fault on %s: %w", name, err)
 	}
 	r.event(r.target, EvWipe, "store deleted, as a new volume")
 	if o.MemoryLimit > 0 {
-		if err := r.c.SetMemoryLimit(ctx, r.target, int64(o.MemoryLimit)); err != nil {
-			return fmt.Errorf("set the memory limit of %s: %w", name, err)
-		}
 		r.event(r.target, EvLimit, o.MemoryLimit.String())
 		r.obs.limit(r.target, int64(o.MemoryLimit))
 	}
@@ -587,8 +555,13 @@ func (r *cell) restart(ctx context.Context) error {
 	}
 	r.res.CatchUp.RestartAtMs = r.now()
 	r.event(r.target, EvStart, "")
-	if err := r.c.Start(ctx, r.target); err != nil {
-		return fmt.Errorf("start %s: %w", r.res.Target, err)
+	w := r.held.Heal(ctx) // the fault's heal: start it, check it runs with routes
+	if !w.Injected {
+		return fmt.Errorf("start %s: %s", r.res.Target, w.Detail)
+	}
+	st0, err := r.c.State(ctx, r.target)
+	if err != nil || !st0.Running {
+		return fmt.Errorf("start %s: not running after the heal: %s", r.res.Target, w.Detail)
 	}
 	if r.res.Stream.RestartBytes == 0 { // no view yet: ask now, after the start
 		for range 10 {
@@ -838,11 +811,15 @@ func (r *cell) status(st cluster.NodeState) {
 		st.Restarts-r.base.Restarts, st.OOMKills-r.base.OOMKills, acked, failed, timedOut)
 }
 
-// heal lifts the target's limit, makes sure it runs, and waits, bounded,
-// until the cluster has recovered with every replica current.
+// heal lifts the target's limit and makes sure it runs (a node in a crash
+// loop may be between restarts); the pipeline then waits, bounded, until
+// every replica is current.
 func (r *cell) heal(ctx context.Context) {
 	ctx = context.WithoutCancel(ctx)
 	r.phase(PhaseHeal)
+	if r.held != nil {
+		r.held.Heal(ctx) // a no-op once the restart healed it
+	}
 	if r.opts.MemoryLimit > 0 {
 		if err := r.c.SetMemoryLimit(ctx, r.target, 0); err != nil {
 			r.note("lift the memory limit of %s: %v", r.res.Target, err)
@@ -851,8 +828,6 @@ func (r *cell) heal(ctx context.Context) {
 			r.obs.limit(r.target, 0)
 		}
 	}
-	// A node in a crash loop may be between restarts: start it if it stays
-	// down (Docker backs off between restarts).
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		st, err := r.c.State(ctx, r.target)
@@ -868,11 +843,6 @@ func (r *cell) heal(ctx context.Context) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	r.logf("healing: waiting until every replica is current (bound %s)", r.opts.RecoveryTimeout)
-	env := &nemesis.Env{Cluster: r.c, JS: r.js, Stream: r.opts.Stream}
-	rec := nemesis.WaitRecovered(ctx, env, r.opts.RecoveryTimeout)
-	r.res.Recovery = &rec
-	r.logf("recovery: %s", rec.Detail)
 }
 
 // verify compares the replicas and reads every id back.
@@ -901,21 +871,13 @@ func (r *cell) verify(ctx context.Context) {
 	}
 }
 
-// finish stops the samplers, fills in the derived figures and the checks,
-// and writes the files.
+// finish stops the samplers and fills in the derived figures; the checks
+// are made later, from the files (see Check).
 func (r *cell) finish() {
 	r.phase("")
 	if r.obs != nil {
 		r.obs.stop()
 		r.collect()
-	}
-	r.res.Checks = buildChecks(&r.res)
-	r.res.Verdict = checker.Worst(r.res.Checks)
-	if r.res.Error != "" && r.res.Verdict == checker.Valid {
-		r.res.Verdict = checker.Unknown
-	}
-	if err := r.writeFiles(); err != nil {
-		r.note("write files: %v", err)
 	}
 }
 

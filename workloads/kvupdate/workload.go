@@ -2,6 +2,7 @@ package kvupdate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -97,15 +98,62 @@ func Setup(ctx context.Context, nodes []cluster.Node, opts Options) (*Workload, 
 		w.Close()
 		return nil, err
 	}
-	if _, err := w.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Bucket, Replicas: opts.Replicas}); err != nil {
+	if err := w.createBucket(ctx); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("create bucket: %w", err)
+		return nil, err
 	}
 	if err := w.configure(ctx); err != nil {
 		w.Close()
 		return nil, err
 	}
 	return w, nil
+}
+
+// createWithin bounds creating the bucket on a cluster that just became
+// ready: its first JetStream request can time out while the new meta
+// leader settles (a flaky first write seen once in make test).
+const createWithin = 30 * time.Second
+
+// createBucket creates the bucket, retrying within createWithin: creating
+// a bucket with the same config again is idempotent, so a retry after a
+// timeout whose create did land is harmless.
+func (w *Workload) createBucket(ctx context.Context) error {
+	cfg := jetstream.KeyValueConfig{Bucket: w.opts.Bucket, Replicas: w.opts.Replicas}
+	deadline := time.Now().Add(createWithin)
+	var last error
+	tries := 0
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		tries++
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, last = w.js.CreateKeyValue(cctx, cfg)
+		cancel()
+		if last == nil {
+			return nil
+		}
+		if !transient(last) {
+			return fmt.Errorf("create bucket %s: %w", w.opts.Bucket, last)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if last == nil {
+		last = ctx.Err()
+	}
+	return fmt.Errorf("create bucket %s: not created within %s over %d tries, waiting for the JetStream API to answer (last: %w)",
+		w.opts.Bucket, createWithin, tries, last)
+}
+
+// transient says whether a failed JetStream request may succeed if asked
+// again: no answer in time, nobody listening yet, or JetStream temporarily
+// unavailable (10008).
+func transient(err error) bool {
+	var apiErr *jetstream.APIError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders):
+		return true
+	case errors.As(err, &apiErr):
+		return apiErr.ErrorCode == 10008 || apiErr.Code == 503
+	}
+	return false
 }
 
 // keepAll is the per-key history the bucket is given so that the stream

@@ -1,0 +1,310 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/online"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
+)
+
+// cleanupTimeout bounds teardown, which runs on a fresh context so that it
+// still happens after Ctrl-C.
+const cleanupTimeout = 2 * time.Minute
+
+// cellRun is one cell in progress.
+type cellRun struct {
+	r        *runner
+	res      *CellResult
+	w        workloads.Workload
+	settings workloads.Settings
+	faults   []nemesis.Fault
+	prog     *progress
+	c        cluster.Cluster
+	rec      *history.Recorder
+	ops      OpCounts
+	inst     workloads.Instance
+	online   *online.Checker
+}
+
+// runCell runs one cell of any workload. Everything it learns is in the
+// result; a harness failure is recorded there too, and whatever history
+// was written stays on disk.
+func (r *runner) runCell(ctx context.Context, cell Cell, dir string) (res CellResult) {
+	res = CellResult{Cell: cell, Label: r.label(cell), Dir: dir, Runtime: r.rt.Name(), StartedAt: time.Now(), Verdict: Error}
+	cr := &cellRun{r: r, res: &res}
+	defer cr.teardown()
+	if err := cr.start(ctx, cell, dir); err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	werr := cr.drive(ctx, cell)
+	cr.finish(ctx)
+	cr.teardown()
+	switch {
+	case werr != nil:
+		res.Error = "workload: " + werr.Error()
+		return res
+	case res.Error != "":
+		return res
+	}
+	if ctx.Err() != nil {
+		res.Error = fmt.Sprintf("interrupted; the partial history is in %s (check it with: chaos check %s)", dir, dir)
+		return res
+	}
+	cr.judge(dir)
+	return res
+}
+
+func (r *runner) label(cell Cell) string {
+	w, err := workloads.Get(r.spec.Workload)
+	if l, ok := w.(workloads.Labeler); err == nil && ok {
+		return l.LabelPrefix() + ", " + cell.Label()
+	}
+	return cell.Label()
+}
+
+// start decodes the cell, starts its cluster and sets the workload up.
+func (cr *cellRun) start(ctx context.Context, cell Cell, dir string) error {
+	r := cr.r
+	var err error
+	if cr.w, err = workloads.Get(r.spec.Workload); err != nil {
+		return err
+	}
+	if cr.settings, err = cr.w.Decode(cell.Settings); err != nil {
+		return err
+	}
+	if cr.faults, err = nemesis.Parse(cell.Nemesis); err != nil {
+		return err
+	}
+	cfg := r.spec.Cluster
+	cfg.ServerVersion, cfg.Dir, cfg.RunID = cell.ServerVersion, dir, r.id
+	cfg = cr.settings.ClusterConfig(cfg)
+	cfg.PowerLossStore = cfg.PowerLossStore || nemesis.NeedsPowerLossStore(cr.faults) // the FUSE store power-loss faults act on
+	cr.res.Cluster = cfg
+	cr.prog = newProgress(r.out, cell.Name, r.spec.TimeLimit)
+	t := time.Now()
+	cr.prog.setPhase("starting cluster")
+	if cr.c, err = r.rt.Start(ctx, cfg); err != nil {
+		return fmt.Errorf("start cluster: %w", err)
+	}
+	cr.res.Nodes = cr.c.Nodes()
+	cr.res.phase("cluster_start", t)
+	if cr.rec, err = history.NewRecorder(filepath.Join(dir, "history.jsonl")); err != nil {
+		return err
+	}
+	cr.res.HistoryStart = cr.rec.Start()
+	// Ops go to disk, the counters and the online checks; the checkers read
+	// the file, so the harness does not grow with the run.
+	cr.rec.Stream()
+	cr.ops = newOpCounts()
+	cr.rec.Watch(cr.ops.add)
+	t = time.Now()
+	cr.prog.setPhase("setup")
+	env := &workloads.Env{Cluster: cr.c, Dir: dir, DirectGet: cell.DirectGet, Seed: cell.seed(r.spec.Seed), History: cr.rec,
+		Phase: cr.prog.setPhase, Logf: cr.prog.logf(r.logf)}
+	if cr.inst, err = cr.settings.Setup(ctx, env); err != nil {
+		return fmt.Errorf("set up %s: %w", r.spec.Workload, err)
+	}
+	cr.res.phase("setup", t)
+	return nil
+}
+
+// drive runs the workload while the nemesis schedule runs, then waits for
+// recovery. A timed workload and the schedule share one deadline; the
+// schedule heals whatever is in effect when the workload is over.
+func (cr *cellRun) drive(ctx context.Context, cell Cell) error {
+	r := cr.r
+	env := &nemesis.Env{Cluster: cr.c, JS: cr.inst.JetStream(), Stream: cr.inst.Stream(), Logf: cr.prog.logf(r.logf)}
+	sched := nemesis.Schedule{Faults: cr.faults, Interval: r.spec.NemesisInterval, Seed: cell.seed(r.spec.Seed), OnChange: cr.prog.setFault}
+	script := &nemesis.Script{Env: env, Rec: cr.rec, OnChange: cr.prog.setFault}
+	t := time.Now()
+	cr.prog.setPhase("workload")
+	var runCtx context.Context
+	var cancel context.CancelFunc
+	if cr.settings.Timed() {
+		runCtx, cancel = context.WithTimeout(ctx, r.spec.TimeLimit)
+	} else {
+		runCtx, cancel = context.WithCancel(ctx)
+	}
+	start, stopped := cr.watch(runCtx, cancel)
+	cr.prog.track(cr.inst.Stats, cr.settings.Timed())
+	windows := make(chan []nemesis.Window, 1)
+	go func() { windows <- sched.Run(runCtx, env, cr.rec) }()
+	werr := cr.inst.Run(runCtx, script)
+	cancel()
+	cr.settleOnline(start, stopped)
+	cr.res.Faults = sortWindows(append(<-windows, script.Windows()...))
+	cr.prog.untrack()
+	cr.res.phase("workload", t)
+	_ = cr.rec.Flush()
+
+	// Wait for recovery on a fresh bound even if interrupted, so the
+	// workload's read-back has a chance.
+	t = time.Now()
+	cr.prog.setPhase("waiting for recovery")
+	recovery := nemesis.WaitRecovered(context.WithoutCancel(ctx), env, cr.recoveryBound())
+	cr.res.Recovery = &recovery
+	cr.res.phase("recovery", t)
+	return werr
+}
+
+// watch feeds the online checks, when the workload has them, and with
+// --stop-on-anomaly cancels the workload once they find one. It returns
+// the history time of the workload's start and whether it stopped it.
+func (cr *cellRun) watch(ctx context.Context, cancel context.CancelFunc) (int64, func() bool) {
+	start := cr.rec.Now()
+	w, ok := cr.inst.(workloads.Watcher)
+	if !ok {
+		return start, func() bool { return false }
+	}
+	cr.online = w.Online()
+	cr.rec.Watch(cr.online.Add)
+	cr.prog.watchOnline(cr.online)
+	if !cr.r.spec.StopOnAnomaly {
+		return start, func() bool { return false }
+	}
+	var mu sync.Mutex
+	hit := false
+	go func() {
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, found := cr.online.FirstAnomaly(); found {
+					mu.Lock()
+					hit = true
+					mu.Unlock()
+					cr.r.logf("--stop-on-anomaly: the online checks found an anomaly; stopping the workload")
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return start, func() bool { mu.Lock(); defer mu.Unlock(); return hit }
+}
+
+// settleOnline judges what the online checks still hold and records them.
+func (cr *cellRun) settleOnline(start int64, stopped func() bool) {
+	if cr.online == nil {
+		return
+	}
+	cr.online.Flush()
+	o := &Online{Counts: cr.online.Counts(), Stopped: stopped()}
+	if f, ok := cr.online.FirstAnomaly(); ok {
+		o.First, o.FirstAfter = &f, time.Duration(f.Op.Complete-start)
+	}
+	cr.res.Online = o
+}
+
+func (cr *cellRun) recoveryBound() time.Duration {
+	if d := cr.r.spec.RecoveryTimeout; d > 0 {
+		return d
+	}
+	if b, ok := cr.settings.(workloads.RecoveryBounder); ok {
+		return b.RecoveryBound()
+	}
+	return DefaultRecoveryTimeout
+}
+
+// finish lets the workload read back and closes the history.
+func (cr *cellRun) finish(ctx context.Context) {
+	t := time.Now()
+	if err := cr.inst.Finish(ctx); err != nil {
+		cr.r.logf("finish: %v", err)
+		cr.res.Error = fmt.Sprintf("finish: %v (what was stored is in %s; check it with: chaos check %s)", err, cr.res.Dir, cr.res.Dir)
+	}
+	if sr, ok := cr.inst.(workloads.StreamReader); ok {
+		cr.res.Stream.Entries, cr.res.Stream.Complete = sr.StreamRead()
+	}
+	if err := cr.rec.Close(); err != nil && cr.res.Error == "" {
+		cr.res.Error = "write history: " + err.Error()
+	}
+	cr.res.Ops = cr.ops.rated(time.Duration(cr.res.Phases["workload"] * float64(time.Second)))
+	cr.res.phase("finish", t)
+}
+
+// teardown closes the workload and the cluster (which saves node logs) on
+// a fresh context, lets the workload write its own files, and drops the
+// node stores unless asked to keep them: they can be large, and the
+// history, files and logs are what a person needs. It runs once.
+func (cr *cellRun) teardown() {
+	if cr.c == nil {
+		return
+	}
+	c := cr.c
+	cr.c = nil
+	if cr.inst != nil {
+		cr.inst.Close()
+	}
+	if cr.rec != nil {
+		_ = cr.rec.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	t := time.Now()
+	if err := c.Close(ctx); err != nil {
+		cr.r.logf("teardown: %v", err)
+	}
+	if a, ok := cr.inst.(workloads.Archiver); ok {
+		if err := a.Archive(); err != nil {
+			cr.r.logf("write the workload's files: %v", err)
+		}
+	}
+	if !cr.r.spec.KeepData {
+		_ = os.RemoveAll(filepath.Join(cr.res.Dir, "data"))
+	}
+	cr.res.phase("teardown", t)
+}
+
+// judge runs the workload's checkers on the stored cell, as chaos check
+// does, and adds the recovery check.
+func (cr *cellRun) judge(dir string) {
+	t := time.Now()
+	cr.prog.setPhase("checking")
+	checks, err := CheckCell(dir, cr.w, cr.res.Recovery, checker.Options{Timeout: cr.r.spec.CheckTimeout})
+	if err != nil {
+		cr.res.Error = "check: " + err.Error()
+		return
+	}
+	cr.res.Checks = checks
+	cr.res.Verdict = VerdictOf(checks)
+	if s, ok := cr.w.(workloads.CellSummarizer); ok {
+		cr.res.Summary, _ = s.Summary(dir)
+	}
+	cr.res.phase("check", t)
+}
+
+// CheckCell judges a stored cell: the workload's checkers over its files,
+// plus the recovery check when the wait for recovery was recorded.
+func CheckCell(dir string, w workloads.Workload, rec *nemesis.Recovery, opts checker.Options) ([]checker.Result, error) {
+	if opts.OutDir == "" {
+		opts.OutDir = filepath.Join(dir, "porcupine")
+	}
+	checks, err := w.Check(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	if rec != nil {
+		checks = append(checks, recoveryCheck(*rec))
+	}
+	return checks, nil
+}
+
+func sortWindows(ws []nemesis.Window) []nemesis.Window {
+	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Start < ws[j].Start })
+	return ws
+}

@@ -1,0 +1,59 @@
+package run
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
+)
+
+// Recheck judges a stored cell again from its files, as the run did: the
+// workload named by the run's run.json (workloads.Default for runs stored
+// before it was recorded) and the recovery stored in the cell's results.json, if any.
+// An interrupted cell with a partial history is checked as it is.
+func Recheck(cellDir string, opts checker.Options) (string, []checker.Result, error) {
+	name := storedWorkload(filepath.Dir(cellDir))
+	w, err := workloads.Get(name)
+	if err != nil {
+		return name, nil, fmt.Errorf("%s: %w", filepath.Join(filepath.Dir(cellDir), "run.json"), err)
+	}
+	var cell struct {
+		Recovery *nemesis.Recovery `json:"recovery"`
+	}
+	if b, err := os.ReadFile(filepath.Join(cellDir, "results.json")); err == nil {
+		_ = json.Unmarshal(b, &cell)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return name, nil, err
+	}
+	checks, err := CheckCell(cellDir, w, cell.Recovery, opts)
+	return name, checks, err
+}
+
+// storedWorkload is the workload run.json in runDir names.
+func storedWorkload(runDir string) string {
+	var spec struct {
+		Workload string `json:"workload"`
+	}
+	if b, err := os.ReadFile(filepath.Join(runDir, "run.json")); err == nil {
+		_ = json.Unmarshal(b, &spec)
+	}
+	if spec.Workload == "" {
+		return workloads.Default
+	}
+	return spec.Workload
+}
+
+// RecheckRun is the workload's checks across the stored cells of a run
+// folder, as the run made them.
+func RecheckRun(runDir string, cellDirs []string) []checker.Result {
+	w, err := workloads.Get(storedWorkload(runDir))
+	if err != nil {
+		return nil
+	}
+	return CheckRun(w, cellDirs)
+}

@@ -1,0 +1,220 @@
+package run_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/pflag"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
+)
+
+// The proof of the extension point: a workload defined here, registered in
+// one line, runs through the whole pipeline with a fault and its own
+// checker, and shows in the report.
+func init() { workloads.Register(tinyWorkload{}) }
+
+// tinyWorkload publishes unique values to an R3 stream and checks that
+// every acknowledged one is in it afterwards.
+type tinyWorkload struct{}
+
+type tinySettings struct {
+	Msgs int `json:"msgs"`
+}
+
+type tinyInstance struct {
+	env  *workloads.Env
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	msgs int
+	ops  atomic.Int64
+}
+
+func (tinyWorkload) Name() string { return "tiny" }
+func (tinyWorkload) Doc() string  { return "a test workload" }
+func (tinyWorkload) Flags(fs *pflag.FlagSet) workloads.Expander {
+	n := fs.Int("msgs", 200, "messages")
+	return func(func(string) bool) ([]workloads.Settings, error) {
+		return []workloads.Settings{tinySettings{*n}}, nil
+	}
+}
+func (tinyWorkload) Decode(raw json.RawMessage) (workloads.Settings, error) {
+	var s tinySettings
+	return s, json.Unmarshal(raw, &s)
+}
+
+// Check: every acknowledged publish of history.jsonl is in stored.json.
+func (tinyWorkload) Check(dir string, _ checker.Options) ([]checker.Result, error) {
+	ops, err := history.ReadOps(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	var stored map[string]bool
+	b, err := os.ReadFile(filepath.Join(dir, "stored.json"))
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &stored); err != nil {
+		return nil, err
+	}
+	res := checker.Result{Name: "tiny-acked", Verdict: checker.Valid, Counts: map[string]int{"acked": 0, "lost": 0}}
+	for _, op := range ops {
+		if op.Type == history.Put && op.Outcome == history.OK {
+			res.Counts["acked"]++
+			if !stored[op.Value] {
+				res.Counts["lost"]++
+				res.Verdict = checker.Invalid
+			}
+		}
+	}
+	res.Summary = fmt.Sprintf("%d acknowledged, %d lost", res.Counts["acked"], res.Counts["lost"])
+	return []checker.Result{res}, nil
+}
+
+func (s tinySettings) Tags() []workloads.Tag                            { return nil }
+func (s tinySettings) Validate(int) error                               { return nil }
+func (s tinySettings) Needs() []cluster.Capability                      { return nil }
+func (s tinySettings) ClusterConfig(base cluster.Config) cluster.Config { return base }
+func (s tinySettings) Timed() bool                                      { return true }
+func (s tinySettings) Setup(ctx context.Context, env *workloads.Env) (workloads.Instance, error) {
+	var urls []string
+	for _, n := range env.Cluster.Nodes() {
+		urls = append(urls, n.ClientURL)
+	}
+	nc, err := nats.Connect(strings.Join(urls, ","), nats.IgnoreDiscoveredServers(), nats.MaxReconnects(-1),
+		nats.ReconnectWait(100*time.Millisecond))
+	if err != nil {
+		return nil, err
+	}
+	js, _ := jetstream.New(nc)
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "TINY", Subjects: []string{"tiny"}, Replicas: 3}); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return &tinyInstance{env: env, nc: nc, js: js, msgs: s.Msgs}, nil
+}
+
+func (i *tinyInstance) Stream() string                 { return "TINY" }
+func (i *tinyInstance) JetStream() jetstream.JetStream { return i.js }
+func (i *tinyInstance) Close()                         { i.nc.Close() }
+func (i *tinyInstance) Stats() workloads.Stats         { return workloads.Stats{Ops: i.ops.Load()} }
+func (i *tinyInstance) Run(ctx context.Context, _ *nemesis.Script) error {
+	for n := 0; ctx.Err() == nil; n++ {
+		v := fmt.Sprintf("v%d", n)
+		op := history.Op{Client: 0, Type: history.Put, Key: "tiny", Value: v, Invoke: i.env.History.Now()}
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := i.js.Publish(pctx, "tiny", []byte(v))
+		cancel()
+		op.Complete, op.Outcome = i.env.History.Now(), history.OK
+		if err != nil {
+			op.Outcome, op.Err = history.Info, history.ErrTimeout
+		}
+		i.env.History.Add(op)
+		i.ops.Add(1)
+		if n >= i.msgs {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// Finish reads the stream back into stored.json, retrying each request
+// for a few seconds: a restarted node may still be joining.
+func (i *tinyInstance) Finish(ctx context.Context) error {
+	var info *jetstream.StreamInfo
+	var s jetstream.Stream
+	err := retry(func() (err error) {
+		if s, err = i.js.Stream(ctx, "TINY"); err == nil {
+			info, err = s.Info(ctx)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	stored := map[string]bool{}
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && seq > 0; seq++ {
+		var m *jetstream.RawStreamMsg
+		if err := retry(func() (err error) { m, err = s.GetMsg(ctx, seq); return err }); err != nil {
+			return fmt.Errorf("get %d: %w", seq, err)
+		}
+		stored[string(m.Data)] = true
+	}
+	b, _ := json.Marshal(stored)
+	return os.WriteFile(filepath.Join(i.env.Dir, "stored.json"), b, 0o644)
+}
+
+func retry(f func() error) (err error) {
+	for range 50 {
+		if err = f(); err == nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return err
+}
+
+func TestIntegrationExtensionPoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real cluster")
+	}
+	spec := run.Spec{Workload: "tiny", Runtime: "local", Store: t.TempDir(), TimeLimit: 6 * time.Second,
+		DirectGet: []bool{false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"kill"},
+		NemesisInterval: 2 * time.Second, Seed: 3, RecoveryTimeout: 30 * time.Second, CheckTimeout: 30 * time.Second,
+		Command: "chaos run --workload tiny --nemesis kill"}
+	if err := spec.SetSettings([]workloads.Settings{tinySettings{Msgs: 100}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := os.Create(filepath.Join(t.TempDir(), "out.txt"))
+	defer out.Close()
+	res, err := run.Execute(context.Background(), spec, local.New(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Cells[0]
+	if c.Error != "" {
+		printed, _ := os.ReadFile(out.Name())
+		t.Fatalf("harness error: %s\n%s", c.Error, printed)
+	}
+	var tiny *checker.Result
+	for i := range c.Checks {
+		if c.Checks[i].Name == "tiny-acked" {
+			tiny = &c.Checks[i]
+		}
+	}
+	if tiny == nil || tiny.Verdict != checker.Valid || tiny.Counts["acked"] == 0 {
+		t.Fatalf("the workload's checker: %+v", tiny)
+	}
+	if len(c.Faults) == 0 || c.Faults[0].Fault != "kill" || !c.Faults[0].Verified {
+		t.Fatalf("fault windows %+v, want a verified kill", c.Faults)
+	}
+	if _, err := reports.Write(res.Dir); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(filepath.Join(res.Dir, reports.HTMLFile))
+	for _, want := range []string{"tiny-acked", tiny.Summary, "kill"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// RepeatSummary is how one cell fared over its --runs: what Jepsen's
+// test-all and etcd's --count report.
+type RepeatSummary struct {
+	Cell          string   `json:"cell"` // the cell's name without its run
+	ServerVersion string   `json:"server_version"`
+	Runs          int      `json:"runs"`
+	Failed        int      `json:"failed"` // runs that found an anomaly
+	Unknown       int      `json:"unknown"`
+	Errors        int      `json:"errors"` // runs the harness could not finish
+	Rate          float64  `json:"failure_rate"`
+	FirstFailure  *Failure `json:"first_failure,omitempty"`
+}
+
+// Failure is the first failing run of a cell, and how to run it again.
+type Failure struct {
+	Repeat int    `json:"repeat"`
+	Seed   uint64 `json:"seed"`
+	Dir    string `json:"dir"`
+	Rerun  string `json:"rerun"`
+}
+
+// summarizeRepeats groups the cells by their base name, in order.
+func summarizeRepeats(cells []CellResult, command string) []RepeatSummary {
+	var out []RepeatSummary
+	at := map[string]int{}
+	for _, c := range cells {
+		base := c.Base
+		if base == "" {
+			base = c.Name
+		}
+		i, ok := at[base]
+		if !ok {
+			i = len(out)
+			at[base] = i
+			out = append(out, RepeatSummary{Cell: base, ServerVersion: c.ServerVersion})
+		}
+		s := &out[i]
+		s.Runs++
+		switch c.Verdict {
+		case Invalid:
+			s.Failed++
+			if s.FirstFailure == nil {
+				s.FirstFailure = &Failure{Repeat: c.Repeat, Seed: c.Seed, Dir: c.Dir, Rerun: RerunOne(command, c)}
+			}
+		case Unknown:
+			s.Unknown++
+		case Error:
+			s.Errors++
+		}
+		s.Rate = float64(s.Failed) / float64(s.Runs)
+	}
+	return out
+}
+
+// RerunOne is the command that runs one cell's run again: the run's own
+// command with that run's seed and version, once.
+func RerunOne(command string, c CellResult) string {
+	var parts []string
+	for _, p := range strings.Fields(command) {
+		name, _, _ := strings.Cut(p, "=")
+		switch name {
+		case "--runs", "--until-fail", "--same-seed", "--bisect", "--seed", "--server-version":
+			continue
+		}
+		parts = append(parts, p)
+	}
+	if c.ServerVersion != "" {
+		parts = append(parts, "--server-version="+c.ServerVersion)
+	}
+	return strings.Join(append(parts, fmt.Sprintf("--seed=%d", c.seed(0))), " ")
+}
+
+// PrintRepeats writes the summary across runs.
+func PrintRepeats(w io.Writer, reps []RepeatSummary) {
+	fmt.Fprintf(w, "\n== across runs ==\n")
+	for _, s := range reps {
+		line := fmt.Sprintf("  %-40s %d of %d runs found an anomaly (%.0f %%)", s.Cell, s.Failed, s.Runs, 100*s.Rate)
+		if s.Unknown+s.Errors > 0 {
+			line += fmt.Sprintf("; %d unknown, %d harness errors", s.Unknown, s.Errors)
+		}
+		fmt.Fprintln(w, line)
+		if f := s.FirstFailure; f != nil {
+			fmt.Fprintf(w, "    first: run %d, seed %d, %s\n    rerun: %s\n", f.Repeat, f.Seed, f.Dir, f.Rerun)
+		}
+	}
+}
+
+// Bisection is what --bisect found across a release range.
+type Bisection struct {
+	Probes []VersionRate `json:"probes"` // in the order they ran
+	// FirstChange is the first release whose outcome differs from the
+	// range's first release ("" when undecided); Change says how: the
+	// anomaly "stops" or "starts" there.
+	FirstChange string `json:"first_change,omitempty"`
+	Change      string `json:"change,omitempty"`
+	Decided     bool   `json:"decided"`
+	Detail      string `json:"detail"`
+}
+
+// VersionRate is one probed release.
+type VersionRate struct {
+	ServerVersion string  `json:"server_version"`
+	Runs          int     `json:"runs"`
+	Failed        int     `json:"failed"`
+	Rate          float64 `json:"failure_rate"`
+}
+
+// failing is what bisection asks of a release: did any run find an
+// anomaly. A release with none may still have it (intermittent): the rate
+// and runs say how strong a "passes" is.
+func (v VersionRate) failing() bool { return v.Failed > 0 }
+
+// bisect probes the spec's release range, each release --runs times.
+func (r *runner) bisect(ctx context.Context, res *Result) *Bisection {
+	return bisectVersions(r.spec.ServerVersions, func(v string) VersionRate { return r.probeVersion(ctx, res, v) },
+		func() bool { return ctx.Err() != nil })
+}
+
+// bisectVersions probes the first and last release of vs, and then halves
+// the range between a failing and a passing release until they are next
+// to each other.
+func bisectVersions(vs []string, probeV func(string) VersionRate, interrupted func() bool) *Bisection {
+	b := &Bisection{}
+	probe := func(i int) VersionRate {
+		v := probeV(vs[i])
+		b.Probes = append(b.Probes, v)
+		return v
+	}
+	lo, hi := probe(0), probe(len(vs)-1)
+	if interrupted() {
+		b.Detail = "interrupted"
+		return b
+	}
+	if lo.failing() == hi.failing() {
+		b.Detail = fmt.Sprintf("could not decide: %s and %s both %s (%d/%d and %d/%d runs found an anomaly)",
+			lo.ServerVersion, hi.ServerVersion, passWord(lo.failing()), lo.Failed, lo.Runs, hi.Failed, hi.Runs)
+		return b
+	}
+	i, j := 0, len(vs)-1
+	for j-i > 1 && !interrupted() {
+		m := (i + j) / 2
+		if probe(m).failing() == lo.failing() {
+			i = m
+		} else {
+			j = m
+		}
+	}
+	if interrupted() {
+		b.Detail = "interrupted"
+		return b
+	}
+	b.Decided, b.FirstChange, b.Change = true, vs[j], "starts"
+	if lo.failing() {
+		b.Change = "stops"
+	}
+	last, first := rateOf(b.Probes, vs[i]), rateOf(b.Probes, vs[j])
+	b.Detail = fmt.Sprintf("the anomaly %s at %s: %s %d of %d runs, %s %d of %d runs", b.Change, vs[j],
+		vs[i], last.Failed, last.Runs, vs[j], first.Failed, first.Runs)
+	if b.Change == "stops" {
+		b.Detail += fmt.Sprintf(" (0 of %d runs does not prove it gone: raise --runs to be surer)", first.Runs)
+	}
+	return b
+}
+
+func passWord(failing bool) string {
+	if failing {
+		return "fail"
+	}
+	return "pass"
+}
+
+func rateOf(ps []VersionRate, v string) VersionRate {
+	for _, p := range ps {
+		if p.ServerVersion == v {
+			return p
+		}
+	}
+	return VersionRate{ServerVersion: v}
+}
+
+// probeVersion runs every cell of one release, --runs times (stopping at
+// its first failure with --until-fail), and rates it.
+func (r *runner) probeVersion(ctx context.Context, res *Result, v string) VersionRate {
+	vr := VersionRate{ServerVersion: v}
+	for rep := 1; rep <= max(r.spec.Runs, 1) && ctx.Err() == nil; rep++ {
+		failed := false
+		for _, c := range r.spec.cellsOf([]string{v}, rep) {
+			cr := r.runOne(ctx, res, c)
+			failed = failed || cr.Verdict == Invalid
+		}
+		vr.Runs++
+		if failed {
+			vr.Failed++
+			if r.spec.UntilFail {
+				break
+			}
+		}
+	}
+	if vr.Runs > 0 {
+		vr.Rate = float64(vr.Failed) / float64(vr.Runs)
+	}
+	return vr
+}
+
+// PrintBisection writes what --bisect found.
+func PrintBisection(w io.Writer, b *Bisection) {
+	fmt.Fprintf(w, "\n== bisect ==\n")
+	for _, p := range b.Probes {
+		fmt.Fprintf(w, "  %-10s %d of %d runs found an anomaly\n", p.ServerVersion, p.Failed, p.Runs)
+	}
+	fmt.Fprintf(w, "  %s\n", b.Detail)
+}

@@ -1,0 +1,180 @@
+package catchup
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/pflag"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
+)
+
+// Name is what --workload takes.
+const Name = "catchup"
+
+func init() { workloads.Register(workload{}) }
+
+// workload plugs the catch-up cell into the pipeline.
+type workload struct{}
+
+func (workload) Name() string        { return Name }
+func (workload) LabelPrefix() string { return "catch-up" }
+
+func (workload) Doc() string {
+	return "a wiped replica catches up a large stream while writes go on, under a memory limit (the catch-up OOM report)"
+}
+
+// Flags binds the catch-up flags, --rate (bytes/s here) among them.
+func (workload) Flags(fs *pflag.FlagSet) workloads.Expander {
+	f := BindFlags(fs)
+	return func(func(string) bool) ([]workloads.Settings, error) {
+		all, err := f.All()
+		if err != nil {
+			return nil, err
+		}
+		var out []workloads.Settings
+		for _, o := range all {
+			out = append(out, o)
+		}
+		return out, nil
+	}
+}
+
+func (workload) Decode(raw json.RawMessage) (workloads.Settings, error) {
+	var o Options
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, fmt.Errorf("catchup settings: %w", err)
+	}
+	return o, nil
+}
+
+// Check judges a stored cell from its catchup.json alone.
+func (workload) Check(dir string, _ checker.Options) ([]checker.Result, error) {
+	r, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	return buildChecks(&r), nil
+}
+
+// Summary is the terminal summary of a stored cell.
+func (workload) Summary(dir string) ([]string, error) {
+	r, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	Print(&b, r)
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n"), nil
+}
+
+// Load reads a cell's catchup.json.
+func Load(dir string) (Result, error) {
+	var r Result
+	b, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", filepath.Join(dir, ResultFile), err)
+	}
+	return r, nil
+}
+
+// Tags: catch-up cells differ by the backlog when a list is given.
+func (o Options) Tags() []workloads.Tag {
+	return []workloads.Tag{{Name: "backlog", Value: o.Backlog.String()}}
+}
+
+// Needs: the catch-up fault kills and wipes the target, and limits its
+// memory when asked.
+func (o Options) Needs() []cluster.Capability { return Rebuild(o).Needs() }
+
+// Timed is false: a cell runs through its phases.
+func (Options) Timed() bool { return false }
+
+// Rebuild is the catch-up fault the cell scripts (its target is chosen at
+// setup).
+func Rebuild(o Options) nemesis.Rebuild {
+	return nemesis.Rebuild{Node: -1, MemoryLimit: int64(o.MemoryLimit)}
+}
+
+// Setup creates the stream, picks the target and connects the publishers.
+func (o Options) Setup(ctx context.Context, env *workloads.Env) (workloads.Instance, error) {
+	o.DirectGet = env.DirectGet
+	r := newCell(o, env)
+	if err := r.setup(ctx); err != nil {
+		r.closeClients()
+		r.finish()
+		return nil, err
+	}
+	return &instance{r: r}, nil
+}
+
+// instance is a set-up catch-up cell.
+type instance struct {
+	r      *cell
+	runErr error
+}
+
+func (i *instance) Stream() string                 { return i.r.opts.Stream }
+func (i *instance) JetStream() jetstream.JetStream { return i.r.js }
+func (i *instance) Close()                         { i.r.closeClients() }
+
+func (i *instance) Run(ctx context.Context, faults *nemesis.Script) error {
+	i.runErr = i.r.run(ctx, faults)
+	if i.runErr != nil {
+		i.r.res.Error = i.runErr.Error()
+	}
+	return i.runErr
+}
+
+// Finish compares the replicas and reads every id back (even after
+// Ctrl-C, so the record is whole), then stops the samplers.
+func (i *instance) Finish(ctx context.Context) error {
+	if i.runErr == nil || errors.Is(i.runErr, context.Canceled) {
+		i.r.verify(context.WithoutCancel(ctx))
+	}
+	i.r.finish()
+	return nil
+}
+
+// Archive runs once the cluster is closed and its logs saved: it counts
+// the log lines of interest and writes the cell's files, once.
+func (i *instance) Archive() error {
+	r := i.r
+	var names []string
+	for _, n := range r.res.Nodes {
+		names = append(names, n.Name)
+	}
+	r.res.LogLines = ScanLogs(filepath.Join(r.dir, "logs"), names)
+	return r.writeFiles()
+}
+
+func (i *instance) Stats() workloads.Stats {
+	s := workloads.Stats{ErrorsByKind: map[string]int64{}}
+	if f := i.r.fleet; f != nil {
+		_, acked, failed, timedOut := f.stats.counts()
+		s.Ops, s.Errors = acked+failed+timedOut, failed+timedOut
+		s.ErrorsByKind["failed"], s.ErrorsByKind["timeout"] = failed, timedOut
+	}
+	return s
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// RecoveryBound bounds the wait after the heal (the presets' catch-ups
+// of gigabytes need minutes).
+func (o Options) RecoveryBound() time.Duration { return o.WithDefaults().RecoveryTimeout }

@@ -1,0 +1,98 @@
+package catchup
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+)
+
+// The measured peaks against backlog (testdata/slope, trimmed from one
+// sweep on Docker, no limit, GOMEMLIMIT unset): v2.15.3 grows with the
+// backlog, v2.11.8 stays flat, v2.10.7 grows too (the report's release).
+func TestSlopeFixtures(t *testing.T) {
+	for _, tc := range []struct {
+		glob string
+		want checker.Verdict
+	}{
+		{"v2.15.3_*", checker.Invalid},
+		{"v2.11.8_*", checker.Valid},
+		{"v2.10.7_*", checker.Invalid},
+		{"v2.1[15]*", checker.Invalid}, // two lines, one steep: the run is invalid
+	} {
+		t.Run(tc.glob, func(t *testing.T) {
+			dirs, _ := filepath.Glob(filepath.Join("testdata/slope", tc.glob))
+			res, err := workload{}.CheckRun(dirs)
+			if err != nil || len(res) != 1 {
+				t.Fatalf("%v %+v", err, res)
+			}
+			if res[0].Verdict != tc.want {
+				t.Errorf("verdict %s, want %s: %s", res[0].Verdict, tc.want, res[0].Summary)
+			}
+		})
+	}
+	dirs, _ := filepath.Glob("testdata/slope/*")
+	lines, bound := SlopeLines(dirs)
+	if len(lines) != 3 || bound != DefaultMaxSlope {
+		t.Fatalf("%d lines, bound %g", len(lines), bound)
+	}
+	for _, l := range lines {
+		t.Logf("%s: slope %.3f over %d points", l.ServerVersion, l.Slope, len(l.Points))
+	}
+	if s := lines[2].Slope; lines[2].ServerVersion != "v2.15.3" || s < 0.4 || s > 0.7 {
+		t.Errorf("v2.15.3 slope %.3f, measured 0.55", s)
+	}
+}
+
+func TestSlopeRules(t *testing.T) {
+	p := func(b, r int64) SlopeCell { return SlopeCell{Backlog: b, PeakRSS: r} }
+	for _, tc := range []struct {
+		name  string
+		ps    []SlopeCell
+		slope float64
+	}{
+		{"flat", []SlopeCell{p(1, 5), p(2, 5), p(3, 5)}, 0},
+		{"one to one", []SlopeCell{p(1, 1), p(2, 2), p(4, 4)}, 1},
+		{"one backlog twice", []SlopeCell{p(2, 1), p(2, 3)}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if s, _ := fit(tc.ps); s != tc.slope {
+				t.Errorf("slope %g, want %g", s, tc.slope)
+			}
+		})
+	}
+	// One backlog only: nothing to fit, no result (not a pass).
+	dirs, _ := filepath.Glob("testdata/slope/v2.15.3_backlog-536870912")
+	if res, err := (workload{}).CheckRun(dirs); err != nil || len(res) != 0 {
+		t.Errorf("one cell: %+v %v", res, err)
+	}
+	// A bound the run gives is used: v2.11.8's 0.09 is steep under 0.05.
+	var strict []string
+	for _, d := range must(filepath.Glob("testdata/slope/v2.11.8_*")) {
+		r, err := Load(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Options.MaxMemorySlope = 0.05
+		out := filepath.Join(t.TempDir(), filepath.Base(d))
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := Save(out, r); err != nil {
+			t.Fatal(err)
+		}
+		strict = append(strict, out)
+	}
+	if res, _ := (workload{}).CheckRun(strict); len(res) != 1 || res[0].Verdict != checker.Invalid || !strings.Contains(res[0].Summary, "bound 0.05") {
+		t.Errorf("--max-memory-slope 0.05: %+v", res)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -1,0 +1,222 @@
+// Package workloads owns the Workload interface and the registry of
+// workloads. A workload is a client plus a generator plus the checkers that
+// judge what it recorded (Jepsen's vocabulary; etcd's tests/robustness
+// calls the first two a Traffic). The pipeline in package run knows only
+// this interface: adding a workload is one package that calls Register in
+// an init function, plus one import line in workloads/all.
+//
+// The life of one cell, as package run drives it:
+//
+//	settings := expander(...)               // flags -> one Settings per cell
+//	cfg := settings.ClusterConfig(base)     // memory limits, server knobs
+//	inst := settings.Setup(ctx, env)        // bucket or stream on the started cluster
+//	inst.Run(ctx, script)                   // while the nemesis schedule runs
+//	... heal, wait for recovery ...
+//	inst.Finish(ctx)                        // final reads, read-back, own files
+//	workload.Check(dir, opts)               // the verdict, from the stored files alone
+package workloads
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/pflag"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/online"
+)
+
+// Workload is one kind of traffic and the checkers that judge it.
+type Workload interface {
+	// Name is what --workload takes.
+	Name() string
+	// Doc is one line for --help.
+	Doc() string
+	// Flags binds the workload's own flags on fs. The Expander reads them
+	// once fs is parsed.
+	Flags(fs *pflag.FlagSet) Expander
+	// Decode reads one cell's settings back from run.json or results.json.
+	Decode(raw json.RawMessage) (Settings, error)
+	// Check judges a stored cell from its files alone. The pipeline calls
+	// it after a cell, and `chaos check` on any stored cell, so both give
+	// the same verdict.
+	Check(dir string, opts checker.Options) ([]checker.Result, error)
+}
+
+// Expander turns the parsed flags into one Settings per cell (a list flag
+// gives several). changed says whether the user gave a flag, so a preset's
+// value is only overridden by an explicit one.
+type Expander func(changed func(flag string) bool) ([]Settings, error)
+
+// Settings is one cell's configuration of a workload. It marshals to the
+// JSON that run.json and results.json record, and Decode reads it back.
+type Settings interface {
+	// Tags are the fields that may tell cells apart, in a stable order;
+	// the pipeline names cells by those whose values differ.
+	Tags() []Tag
+	// Validate returns a one-line usage error for the first bad value.
+	Validate(nodes int) error
+	// Needs lists the runtime controls the workload itself uses.
+	Needs() []cluster.Capability
+	// ClusterConfig is the cluster this cell needs, from the run's base.
+	ClusterConfig(base cluster.Config) cluster.Config
+	// Timed says whether the workload runs for --time-limit (true), or
+	// until its own phases are over (false).
+	Timed() bool
+	// Setup prepares the workload on a started cluster.
+	Setup(ctx context.Context, env *Env) (Instance, error)
+}
+
+// Tag is one field of a cell's settings: "keys", "10".
+type Tag struct{ Name, Value string }
+
+// Env is what a workload gets from the pipeline.
+type Env struct {
+	Cluster   cluster.Cluster
+	Dir       string // the cell's folder: the workload writes its own files here
+	DirectGet bool
+	Seed      uint64
+	History   *history.Recorder
+	// Phase tells the live progress line what the workload is doing.
+	Phase func(phase string)
+	// Logf prints one line of the workload's own progress.
+	Logf func(format string, args ...any)
+}
+
+// Instance is a workload set up on a running cluster.
+type Instance interface {
+	// Stream is the stream faults aim at (partition-leader, stepdown) and
+	// recovery waits for; JetStream is the context they use.
+	Stream() string
+	JetStream() jetstream.JetStream
+	// Run drives the clients until ctx is done (a timed workload) or its
+	// phases are over. Faults the workload injects itself go through faults,
+	// so they are windows in the history like the schedule's.
+	Run(ctx context.Context, faults *nemesis.Script) error
+	// Finish runs after the final heal and the wait for recovery: final
+	// reads, the stream read back, the workload's own files.
+	Finish(ctx context.Context) error
+	// Stats are live counters for the progress line.
+	Stats() Stats
+	// Close releases connections; the pipeline closes the cluster.
+	Close()
+}
+
+// Stats are a workload's live counters.
+type Stats struct {
+	Ops          int64
+	Errors       int64
+	ErrorsByKind map[string]int64
+}
+
+// StreamReader is an optional Instance: how much of the stream was read
+// back after the heal.
+type StreamReader interface {
+	StreamRead() (entries int, complete bool)
+}
+
+// Labeler is an optional Workload: a prefix for cell labels ("catch-up").
+type Labeler interface {
+	LabelPrefix() string
+}
+
+// Default is the workload `chaos run` runs without --workload, and the one
+// a run stored before run.json named its workload was.
+const Default = "kv-update"
+
+// TimeLimitDefault is the --time-limit a timed workload runs for.
+const TimeLimitDefault = 30 * time.Second
+
+var (
+	mu       sync.Mutex
+	registry = map[string]Workload{}
+)
+
+// Register makes a workload available to --workload. It panics on a
+// duplicate name: that is a programming error found at start.
+func Register(w Workload) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[w.Name()]; dup {
+		panic("workloads: " + w.Name() + " registered twice")
+	}
+	registry[w.Name()] = w
+}
+
+// Get returns the workload registered under name, or a one-line error that
+// lists the names there are.
+func Get(name string) (Workload, error) {
+	mu.Lock()
+	w, ok := registry[name]
+	mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("--workload %q: want one of %s", name, strings.Join(Names(), ", "))
+	}
+	return w, nil
+}
+
+// Names lists the registered workloads, sorted.
+func Names() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Marshal encodes settings for run.json and results.json.
+func Marshal(s Settings) (json.RawMessage, error) {
+	b, err := json.Marshal(s)
+	return json.RawMessage(b), err
+}
+
+// RecoveryBounder is an optional Settings: the bound on the wait for
+// recovery when --recovery-timeout is not given (a catch-up of gigabytes
+// needs longer than the pipeline's default).
+type RecoveryBounder interface {
+	RecoveryBound() time.Duration
+}
+
+// Refuser is an optional Settings: it says in its own words (naming its
+// flags) what the runtime cannot do for it, instead of Needs' capabilities.
+type Refuser interface {
+	Refuse(supports func(cluster.Capability) error) error
+}
+
+// Archiver is an optional Instance: it runs once the cluster is closed and
+// the node logs are saved, and writes the workload's own files.
+type Archiver interface {
+	Archive() error
+}
+
+// CellSummarizer is an optional Workload: the terminal summary of a stored
+// cell, read from its files.
+type CellSummarizer interface {
+	Summary(dir string) ([]string, error)
+}
+
+// RunChecker is an optional Workload: checks across the cells of a run
+// (the catch-up workload fits memory against backlog), judged from the
+// stored cells like the per-cell checks.
+type RunChecker interface {
+	CheckRun(cellDirs []string) ([]checker.Result, error)
+}
+
+// Watcher is an optional Instance: checks that judge every op as it is
+// recorded (package online), for the live line and --stop-on-anomaly. The
+// offline checkers stay the verdict.
+type Watcher interface {
+	Online() *online.Checker
+}
