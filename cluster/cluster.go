@@ -23,6 +23,7 @@ const (
 	CapPartition   Capability = "partition"
 	CapLatency     Capability = "latency"
 	CapLoss        Capability = "loss"
+	CapPowerLoss   Capability = "power-loss" // see PowerLosser
 )
 
 // ErrUnsupported wraps every "this runtime cannot do that" refusal.
@@ -85,6 +86,28 @@ type Cluster interface {
 	// Close saves node logs into Config().Dir/logs and removes everything the
 	// cluster started. It is safe to call more than once.
 	Close(ctx context.Context) error
+}
+
+// PowerLosser is a Cluster that can cut nodes' power: kill them at the same
+// instant and lose every write they had not fsynced, as a machine that loses
+// power does (a plain kill loses nothing: the page cache survives it). The
+// nodes stay down; Start brings them back on what survived. It is real only
+// where Supports(CapPowerLoss) is nil.
+type PowerLosser interface {
+	PowerLoss(ctx context.Context, nodes []int) ([]Discard, error)
+}
+
+// Discard is what a power loss threw away from one node's store.
+type Discard struct {
+	Node    string `json:"node"`
+	Bytes   int64  `json:"bytes"`   // unsynced bytes discarded (cut off, restored over, or in removed files)
+	Files   int    `json:"files"`   // files rolled back to their synced size and contents
+	Undone  int    `json:"undone"`  // creates, unlinks and renames undone
+	Written int64  `json:"written"` // bytes the node wrote since its store was last mounted (its start or last power loss)
+	Fsyncs  int64  `json:"fsyncs"`  // fsyncs it made meanwhile
+	// Largest names the files that lost the most, as "path (N bytes)",
+	// largest first, at most 3.
+	Largest []string `json:"largest,omitempty"`
 }
 
 // Runtime starts clusters.

@@ -32,6 +32,12 @@ type Config struct {
 
 	StoreOnTmpfs bool `json:"store_on_tmpfs,omitempty"` // docker only; the default is a host directory
 
+	// PowerLossStore serves each node's store through a FUSE layer that
+	// remembers what was not fsynced (cluster/lazyfs), which PowerLosser
+	// needs. Docker only; a run turns it on when a fault needs
+	// CapPowerLoss.
+	PowerLossStore bool `json:"power_loss_store,omitempty"`
+
 	// AutoRestart restarts a node that died without being asked to (an OOM
 	// kill, a crash), as Kubernetes would; NodeState.Restarts counts those,
 	// which is how a crash loop shows.
@@ -78,6 +84,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("memory limit must not be negative")
 	case c.MemoryLimit > 0 && c.MemoryLimit < 32<<20:
 		return fmt.Errorf("memory limit %d bytes is below 32 MiB; nats-server cannot start", c.MemoryLimit)
+	case c.PowerLossStore && c.StoreOnTmpfs:
+		return fmt.Errorf("the power-loss store is a FUSE layer over a host directory; it cannot be on tmpfs")
 	}
 	if s := c.SyncInterval; s != "" && s != "always" {
 		if _, err := time.ParseDuration(s); err != nil {

@@ -21,6 +21,8 @@ func TestValidate(t *testing.T) {
 		{"tiny memory", func(c *Config) { c.MemoryLimit = 1 << 20 }, "32 MiB"},
 		{"sync always", func(c *Config) { c.SyncInterval = "always" }, ""},
 		{"sync junk", func(c *Config) { c.SyncInterval = "often" }, "sync interval"},
+		{"power-loss store", func(c *Config) { c.PowerLossStore = true }, ""},
+		{"power-loss store on tmpfs", func(c *Config) { c.PowerLossStore, c.StoreOnTmpfs = true, true }, "tmpfs"},
 	}
 	for _, c := range cases {
 		cfg := ok

@@ -25,6 +25,12 @@
 //	catchup           kill, wipe       a random node (the   down (as kill), Wipe returned, and the      running with routes to all peers (the
 //	                  (memory-limit)   catch-up workload's  limit set when Rebuild has one             catch-up itself is the workload's to
 //	                                   target)                                                         watch)
+//	power-loss        power-loss       a random node        State not running, monitor refuses, and    running, routes to all peers
+//	                                                        the store rolled back (bytes discarded
+//	                                                        per node; its store saw writes)
+//	power-loss-       power-loss       a random majority    same                                        same, every target
+//	majority
+//	power-loss-all    power-loss       every node           same                                        same, every node
 //	stepdown          Env.JS, Stream   stream leader        stream info names another leader           the stream has a leader
 //	latency[=D]       latency          a random node        its route RTTs reach D                      RTTs below D/2
 //	loss[=P%]         loss             a random node        never (not observable): unverified          shaping removed

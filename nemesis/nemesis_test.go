@@ -30,7 +30,7 @@ func TestParse(t *testing.T) {
 		{in: "latency,loss", want: []string{"latency=100ms", "loss=10%"}},
 		{in: "latency=250ms,loss=5%", want: []string{"latency=250ms", "loss=5%"}},
 		{in: "KILL", want: []string{"kill"}},
-		{in: "chaos-monkey", wantErr: `unknown nemesis "chaos-monkey" (valid: none, partition-one, partition-leader, partition-halves, kill, restart, pause, wipe, catchup, stepdown, latency, loss)`},
+		{in: "chaos-monkey", wantErr: `unknown nemesis "chaos-monkey" (valid: none, partition-one, partition-leader, partition-halves, kill, restart, pause, wipe, catchup, power-loss, power-loss-majority, power-loss-all, stepdown, latency, loss)`},
 		{in: "none,kill", wantErr: `"none" cannot be combined`},
 		{in: "kill,kill", wantErr: `"kill" listed twice`},
 		{in: "kill,,pause", wantErr: "empty nemesis name"},

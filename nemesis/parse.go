@@ -19,6 +19,7 @@ var names = []string{
 	"none",
 	"partition-one", "partition-leader", "partition-halves",
 	"kill", "restart", "pause", "wipe", "catchup",
+	"power-loss", "power-loss-majority", "power-loss-all",
 	"stepdown",
 	"latency", "loss",
 }
@@ -44,6 +45,12 @@ func build(name, arg string) (Fault, error) {
 		return wipe{}, nil
 	case "catchup":
 		return Rebuild{Node: -1}, nil
+	case "power-loss":
+		return powerLoss{scope: powerOne}, nil
+	case "power-loss-majority":
+		return powerLoss{scope: powerMajority}, nil
+	case "power-loss-all":
+		return powerLoss{scope: powerAll}, nil
 	case "stepdown":
 		return stepdown{}, nil
 	case "latency":

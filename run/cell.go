@@ -90,6 +90,7 @@ func (cr *cellRun) start(ctx context.Context, cell Cell, dir string) error {
 	cfg := r.spec.Cluster
 	cfg.ServerVersion, cfg.Dir, cfg.RunID = cell.ServerVersion, dir, r.id
 	cfg = cr.settings.ClusterConfig(cfg)
+	cfg.PowerLossStore = cfg.PowerLossStore || nemesis.NeedsPowerLossStore(cr.faults) // the FUSE store power-loss faults act on
 	cr.res.Cluster = cfg
 	cr.prog = newProgress(r.out, cell.Name, r.spec.TimeLimit)
 	t := time.Now()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/lazyfs"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
@@ -30,7 +31,8 @@ type node struct {
 	id              string                   // container ID, for the moby client
 	clientPort      int                      // on 127.0.0.1
 	monitorPort     int
-	dataDir         string // host store dir; "" on tmpfs
+	dataDir         string     // host store dir; "" on tmpfs
+	store           *lazyfs.FS // the FUSE mount at dataDir with Config.PowerLossStore, else nil
 
 	// Guarded by dockerCluster.mu.
 	ip          string // last known address on the private network
@@ -148,6 +150,9 @@ func (c *dockerCluster) Start(ctx context.Context, i int) error {
 	if st.State.Running {
 		return nil
 	}
+	if n.store != nil && !n.store.Mounted() {
+		return fmt.Errorf("start %s: its power-loss store is not mounted (a failed power loss?); not starting it on the bare directory", n.name)
+	}
 	c.mu.Lock()
 	n.restartBase += st.RestartCount
 	c.mu.Unlock()
@@ -199,6 +204,9 @@ func (c *dockerCluster) Wipe(ctx context.Context, i int) error {
 	}
 	if n.dataDir == "" {
 		return nil
+	}
+	if n.store != nil { // through the mount, or the store's journal would undo the wipe
+		return n.store.Wipe()
 	}
 	if err := os.RemoveAll(n.dataDir); err != nil {
 		return fmt.Errorf("wipe %s: %w", n.name, err)
@@ -260,12 +268,19 @@ func (c *dockerCluster) State(ctx context.Context, i int) (cluster.NodeState, er
 }
 
 // Supports: everything but latency and loss, which need sch_netem.
-func (c *dockerCluster) Supports(cp cluster.Capability) error { return supports(cp) }
+func (c *dockerCluster) Supports(cp cluster.Capability) error {
+	if cp == cluster.CapPowerLoss {
+		return c.supportsPowerLoss()
+	}
+	return supports(cp)
+}
 
 func supports(c cluster.Capability) error {
 	switch c {
 	case cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe, cluster.CapMemoryLimit, cluster.CapPartition:
 		return nil
+	case cluster.CapPowerLoss:
+		return supportsPowerLoss()
 	case cluster.CapLatency, cluster.CapLoss:
 		if !haveNetem() {
 			return cluster.Unsupported("docker", c, "the kernel has no sch_netem")
@@ -348,6 +363,11 @@ func (c *dockerCluster) Close(ctx context.Context) error {
 	})
 	removed := err == nil
 	if err != nil {
+		errs = append(errs, err)
+	}
+	// After the containers: a running one would keep a store's FUSE
+	// connection in use (Close then detaches it).
+	if err := c.closeStores(); err != nil {
 		errs = append(errs, err)
 	}
 	if c.network != nil && removed {

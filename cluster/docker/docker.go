@@ -32,11 +32,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/lazyfs"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
@@ -139,8 +141,9 @@ func ping(ctx context.Context, cli *client.Client) error {
 }
 
 // Sweep removes the containers and networks of ours left by runs whose
-// process is gone (a killed run never reaches Close), and this process's own
-// leftovers. Clusters of other live processes (a concurrent run or test) are
+// process is gone (a killed run never reaches Close), then their power-loss
+// store mounts (stale once their FUSE server died with the run), and this
+// process's own leftovers. Clusters of other live processes (a concurrent run or test) are
 // kept. Call it at start and at exit, when none of this process's clusters
 // should be running. It returns how many objects it removed.
 func Sweep(ctx context.Context) (int, error) {
@@ -168,7 +171,7 @@ func Sweep(ctx context.Context) (int, error) {
 	}
 	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f})
 	if err != nil {
-		return n, errors.Join(append(errs, err)...)
+		return n, errors.Join(append(errs, err, sweepMounts(&n))...)
 	}
 	for _, nw := range ns.Items {
 		if ownerAlive(nw.Labels[labelOwner]) {
@@ -180,7 +183,18 @@ func Sweep(ctx context.Context) (int, error) {
 		}
 		n++
 	}
-	return n, errors.Join(errs...)
+	return n, errors.Join(append(errs, sweepMounts(&n))...)
+}
+
+// sweepMounts unmounts the lazyfs stores of dead owners, after their
+// containers are gone, and adds them to n.
+func sweepMounts(n *int) error {
+	m, err := lazyfs.Sweep(ownerAlive)
+	*n += m
+	if errors.Is(err, fs.ErrNotExist) { // no /proc/self/mountinfo: no FUSE mounts either
+		return nil
+	}
+	return err
 }
 
 func isNotFound(err error) bool { return cerrdefs.IsNotFound(err) }

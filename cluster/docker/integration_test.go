@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/lazyfs"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
@@ -56,6 +57,15 @@ func checkNoLeftovers(ctx context.Context) error {
 	// Not Sweep's count: it also removes other killed runs' leftovers.
 	if len(cs.Items)+len(ns.Items) > 0 {
 		return fmt.Errorf("%d containers and %d networks", len(cs.Items), len(ns.Items))
+	}
+	ms, err := lazyfs.Mounts()
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if m.Owner == selfOwner {
+			return fmt.Errorf("store still mounted at %s", m.Mountpoint)
+		}
 	}
 	ryuk, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", "org.testcontainers.ryuk=true")})
 	if err != nil {

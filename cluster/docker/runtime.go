@@ -175,6 +175,9 @@ func (c *dockerCluster) create(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := c.mountStores(); err != nil {
+		return err
+	}
 	c.watchEvents() // before any container starts, so no oom event is missed
 	// A bridge named by testcontainers (a random UUID: network.New takes no
 	// name); the labels say whose it is.

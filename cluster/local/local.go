@@ -41,6 +41,8 @@ var refusals = map[cluster.Capability]string{
 	cluster.CapLoss:      "processes on loopback share one network namespace, so packets cannot be dropped between two nodes alone; use the docker runtime (--runtime docker)",
 	cluster.CapMemoryLimit: "a hard memory limit needs a cgroup per node, which plain processes do not have (GOMEMLIMIT alone is a soft target, not a limit); " +
 		"use the docker runtime (--runtime docker)",
+	cluster.CapPowerLoss: "local nodes write straight to this machine's disk, whose page cache survives a kill, so unsynced writes cannot be lost; " +
+		"power loss needs the docker runtime's FUSE store (--runtime docker)",
 }
 
 func supports(c cluster.Capability) error {

@@ -1,0 +1,268 @@
+package lazyfs
+
+import (
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// mount serves a fresh backing tree holding setup (path -> contents; a
+// trailing "/" makes a directory), which counts as durable. It skips the
+// test where FUSE cannot be mounted, saying why.
+func mount(t *testing.T, setup map[string]string) *FS {
+	t.Helper()
+	if err := Available(); err != nil {
+		t.Skipf("needs a FUSE mount: %v", err)
+	}
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	for _, p := range slices.Sorted(maps.Keys(setup)) {
+		full := filepath.Join(state, "root", p)
+		if strings.HasSuffix(p, "/") {
+			must(t, os.MkdirAll(full, 0o755))
+			continue
+		}
+		must(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		must(t, os.WriteFile(full, []byte(setup[p]), 0o644))
+	}
+	f, err := Mount(filepath.Join(dir, "mnt"), state, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return f
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tree reads everything under dir: path -> contents, directories with a
+// trailing "/".
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	must(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			out[rel+"/"] = ""
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = string(b)
+		return err
+	}))
+	return out
+}
+
+// fsOps acts on the mount the way a program would.
+type fsOps struct {
+	t   *testing.T
+	mnt string
+}
+
+func (o fsOps) p(rel string) string { return filepath.Join(o.mnt, rel) }
+
+func (o fsOps) write(rel, data string) { must(o.t, os.WriteFile(o.p(rel), []byte(data), 0o644)) }
+
+func (o fsOps) writeAt(rel string, off int64, data string) {
+	f, err := os.OpenFile(o.p(rel), os.O_WRONLY|os.O_CREATE, 0o644)
+	must(o.t, err)
+	_, err = f.WriteAt([]byte(data), off)
+	must(o.t, err)
+	must(o.t, f.Close())
+}
+
+func (o fsOps) writeSync(rel, data string) { // O_SYNC, as nats-server's writeAtomically with sync
+	f, err := os.OpenFile(o.p(rel), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_SYNC, 0o644)
+	must(o.t, err)
+	_, err = f.Write([]byte(data))
+	must(o.t, err)
+	must(o.t, f.Close())
+}
+
+func (o fsOps) fsync(rel string) {
+	f, err := os.OpenFile(o.p(rel), os.O_RDWR, 0)
+	must(o.t, err)
+	must(o.t, f.Sync())
+	must(o.t, f.Close())
+}
+
+func (o fsOps) fdatasync(rel string) {
+	f, err := os.OpenFile(o.p(rel), os.O_RDWR, 0)
+	must(o.t, err)
+	must(o.t, unix.Fdatasync(int(f.Fd())))
+	must(o.t, f.Close())
+}
+
+func (o fsOps) fsyncDir(rel string) {
+	f, err := os.Open(o.p(rel))
+	must(o.t, err)
+	must(o.t, f.Sync())
+	must(o.t, f.Close())
+}
+
+func (o fsOps) truncate(rel string, n int64) { must(o.t, os.Truncate(o.p(rel), n)) }
+func (o fsOps) rename(a, b string)           { must(o.t, os.Rename(o.p(a), o.p(b))) }
+func (o fsOps) remove(rel string)            { must(o.t, os.Remove(o.p(rel))) }
+func (o fsOps) mkdir(rel string)             { must(o.t, os.MkdirAll(o.p(rel), 0o755)) }
+
+const ten = "0123456789"
+
+func TestPowerLoss(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup map[string]string
+		ops   func(o fsOps)
+		want  map[string]string
+		loss  Loss // Bytes, Files, Removed and Restored are compared, and Largest where set
+	}{
+		{"nothing written", map[string]string{"f": ten}, func(fsOps) {},
+			map[string]string{"f": ten}, Loss{}},
+		{"write, fsync, write more: the synced contents", nil, func(o fsOps) {
+			o.write("f", "aaa")
+			o.fsync("f")
+			o.writeAt("f", 3, "bbb")
+		}, map[string]string{"f": "aaa"}, Loss{Bytes: 3, Files: 1}},
+		{"create without any sync: gone", nil, func(o fsOps) { o.write("g", "x") },
+			map[string]string{}, Loss{Bytes: 1, Removed: 1}},
+		{"create committed by another file's fsync, never synced: empty", nil, func(o fsOps) {
+			o.write("g", "hello")
+			o.write("h", "x")
+			o.fsync("h")
+		}, map[string]string{"g": "", "h": "x"}, Loss{Bytes: 5, Files: 1, Largest: []string{"g (5 bytes)"}}},
+		{"overwrite in place: the synced bytes back", map[string]string{"f": ten}, func(o fsOps) {
+			o.writeAt("f", 2, "XY")
+		}, map[string]string{"f": ten}, Loss{Bytes: 2, Files: 1}},
+		{"overwrite, fsync, overwrite again: the second sync's bytes", map[string]string{"f": ten}, func(o fsOps) {
+			o.writeAt("f", 2, "XY")
+			o.fsync("f")
+			o.writeAt("f", 1, "abcd")
+		}, map[string]string{"f": "01XY456789"}, Loss{Bytes: 4, Files: 1}},
+		{"truncate without sync: restored", map[string]string{"f": ten}, func(o fsOps) { o.truncate("f", 3) },
+			map[string]string{"f": ten}, Loss{Bytes: 7, Files: 1}},
+		{"truncate then extend: restored and cut back", map[string]string{"f": ten}, func(o fsOps) {
+			o.truncate("f", 3)
+			o.writeAt("f", 3, "abcdefghijkl")
+		}, map[string]string{"f": ten}, Loss{Bytes: 7 + 5, Files: 1}},
+		{"grown by truncate: cut back", map[string]string{"f": ten}, func(o fsOps) { o.truncate("f", 100) },
+			map[string]string{"f": ten}, Loss{Bytes: 90, Files: 1}},
+		{"rewritten with O_TRUNC (os.WriteFile): restored", map[string]string{"f": ten}, func(o fsOps) { o.write("f", "new") },
+			map[string]string{"f": ten}, Loss{Bytes: 10, Files: 1}},
+		{"O_SYNC write: durable", nil, func(o fsOps) { o.writeSync("s", "abc") },
+			map[string]string{"s": "abc"}, Loss{}},
+		{"fdatasync: durable", nil, func(o fsOps) {
+			o.write("d", "abc")
+			o.fdatasync("d")
+		}, map[string]string{"d": "abc"}, Loss{}},
+		{"tmp renamed over a file, no sync: the old file back", map[string]string{"index.db": "old"}, func(o fsOps) {
+			o.write("index.db.tmp", "new")
+			o.rename("index.db.tmp", "index.db")
+		}, map[string]string{"index.db": "old"}, Loss{Bytes: 3, Removed: 1, Restored: 1, Largest: []string{"index.db.tmp (3 bytes)"}}},
+		{"tmp synced, renamed, directory synced: the new file", map[string]string{"index.db": "old"}, func(o fsOps) {
+			o.writeSync("index.db.tmp", "new")
+			o.rename("index.db.tmp", "index.db")
+			o.fsyncDir(".")
+		}, map[string]string{"index.db": "new"}, Loss{}},
+		{"unlink without sync: back", map[string]string{"a": "1"}, func(o fsOps) { o.remove("a") },
+			map[string]string{"a": "1"}, Loss{Restored: 1}},
+		{"unlink, directory synced: gone", map[string]string{"a": "1", "b": "2"}, func(o fsOps) {
+			o.remove("a")
+			o.fsyncDir(".")
+		}, map[string]string{"b": "2"}, Loss{}},
+		{"rmdir without sync: back", map[string]string{"d/": ""}, func(o fsOps) { o.remove("d") },
+			map[string]string{"d/": ""}, Loss{Restored: 1}},
+		{"new directory tree without sync: gone", map[string]string{"top/": ""}, func(o fsOps) {
+			o.mkdir("top/d/e")
+			o.write("top/d/e/f", "x")
+		}, map[string]string{"top/": ""}, Loss{Bytes: 1, Removed: 3}},
+		{"new directory tree, the file synced: all of it", nil, func(o fsOps) {
+			o.mkdir("d/e")
+			o.write("d/e/f", "x")
+			o.fsync("d/e/f")
+		}, map[string]string{"d/": "", "d/e/": "", "d/e/f": "x"}, Loss{}},
+		{"directory renamed without sync: back, with its files", map[string]string{"d/f": "1"}, func(o fsOps) {
+			o.rename("d", "e")
+			o.writeAt("e/f", 1, "2")
+		}, map[string]string{"d/": "", "d/f": "1"}, Loss{Bytes: 1, Files: 1, Restored: 1}},
+		{"file renamed, synced, renamed again: the synced name", nil, func(o fsOps) {
+			o.write("a", "x")
+			o.rename("a", "b")
+			o.fsync("b")
+			o.rename("b", "c")
+		}, map[string]string{"b": "x"}, Loss{Restored: 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := mount(t, tc.setup)
+			tc.ops(fsOps{t, f.Mountpoint()})
+			loss, err := f.PowerLoss()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tree(t, f.Mountpoint()); !maps.Equal(got, tc.want) {
+				t.Errorf("after the power loss the mount holds %q, want %q", got, tc.want)
+			}
+			got := Loss{Bytes: loss.Bytes, Files: loss.Files, Removed: loss.Removed, Restored: loss.Restored}
+			if tc.loss.Largest != nil {
+				got.Largest = loss.Largest
+			}
+			if !reflect.DeepEqual(got, tc.loss) {
+				t.Errorf("loss %+v, want %+v", got, tc.loss)
+			}
+			if b := tree(t, f.trash); len(b) > 0 {
+				t.Errorf("trash not emptied: %q", b)
+			}
+		})
+	}
+}
+
+// After a power loss what survived is durable: a second one discards only
+// what was written after the first.
+func TestPowerLossTwice(t *testing.T) {
+	f := mount(t, map[string]string{"f": ten})
+	o := fsOps{t, f.Mountpoint()}
+	o.writeAt("f", 10, "abc")
+	o.write("g", "x")
+	o.fsync("g")
+	if loss, err := f.PowerLoss(); err != nil || loss.Bytes != 3 || loss.Written != 4 || loss.Fsyncs != 1 {
+		t.Fatalf("first power loss: %+v, %v; want 3 bytes discarded of 4 written, 1 fsync", loss, err)
+	}
+	o.writeAt("f", 0, "Z")
+	loss, err := f.PowerLoss()
+	if err != nil || loss.Bytes != 1 || loss.Written != 1 {
+		t.Fatalf("second power loss: %+v, %v; want 1 byte discarded of 1 written", loss, err)
+	}
+	if got, want := tree(t, f.Mountpoint()), map[string]string{"f": ten, "g": "x"}; !maps.Equal(got, want) {
+		t.Errorf("mount holds %q, want %q", got, want)
+	}
+}
+
+func TestWipe(t *testing.T) {
+	f := mount(t, map[string]string{"d/f": ten})
+	fsOps{t, f.Mountpoint()}.write("g", "x")
+	must(t, f.Wipe())
+	if got := tree(t, f.Mountpoint()); len(got) > 0 {
+		t.Errorf("wiped mount holds %q", got)
+	}
+	if loss, err := f.PowerLoss(); err != nil || !reflect.DeepEqual(loss, Loss{}) {
+		t.Errorf("power loss after a wipe: %+v, %v; want nothing to discard", loss, err)
+	}
+}
