@@ -250,7 +250,14 @@ func (w *Workload) FinalReads(ctx context.Context, rec *history.Recorder) error 
 // sequence missing below it is a message the stream lost, which is the
 // checkers' business.
 func (w *Workload) ReadStream(ctx context.Context, bound time.Duration) ([]history.Entry, bool, error) {
-	s, err := w.js.Stream(ctx, w.StreamName())
+	s, err := w.streamAfterHeal(ctx)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		// The JetStream API itself says the bucket's stream is gone (every
+		// node lost it, e.g. to a power loss before a sync): that is the
+		// stream read back, complete and empty, and every acknowledged
+		// write is lost, which is the checkers' business.
+		return nil, true, nil
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -267,6 +274,24 @@ func (w *Workload) ReadStream(ctx context.Context, bound time.Duration) ([]histo
 	}
 	entries, complete := obs.drain(ctx, info.State.LastSeq, bound)
 	return entries, complete, nil
+}
+
+// streamAfterHeal binds the bucket's stream, asking a few times: right
+// after a heal the API may still be electing a leader for it. Not found
+// three times over 2 s is an answer, not a hiccup.
+func (w *Workload) streamAfterHeal(ctx context.Context) (jetstream.Stream, error) {
+	var err error
+	for try := 0; try < 3; try++ {
+		var s jetstream.Stream
+		if s, err = w.js.Stream(ctx, w.StreamName()); err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, jetstream.ErrStreamNotFound) && !transient(err) {
+			return nil, err
+		}
+		time.Sleep(time.Second)
+	}
+	return nil, err
 }
 
 // Close drops the admin connection.
