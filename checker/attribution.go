@@ -203,7 +203,7 @@ func buildVersions(h *history.History, rejs []rejection) map[string]*keyVersions
 	for ei := range si.entries {
 		e := &si.entries[ei]
 		k := kv[e.Key]
-		if k == nil || e.Operation != "" {
+		if k == nil || (e.Operation != "" && e.Value == "") {
 			continue
 		}
 		v := version{rev: e.Seq, invoke: math.MinInt64, writer: -1, entry: int32(ei)}

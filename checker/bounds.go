@@ -78,7 +78,7 @@ func tighten(ops []*linOp) ([]*linOp, []refutation) {
 		if o.kind != kGet {
 			return -1
 		}
-		if o.out == oNotFound {
+		if o.out == oNotFound && o.rev == 0 {
 			return 0
 		}
 		j := sort.Search(m, func(j int) bool { return ws[j].rev >= o.rev })
@@ -271,12 +271,12 @@ func opName(o *linOp) string {
 	var what string
 	switch o.kind {
 	case kGet:
-		if o.out == oNotFound {
+		if o.out == oNotFound && o.rev == 0 {
 			what = "get (not found)"
 		} else {
 			what = fmt.Sprintf("get of revision %d", o.rev)
 		}
-	case kUpdate, kPut, kCreate:
+	case kUpdate, kPut, kCreate, kDelete:
 		what = fmt.Sprintf("write of revision %d", o.rev)
 	default:
 		return "the piece's start"

@@ -65,7 +65,9 @@ func newStreamIndex(h *history.History) *streamIndex {
 		e := &s.entries[i]
 		if e.Operation != "" {
 			s.tombstones++
-			continue
+			if e.Value == "" { // a marker no op of ours named (kvupdate's client names its own)
+				continue
+			}
 		}
 		if _, ok := s.byValue[e.Value]; ok {
 			s.dups = append(s.dups, int32(i))
@@ -85,7 +87,7 @@ func (s *streamIndex) at(seq uint64) (*history.Entry, bool) {
 	return nil, false
 }
 
-// value returns the first put entry holding v.
+// value returns the first entry holding v (a value, or a marker's id).
 func (s *streamIndex) value(v string) (*history.Entry, bool) {
 	i, ok := s.byValue[v]
 	if !ok {

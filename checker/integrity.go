@@ -16,10 +16,11 @@ import (
 //   - unexpected_value: a stream entry whose value nobody wrote to that key;
 //     failed_write_applied: one written only by definitely failed ops;
 //     duplicate_value: a value stored at two sequences;
-//     unexpected_tombstone: a delete or purge marker (the workload never
-//     deletes).
+//     unexpected_tombstone: a delete or purge marker that no delete or
+//     purge op wrote (a marker's Value is its op's id).
 //   - bad_read: an ok get whose (revision, value) is not the stream's entry
-//     at that sequence.
+//     at that sequence (a not-found get with a revision saw a marker: it
+//     must be that marker).
 //
 // Indeterminate writes are tallied as info_applied, info_not_applied and
 // info_unresolved. If the stream is incomplete the verdict is unknown unless
@@ -83,7 +84,7 @@ func (c *Integrity) Check(h history.History) Result {
 			continue
 		}
 		counts[CountAckedWrites]++
-		if e, ok := si.at(o.Rev); ok && e.Key == o.Key && e.Value == o.Value && e.Operation == "" {
+		if e, ok := si.at(o.Rev); ok && e.Key == o.Key && e.Value == o.Value && e.Operation == o.MarkerOperation() {
 			continue
 		}
 		if e, ok := si.value(o.Value); ok {
@@ -104,12 +105,12 @@ func (c *Integrity) Check(h history.History) Result {
 	}
 	for ei := range si.entries {
 		e := &si.entries[ei]
-		if e.Operation != "" {
-			add(CountUnexpectedTombstone, e.Key, fmt.Sprintf("seq %d is a %s marker for %s, but the workload never deletes", e.Seq, e.Operation, e.Key),
+		b, ok := best[e.Value]
+		if e.Operation != "" && (!ok || ops[b].MarkerOperation() != e.Operation) {
+			add(CountUnexpectedTombstone, e.Key, fmt.Sprintf("seq %d is a %s marker for %s that no delete or purge wrote", e.Seq, e.Operation, e.Key),
 				[]history.Entry{*e})
 			continue
 		}
-		b, ok := best[e.Value]
 		switch {
 		case !ok || ops[b].Key != e.Key:
 			d := fmt.Sprintf("seq %d holds value %q under %s, which no op wrote to that key", e.Seq, e.Value, e.Key)
@@ -141,7 +142,7 @@ func (c *Integrity) Check(h history.History) Result {
 		}
 		counts["gets_checked"]++
 		e, ok := si.at(o.Rev)
-		if ok && e.Key == o.Key && e.Value == o.Value && e.Operation == "" {
+		if ok && e.Key == o.Key && e.Value == o.Value && (e.Operation != "") == (o.Err == history.ErrNotFound) {
 			continue
 		}
 		if !ok && !complete {

@@ -104,12 +104,15 @@ func buildLinOps(h *history.History, counts map[string]int) map[string][]*linOp 
 			if o.Err == history.ErrNotFound || o.Rev == 0 {
 				l.out = oNotFound
 			}
-		case history.Update, history.Put, history.Create:
+		case history.Update, history.Put, history.Create, history.Delete, history.Purge:
 			l.kind = kUpdate
-			if o.Type == history.Put {
+			switch o.Type {
+			case history.Put:
 				l.kind = kPut
-			} else if o.Type == history.Create {
+			case history.Create:
 				l.kind = kCreate
+			case history.Delete, history.Purge:
+				l.kind = kDelete
 			}
 			switch o.Outcome {
 			case history.OK:

@@ -14,13 +14,21 @@ import (
 // input and output.
 //
 //   - get ok returns (rev, value), or not found, and must equal the state.
+//     Not found with revision 0 needs a key never written; not found with
+//     revision R (a delete or purge marker; value is the marker's id) needs
+//     the key absent at R.
+//   - delete or purge ok with rev R needs R > state.rev and leaves the key
+//     absent at R (a marker is a write like any other: it has a revision).
 //   - update(expected, value) ok with rev R needs state.rev == expected and
 //     R > expected; failed with 10071 it needs state.rev != expected; failed
 //     with 10164 it is allowed in any state (such ops are dropped before the
 //     check, as are other definite failures that constrain nothing).
 //   - put(value) ok with R needs R > state.rev.
-//   - create(value) ok with R needs !exists and R > state.rev; failed with
-//     key_exists it needs exists.
+//   - create(value) ok with R needs !exists and R > state.rev (after a
+//     delete nats.go retries with the marker's revision); failed with
+//     key_exists it needs a key that was ever written (exists, or absent
+//     after a marker): the retry over a marker can itself be rejected when
+//     another marker or value raced it.
 //   - an indeterminate write settled by the stream (or by a get that
 //     returned its value) is an ok write at that revision; one the stream
 //     proves absent is dropped; one that cannot be settled (incomplete
@@ -36,6 +44,7 @@ const (
 	kUpdate
 	kPut
 	kCreate
+	kDelete // a delete or purge marker: the key is absent from then on
 )
 
 type outKind uint8
@@ -67,7 +76,9 @@ type linOp struct {
 	bind     [2]*linOp // pinned writes: the ops that set the bounds tighten gave it
 }
 
-func (o *linOp) isWrite() bool { return o.kind == kUpdate || o.kind == kPut || o.kind == kCreate }
+func (o *linOp) isWrite() bool {
+	return o.kind == kUpdate || o.kind == kPut || o.kind == kCreate || o.kind == kDelete
+}
 
 // pinned reports whether the op is a write known to have happened at o.rev.
 func (o *linOp) pinned() bool { return o.isWrite() && o.out == oOK }
@@ -99,7 +110,13 @@ func stepOne(s kvState, o *linOp) (bool, kvState) {
 		return true, kvState{rev: o.rev, value: o.value, exists: o.exists}
 	case kGet:
 		if o.out == oNotFound {
-			return !s.exists, s
+			if o.rev == 0 {
+				return !s.exists && s.rev == 0, s
+			}
+			if !s.exists && s.matches(o.rev) && s.value == o.value {
+				return true, kvState{rev: o.rev, value: o.value}
+			}
+			return false, s
 		}
 		if s.exists && s.value == o.value && s.matches(o.rev) {
 			return true, kvState{rev: o.rev, value: o.value, exists: true}
@@ -130,8 +147,13 @@ func stepOne(s kvState, o *linOp) (bool, kvState) {
 			}
 			return false, s
 		case oExists:
-			return s.exists, s
+			return s.exists || s.rev != 0, s
 		}
+	case kDelete:
+		if o.out == oOK && o.rev > s.rev {
+			return true, kvState{rev: o.rev, value: o.value}
+		}
+		return false, s
 	}
 	return false, s
 }
@@ -154,6 +176,8 @@ func stepAll(s kvState, o *linOp, dst []kvState) []kvState {
 		applied.rev = o.expected + 1
 	case kPut:
 		applied.rev = s.rev + 1
+	case kDelete:
+		applied.rev, applied.exists = s.rev+1, false
 	case kCreate:
 		if s.exists {
 			return dst
@@ -266,8 +290,10 @@ func describeState(state any) string {
 	switch s := state.(type) {
 	case kvState:
 		switch {
-		case !s.exists:
+		case !s.exists && s.rev == 0:
 			return "absent"
+		case !s.exists:
+			return fmt.Sprintf("deleted by %q @ rev %d", s.value, s.rev)
 		case s.unknown:
 			return fmt.Sprintf("%q @ rev >=%d (unsettled write)", s.value, s.rev)
 		}
@@ -292,6 +318,9 @@ func describeOp(input, _ any) string {
 		return fmt.Sprintf("start: %q @ rev %d", o.value, o.rev)
 	case kGet:
 		if o.out == oNotFound {
+			if o.rev != 0 {
+				return fmt.Sprintf("get -> not found (marker %q @ rev %d)", o.value, o.rev)
+			}
 			return "get -> not found"
 		}
 		return fmt.Sprintf("get -> %q @ rev %d", o.value, o.rev)
@@ -304,6 +333,8 @@ func describeOp(input, _ any) string {
 		call = fmt.Sprintf("put(%q)", o.value)
 	case kCreate:
 		call = fmt.Sprintf("create(%q)", o.value)
+	case kDelete:
+		call = fmt.Sprintf("delete(%q)", o.value)
 	}
 	switch o.out {
 	case oOK:
@@ -444,6 +475,7 @@ func chunkKey(ops []*linOp, minChunk int) [][]*linOp {
 	seed := kvState{}
 	var v uint64       // highest revision written so far
 	var vValue string  // its value
+	vExists := false   // whether that write left a value (not a marker)
 	var cur []*linOp   // the current piece, without its seed
 	var open []*linOp  // ops of cur that may still be in flight
 	var later []*linOp // scratch: open ops that go after a cut
@@ -475,7 +507,7 @@ func chunkKey(ops []*linOp, minChunk int) [][]*linOp {
 				case x.isWrite() && (x.out == oOK || x.out == oUnknown):
 					cut = false
 				case x.kind == kGet && x.out == oOK && x.rev < v:
-				case x.kind == kGet && x.out == oNotFound && v > 0:
+				case x.kind == kGet && x.out == oNotFound && x.rev < v:
 				case x.out == oWrongSeq && x.expected == v:
 					cut = false
 				default: // gets of v or later, other rejections
@@ -504,13 +536,13 @@ func chunkKey(ops []*linOp, minChunk int) [][]*linOp {
 				}
 				cur = append([]*linOp(nil), later...)
 				open = append(open[:0], later...)
-				seed = kvState{rev: v, value: vValue, exists: v > 0}
+				seed = kvState{rev: v, value: vValue, exists: vExists}
 			}
 		}
 		cur = append(cur, o)
 		open = append(open, o)
 		if o.pinned() && o.rev > v {
-			v, vValue = o.rev, o.value
+			v, vValue, vExists = o.rev, o.value, o.kind != kDelete
 		}
 	}
 	if len(cur) > 0 {

@@ -15,7 +15,9 @@ const (
 	Get    OpType = "get"    // kv.Get
 	Update OpType = "update" // kv.Update(key, value, expectedRev)
 	Put    OpType = "put"    // kv.Put (blind write)
-	Create OpType = "create" // kv.Create (expects no current value)
+	Create OpType = "create" // kv.Create (expects no current value, or a delete marker)
+	Delete OpType = "delete" // kv.Delete: a delete marker; Value is the marker's id
+	Purge  OpType = "purge"  // kv.Purge: a purge marker that removes the key's older revisions
 	Fault  OpType = "fault"  // a nemesis window; see Op.Fault
 )
 
@@ -53,7 +55,11 @@ type Op struct {
 	Type   OpType `json:"type"`
 	Key    string `json:"key,omitempty"`
 
-	Value       string `json:"value,omitempty"`        // value written (writes) or returned (gets)
+	// Value is the value written (writes) or returned (gets). A delete or
+	// purge marker carries a unique id in a header instead (see
+	// kvupdate's client), and a get that found a marker returns it with
+	// Err not_found and the marker's revision.
+	Value       string `json:"value,omitempty"`
 	ExpectedRev uint64 `json:"expected_rev,omitempty"` // update: the revision it expected
 	Rev         uint64 `json:"rev,omitempty"`          // returned revision (write ack or get result)
 
@@ -74,8 +80,26 @@ type Op struct {
 	Detail   string   `json:"detail,omitempty"`
 }
 
-// IsWrite reports whether the op tried to change the key.
-func (o Op) IsWrite() bool { return o.Type == Update || o.Type == Put || o.Type == Create }
+// IsWrite reports whether the op tried to change the key: a value, or a
+// delete or purge marker (which has a revision like any write).
+func (o Op) IsWrite() bool {
+	return o.Type == Update || o.Type == Put || o.Type == Create || o.Type == Delete || o.Type == Purge
+}
+
+// IsMarker reports whether the op writes a delete or purge marker.
+func (o Op) IsMarker() bool { return o.Type == Delete || o.Type == Purge }
+
+// MarkerOperation is the stream entry's Operation a write leaves: "del",
+// "purge", or "" for a value.
+func (o Op) MarkerOperation() string {
+	switch o.Type {
+	case Delete:
+		return "del"
+	case Purge:
+		return "purge"
+	}
+	return ""
+}
 
 // Latency is how long the op took.
 func (o Op) Latency() time.Duration { return time.Duration(o.Complete - o.Invoke) }
@@ -85,7 +109,7 @@ type Entry struct {
 	Seq       uint64 `json:"seq"`
 	Key       string `json:"key"`
 	Value     string `json:"value"`
-	Operation string `json:"op,omitempty"` // "", "del" or "purge"
+	Operation string `json:"op,omitempty"` // "", "del" or "purge"; a marker's Value is its id
 }
 
 // History is everything a checker may look at.

@@ -2,36 +2,78 @@ package kvupdate
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
-// observer reads the bucket's stream with an ordered consumer. The bucket
-// keeps every revision (see keepAll), so reading after the run sees them all.
+// observer reads the bucket's stream with an ordered consumer. During the
+// run it sees revisions that a bucket keeping one per key deletes soon
+// after; after the run, on the same bucket, it reads back what is left.
+// A revision deleted before the observer reached it is never delivered:
+// a gap in what it saw is unknown, never a valid absence.
 type observer struct {
+	via    string // the node its connection was made through, and the kind
 	prefix string // "$KV.<bucket>."
-	cc     jetstream.ConsumeContext
+	stopFn func()
 
 	mu      sync.Mutex
 	entries map[uint64]history.Entry
 	last    uint64
 }
 
-func startObserver(ctx context.Context, js jetstream.JetStream, bucket string) (*observer, error) {
-	o := &observer{prefix: "$KV." + bucket + ".", entries: map[uint64]history.Entry{}}
+// observerHeartbeat is how soon an ordered consumer whose server died is
+// noticed and recreated (nats.go resets it after two missed heartbeats).
+const observerHeartbeat = time.Second
+
+func startObserver(ctx context.Context, js jetstream.JetStream, bucket, via string) (*observer, error) {
+	o := &observer{via: via, prefix: "$KV." + bucket + ".", entries: map[uint64]history.Entry{}}
 	cons, err := js.OrderedConsumer(ctx, "KV_"+bucket, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy})
 	if err != nil {
 		return nil, err
 	}
-	o.cc, err = cons.Consume(o.handle)
+	cc, err := cons.Consume(o.handle, jetstream.PullHeartbeat(observerHeartbeat))
 	if err != nil {
 		return nil, err
 	}
+	o.stopFn = cc.Stop
+	return o, nil
+}
+
+// republishSubject is where the bucket republishes every message it
+// stores (see configure): "chaos.observed.<bucket>.<key>".
+func republishSubject(bucket string) string { return "chaos.observed." + bucket }
+
+// startRepublishObserver subscribes to the bucket's republished messages.
+// The stream leader republishes each message as it stores it, with its
+// sequence (nats-server stream.go, processJetStreamMsg), so a message a
+// later revision deletes at once is still seen; core NATS delivery is at
+// most once, so what it misses (a reconnect, a slow consumer) is a gap.
+func startRepublishObserver(nc *nats.Conn, bucket, via string) (*observer, error) {
+	o := &observer{via: via, prefix: "$KV." + bucket + ".", entries: map[uint64]history.Entry{}}
+	sub, err := nc.Subscribe(republishSubject(bucket)+".>", func(m *nats.Msg) {
+		seq, err := strconv.ParseUint(m.Header.Get(jetstream.SequenceHeader), 10, 64)
+		if err != nil {
+			return
+		}
+		o.add(entryOf(m.Header.Get(jetstream.SubjectHeader), m.Header, m.Data, seq, o.prefix))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := sub.SetPendingLimits(-1, -1); err != nil {
+		return nil, err
+	}
+	if err := nc.Flush(); err != nil {
+		return nil, err
+	}
+	o.stopFn = func() { _ = sub.Unsubscribe() }
 	return o, nil
 }
 
@@ -40,17 +82,10 @@ func (o *observer) handle(m jetstream.Msg) {
 	if err != nil {
 		return
 	}
-	e := history.Entry{
-		Seq:   md.Sequence.Stream,
-		Key:   strings.TrimPrefix(m.Subject(), o.prefix),
-		Value: string(m.Data()),
-	}
-	switch m.Headers().Get("KV-Operation") {
-	case "DEL":
-		e.Operation = "del"
-	case "PURGE":
-		e.Operation = "purge"
-	}
+	o.add(entryOf(m.Subject(), m.Headers(), m.Data(), md.Sequence.Stream, o.prefix))
+}
+
+func (o *observer) add(e history.Entry) {
 	o.mu.Lock()
 	o.entries[e.Seq] = e
 	if e.Seq > o.last {
@@ -59,20 +94,44 @@ func (o *observer) handle(m jetstream.Msg) {
 	o.mu.Unlock()
 }
 
-// drain waits (bounded) until the observer has seen lastSeq, stops it and
-// returns every entry in order. complete is true when it reached lastSeq.
-func (o *observer) drain(ctx context.Context, lastSeq uint64, bound time.Duration) ([]history.Entry, bool) {
-	deadline := time.Now().Add(bound)
+// entryOf is one stream message as the checkers see it: a marker's Value
+// is the id of the op that wrote it, a value's is the written id.
+func entryOf(subject string, h map[string][]string, data []byte, seq uint64, prefix string) history.Entry {
+	e := history.Entry{Seq: seq, Key: strings.TrimPrefix(subject, prefix)}
+	get := func(k string) string {
+		if v := h[k]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	switch get(kvOpHeader) {
+	case kvOpDel:
+		e.Operation, e.Value = "del", get(markerIDHeader)
+	case kvOpPurge:
+		e.Operation, e.Value = "purge", get(markerIDHeader)
+	default:
+		e.Value = decodeValue(data)
+	}
+	return e
+}
+
+// wait blocks (bounded) until the observer has seen lastSeq.
+func (o *observer) wait(ctx context.Context, lastSeq uint64, deadline time.Time) {
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		o.mu.Lock()
 		done := o.last >= lastSeq
 		o.mu.Unlock()
 		if done {
-			break
+			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	o.cc.Stop()
+}
+
+// stop ends the consumer and returns what it saw up to lastSeq, in order,
+// and whether it reached lastSeq.
+func (o *observer) stop(lastSeq uint64) ([]history.Entry, bool) {
+	o.stopFn()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	out := make([]history.Entry, 0, len(o.entries))
@@ -82,4 +141,11 @@ func (o *observer) drain(ctx context.Context, lastSeq uint64, bound time.Duratio
 		}
 	}
 	return out, o.last >= lastSeq
+}
+
+// drain waits (bounded) until the observer has seen lastSeq, stops it and
+// returns every entry in order. complete is true when it reached lastSeq.
+func (o *observer) drain(ctx context.Context, lastSeq uint64, bound time.Duration) ([]history.Entry, bool) {
+	o.wait(ctx, lastSeq, time.Now().Add(bound))
+	return o.stop(lastSeq)
 }

@@ -34,7 +34,19 @@ type Options struct {
 	Rate      float64       `json:"rate,omitempty"` // ops/s over all clients; 0 = as fast as they go
 	OpTimeout time.Duration `json:"op_timeout"`
 	Seed      uint64        `json:"seed"`
+	// History is the bucket's history per key; a setting stored before
+	// --history existed decodes as KeepAll, which those runs used.
+	History   History `json:"history"`
+	Mix       Mix     `json:"mix"`
+	KeyDist   KeyDist `json:"key_dist"`
+	ValueSize int     `json:"value_size,omitempty"` // bytes written per value; 0: the unique id alone
 }
+
+// MaxKeys bounds --keys: the checkers are benchmarked up to it.
+const MaxKeys = 10_000
+
+// maxValueSize bounds --value-size (the server's default max payload).
+const maxValueSize = 1 << 20
 
 // WithDefaults fills unset fields.
 func (o Options) WithDefaults() Options {
@@ -56,6 +68,12 @@ func (o Options) WithDefaults() Options {
 	if o.OpTimeout == 0 {
 		o.OpTimeout = 2 * time.Second
 	}
+	if o.History == 0 {
+		o.History = 1
+	}
+	if o.Mix.IsZero() {
+		o.Mix = DefaultMix
+	}
 	return o
 }
 
@@ -64,6 +82,16 @@ func (o Options) Validate(nodes int) error {
 	switch {
 	case o.Keys < 1:
 		return fmt.Errorf("--keys must be at least 1, got %d", o.Keys)
+	case o.Keys > MaxKeys:
+		return fmt.Errorf("--keys must be at most %d (the checkers are benchmarked up to it), got %d", MaxKeys, o.Keys)
+	case o.History != KeepAll && (o.History < 1 || o.History > 64):
+		return fmt.Errorf("--history must be 1..64 or all, got %d", o.History)
+	case o.Mix.total() == 0 || o.Mix.Update < 0 || o.Mix.Delete < 0 || o.Mix.Purge < 0 || o.Mix.Create < 0:
+		return fmt.Errorf("--mix %q: weights must be >= 0 and not all 0", o.Mix)
+	case o.KeyDist.Zipf != 0 && o.KeyDist.Zipf <= 1:
+		return fmt.Errorf("--key-dist zipf:%g: the exponent must be > 1", o.KeyDist.Zipf)
+	case o.ValueSize < 0 || o.ValueSize > maxValueSize:
+		return fmt.Errorf("--value-size must be 0..%d bytes, got %d", maxValueSize, o.ValueSize)
 	case o.Clients < 1:
 		return fmt.Errorf("--clients must be at least 1, got %d", o.Clients)
 	case o.Pattern == SingleWriter && o.Clients > o.Keys:

@@ -33,39 +33,73 @@ func (workload) Doc() string {
 	return "clients get a key and update it with the revision they read, on an R3 KV bucket (the stale-read report)"
 }
 
-// Flags binds --keys, --clients, --pattern, --replicas, --rate and
-// --op-timeout; every list flag multiplies the cells.
+// Flags binds --keys, --clients, --pattern, --replicas, --rate,
+// --history and --mix (each a list: every combination is a cell), and
+// --key-dist, --value-size and --op-timeout.
 func (workload) Flags(fs *pflag.FlagSet) workloads.Expander {
-	keys := fs.IntSlice("keys", []int{10}, "number of keys (a comma list makes one cell each)")
+	keys := fs.IntSlice("keys", []int{10}, fmt.Sprintf("number of keys, up to %d (a comma list makes one cell each)", MaxKeys))
 	clients := fs.IntSlice("clients", []int{10}, "number of clients, spread over the nodes (list: cells)")
 	patterns := fs.StringSlice("pattern", []string{string(SingleWriter)}, "single-writer (one writer per key: get, then update), contended (any client, any key) or blind-put (list: cells)")
 	replicas := fs.IntSlice("replicas", []int{3}, "bucket replicas (list: cells)")
 	rates := fs.StringSlice("rate", []string{"0"}, "total ops/s over all clients, 0 = as fast as they go (list: cells)")
+	histories := fs.StringSlice("history", []string{"1"}, "revisions the bucket keeps per key: 1 (nats kv add's default) .. 64, or all (list: cells)")
+	mixes := fs.StringArray("mix", []string{DefaultMix.String()}, "the writes after each get, weighted: update:90,delete:5,purge:2,create:3 (repeat --mix for more cells)")
+	keyDist := fs.String("key-dist", "uniform", "key popularity: uniform or zipf:S with S > 1 (zipf:1.1)")
+	valueSize := fs.Int("value-size", 0, "bytes per written value (the unique id padded); 0: the id alone")
 	opTimeout := fs.Duration("op-timeout", 2*time.Second, "timeout of one KV operation; a write that times out is indeterminate")
 	return func(func(string) bool) ([]workloads.Settings, error) {
-		var rs []float64
-		for _, r := range *rates {
+		dist, err := ParseKeyDist(*keyDist)
+		if err != nil {
+			return nil, err
+		}
+		out := []Options{{KeyDist: dist, ValueSize: *valueSize, OpTimeout: *opTimeout}}
+		if out, err = expand(out, *rates, func(o *Options, r string) error {
 			v, err := strconv.ParseFloat(r, 64)
 			if err != nil {
-				return nil, fmt.Errorf("--rate %q: want ops/s, a number", r)
+				return fmt.Errorf("--rate %q: want ops/s, a number", r)
 			}
-			rs = append(rs, v)
+			o.Rate = v
+			return nil
+		}); err != nil {
+			return nil, err
 		}
-		var out []workloads.Settings
-		for _, k := range *keys {
-			for _, c := range *clients {
-				for _, p := range *patterns {
-					for _, r := range *replicas {
-						for _, rate := range rs {
-							out = append(out, Options{Keys: k, Clients: c, Pattern: Pattern(p), Replicas: r,
-								Rate: rate, OpTimeout: *opTimeout}.withBucket())
-						}
-					}
-				}
-			}
+		if out, err = expand(out, *histories, func(o *Options, v string) (err error) {
+			o.History, err = ParseHistory(v)
+			return err
+		}); err != nil {
+			return nil, err
 		}
-		return out, nil
+		if out, err = expand(out, *mixes, func(o *Options, v string) (err error) {
+			o.Mix, err = ParseMix(v)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		out, _ = expand(out, *replicas, func(o *Options, v int) error { o.Replicas = v; return nil })
+		out, _ = expand(out, *patterns, func(o *Options, v string) error { o.Pattern = Pattern(v); return nil })
+		out, _ = expand(out, *clients, func(o *Options, v int) error { o.Clients = v; return nil })
+		out, _ = expand(out, *keys, func(o *Options, v int) error { o.Keys = v; return nil })
+		settings := make([]workloads.Settings, len(out))
+		for n, o := range out {
+			settings[n] = o.withBucket()
+		}
+		return settings, nil
 	}
+}
+
+// expand multiplies the cells by a list flag's values: for each value
+// (outermost), every cell so far with set applied.
+func expand[T any](cells []Options, values []T, set func(*Options, T) error) ([]Options, error) {
+	out := make([]Options, 0, len(cells)*len(values))
+	for _, v := range values {
+		for _, c := range cells {
+			if err := set(&c, v); err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 func (workload) Decode(raw json.RawMessage) (workloads.Settings, error) {
@@ -73,20 +107,23 @@ func (workload) Decode(raw json.RawMessage) (workloads.Settings, error) {
 	if err := json.Unmarshal(raw, &o); err != nil {
 		return nil, fmt.Errorf("kv-update settings: %w", err)
 	}
+	if o.History == 0 { // stored before --history: every revision was kept
+		o.History = KeepAll
+	}
+	if o.Mix.IsZero() {
+		o.Mix = DefaultMix
+	}
 	return o, nil
 }
 
-// Check runs every history checker on the cell's history.jsonl and
-// stream.jsonl.
+// Check runs every history checker on the cell's files: history.jsonl,
+// stream.jsonl (the read-back), and, for cells of this version,
+// bucket.json, observed.jsonl and replicas.json (see judge.go).
 func (workload) Check(dir string, opts checker.Options) ([]checker.Result, error) {
-	h, err := history.Load(dir)
-	if err != nil {
-		return nil, err
-	}
 	if opts.OutDir == "" {
 		opts.OutDir = filepath.Join(dir, "porcupine")
 	}
-	return checker.Run(h, checker.All(opts)), nil
+	return CheckDir(dir, opts)
 }
 
 // Tags name what can set kv-update cells apart.
@@ -97,6 +134,10 @@ func (o Options) Tags() []workloads.Tag {
 		{Name: "pattern", Value: string(o.Pattern)},
 		{Name: "replicas", Value: fmt.Sprint(o.Replicas)},
 		{Name: "rate", Value: fmt.Sprint(o.Rate)},
+		{Name: "history", Value: o.History.String()},
+		{Name: "mix", Value: o.Mix.String()},
+		{Name: "key-dist", Value: o.KeyDist.String()},
+		{Name: "value-size", Value: fmt.Sprint(o.ValueSize)},
 	}
 }
 
@@ -124,6 +165,10 @@ func (o Options) Setup(ctx context.Context, env *workloads.Env) (workloads.Insta
 	w, err := Setup(ctx, env.Cluster.Nodes(), o)
 	if err != nil {
 		return nil, err
+	}
+	if err := w.writeBucket(env.Dir); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("write %s: %w", BucketFile, err)
 	}
 	return &instance{w: w, env: env}, nil
 }
@@ -165,7 +210,8 @@ func (i *instance) Finish(ctx context.Context) error {
 		}
 	}
 	i.env.Phase("reading the stream back")
-	entries, complete, err := i.w.ReadStream(context.WithoutCancel(ctx), 15*time.Second)
+	bg := context.WithoutCancel(ctx)
+	entries, lastSeq, complete, err := i.w.readStream(bg, 15*time.Second)
 	if err != nil {
 		i.env.Logf("read stream: %v", err)
 	}
@@ -173,10 +219,38 @@ func (i *instance) Finish(ctx context.Context) error {
 	if err := history.WriteStream(filepath.Join(i.env.Dir, "stream.jsonl"), entries, i.complete); err != nil {
 		return fmt.Errorf("write stream: %w", err)
 	}
-	return nil
+	i.env.Phase("draining the observers")
+	observed, head := i.w.DrainObservers(bg, lastSeq, 15*time.Second)
+	if head.Missing > 0 {
+		i.env.Logf("observers: %d of %d sequences never seen (deleted before they got there, or lost)", head.Missing, lastSeq)
+	}
+	if err := WriteObserved(filepath.Join(i.env.Dir, ObservedFile), head, observed); err != nil {
+		return fmt.Errorf("write observed stream: %w", err)
+	}
+	return i.readReplicas(bg)
 }
 
 func (i *instance) StreamRead() (int, bool) { return i.entries, i.complete }
+
+// readReplicas reads every replica's copy of the stream for the
+// divergence check and saves them.
+func (i *instance) readReplicas(ctx context.Context) error {
+	i.env.Phase("reading every replica")
+	start := time.Now()
+	reps := i.w.ReadReplicas(ctx)
+	n := 0
+	for _, rp := range reps {
+		n += len(rp.Entries)
+		if rp.Error != "" {
+			i.env.Logf("replica %s: %s", rp.Node, rp.Error)
+		}
+	}
+	i.env.Logf("read %d replicas (%d messages) in %s", len(reps), n, time.Since(start).Round(time.Millisecond))
+	if err := WriteReplicas(i.env.Dir, reps); err != nil {
+		return fmt.Errorf("write replicas: %w", err)
+	}
+	return nil
+}
 
 func (i *instance) Stats() workloads.Stats {
 	s := workloads.Stats{Ops: i.w.Stats.Ops.Load(), Errors: i.w.Stats.Errors.Load(), ErrorsByKind: map[string]int64{}}

@@ -23,6 +23,8 @@ type Workload struct {
 	admin *nats.Conn
 	js    jetstream.JetStream
 	Stats Stats
+	// observed are the ordered consumers watching the stream during Run.
+	observed []*runObserver
 }
 
 // Stats are live counters for the progress line.
@@ -156,11 +158,11 @@ func transient(err error) bool {
 	return false
 }
 
-// keepAll is the per-key history the bucket is given so that the stream
-// keeps every revision of the run and can be read back in full afterwards
-// (KV's own maximum is 64; nats.go refuses to bind a bucket with no limit).
-// Reads and expected-revision checks only look at a key's last message, so
-// this does not change what is being tested.
+// keepAll is the per-key history of --history all: the stream keeps every
+// revision of the run and can be read back in full afterwards (KV's own
+// maximum is 64; nats.go refuses to bind a bucket with no limit). Real
+// buckets keep 1 (the default), which leaves interior deletes all through
+// the stream; the observers then see every revision during the run.
 const keepAll = 1_000_000_000
 
 // configure sets Direct Get as asked (nats.go's KV turns it on) and the
@@ -174,7 +176,12 @@ func (w *Workload) configure(ctx context.Context) error {
 	}
 	cfg := s.CachedInfo().Config
 	cfg.AllowDirect = w.opts.DirectGet
-	cfg.MaxMsgsPerSubject = keepAll
+	want := w.opts.History.maxMsgsPerSubject()
+	cfg.MaxMsgsPerSubject = want
+	// Every stored message is republished for the observers (KV's own
+	// RePublish setting): with one revision per key an ordered consumer
+	// misses revisions deleted before it reaches them.
+	cfg.RePublish = &jetstream.RePublish{Source: w.subject(">"), Destination: republishSubject(w.opts.Bucket) + ".>"}
 	if s, err = w.js.UpdateStream(ctx, cfg); err != nil {
 		return fmt.Errorf("set allow_direct=%v: %w", w.opts.DirectGet, err)
 	}
@@ -182,15 +189,21 @@ func (w *Workload) configure(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if info.Config.AllowDirect != w.opts.DirectGet || info.Config.MaxMsgsPerSubject != keepAll {
+	if info.Config.RePublish == nil || info.Config.RePublish.Destination != cfg.RePublish.Destination {
+		return fmt.Errorf("stream %s did not take republish to %s", w.StreamName(), cfg.RePublish.Destination)
+	}
+	if info.Config.AllowDirect != w.opts.DirectGet || info.Config.MaxMsgsPerSubject != want {
 		return fmt.Errorf("stream %s has allow_direct=%v max_msgs_per_subject=%d after asking for %v and %d",
-			w.StreamName(), info.Config.AllowDirect, info.Config.MaxMsgsPerSubject, w.opts.DirectGet, keepAll)
+			w.StreamName(), info.Config.AllowDirect, info.Config.MaxMsgsPerSubject, w.opts.DirectGet, want)
 	}
 	return nil
 }
 
 // StreamName is the bucket's stream.
 func (w *Workload) StreamName() string { return "KV_" + w.opts.Bucket }
+
+// subject is key's subject in the bucket's stream.
+func (w *Workload) subject(key string) string { return "$KV." + w.opts.Bucket + "." + key }
 
 // JetStream is the admin connection's JetStream context (faults use it).
 func (w *Workload) JetStream() jetstream.JetStream { return w.js }
@@ -204,6 +217,7 @@ func (w *Workload) Run(ctx context.Context, rec *history.Recorder) error {
 	if w.opts.Rate > 0 {
 		lim = rate.NewLimiter(rate.Limit(w.opts.Rate), w.opts.Clients)
 	}
+	w.observed = w.startRunObservers(ctx)
 	clients := make([]*client, w.opts.Clients)
 	for i := range clients {
 		c, err := w.newClient(ctx, i)
@@ -250,30 +264,36 @@ func (w *Workload) FinalReads(ctx context.Context, rec *history.Recorder) error 
 // sequence missing below it is a message the stream lost, which is the
 // checkers' business.
 func (w *Workload) ReadStream(ctx context.Context, bound time.Duration) ([]history.Entry, bool, error) {
+	entries, _, complete, err := w.readStream(ctx, bound)
+	return entries, complete, err
+}
+
+// readStream is ReadStream that also says the stream's last sequence.
+func (w *Workload) readStream(ctx context.Context, bound time.Duration) ([]history.Entry, uint64, bool, error) {
 	s, err := w.streamAfterHeal(ctx)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		// The JetStream API itself says the bucket's stream is gone (every
 		// node lost it, e.g. to a power loss before a sync): that is the
 		// stream read back, complete and empty, and every acknowledged
 		// write is lost, which is the checkers' business.
-		return nil, true, nil
+		return nil, 0, true, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, 0, false, err
 	}
 	info, err := s.Info(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, false, err
 	}
 	if info.State.Msgs == 0 {
-		return nil, true, nil
+		return nil, info.State.LastSeq, true, nil
 	}
-	obs, err := startObserver(ctx, w.js, w.opts.Bucket)
+	obs, err := startObserver(ctx, w.js, w.opts.Bucket, "admin")
 	if err != nil {
-		return nil, false, fmt.Errorf("read stream: %w", err)
+		return nil, info.State.LastSeq, false, fmt.Errorf("read stream: %w", err)
 	}
 	entries, complete := obs.drain(ctx, info.State.LastSeq, bound)
-	return entries, complete, nil
+	return entries, info.State.LastSeq, complete, nil
 }
 
 // streamAfterHeal binds the bucket's stream, asking a few times: right

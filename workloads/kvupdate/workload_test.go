@@ -28,10 +28,24 @@ func embedded(t *testing.T) []cluster.Node {
 }
 
 func TestRunRecordsEveryOpAndObservesTheStream(t *testing.T) {
-	for _, p := range Patterns {
-		t.Run(string(p), func(t *testing.T) {
+	deletes := Mix{Update: 70, Delete: 10, Purge: 10, Create: 10}
+	cases := []struct {
+		name    string
+		pattern Pattern
+		history History
+		mix     Mix
+	}{
+		{"single-writer keep-all", SingleWriter, KeepAll, DefaultMix},
+		{"contended history 1", Contended, 1, DefaultMix},
+		{"blind-put history 64", BlindPut, 64, DefaultMix},
+		{"single-writer history 1 deletes", SingleWriter, 1, deletes},
+		{"contended history 1 deletes", Contended, 1, deletes},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
 			nodes := embedded(t)
-			opts := Options{Replicas: 1, Keys: 4, Clients: 2, Pattern: p, DirectGet: p != Contended}.WithDefaults()
+			opts := Options{Replicas: 1, Keys: 4, Clients: 2, Pattern: c.pattern, DirectGet: c.pattern != Contended,
+				History: c.history, Mix: c.mix, ValueSize: 64}.WithDefaults()
 			if err := opts.Validate(1); err != nil {
 				t.Fatal(err)
 			}
@@ -53,39 +67,64 @@ func TestRunRecordsEveryOpAndObservesTheStream(t *testing.T) {
 			if err := w.FinalReads(ctx, rec); err != nil {
 				t.Fatal(err)
 			}
-			entries, complete, err := w.ReadStream(ctx, 5*time.Second)
+			final, lastSeq, complete, err := w.readStream(ctx, 5*time.Second)
 			if err != nil || !complete {
-				t.Fatalf("ReadStream: complete=%v err=%v", complete, err)
+				t.Fatalf("readStream: complete=%v err=%v", complete, err)
 			}
-			bySeq := map[uint64]history.Entry{}
-			for _, e := range entries {
-				bySeq[e.Seq] = e
+			observed, head := w.DrainObservers(ctx, lastSeq, 5*time.Second)
+			t.Logf("observed %d sequences: %+v", lastSeq, head.Observers)
+			if head.Missing != 0 {
+				t.Fatalf("observers missed %d of %d sequences: %+v", head.Missing, lastSeq, head.Observers)
 			}
-			values := map[string]bool{}
-			writes := 0
-			for _, op := range rec.Ops() {
-				if op.Node != "solo" {
-					t.Fatalf("op without its node: %+v", op)
-				}
-				if !op.IsWrite() {
-					continue
-				}
-				if values[op.Value] {
-					t.Fatalf("value %q written twice", op.Value)
-				}
-				values[op.Value] = true
-				if op.Outcome != history.OK {
-					continue
-				}
-				writes++
-				if e := bySeq[op.Rev]; e.Key != op.Key || e.Value != op.Value {
-					t.Fatalf("ack %+v not in stream at its revision: %+v", op, e)
-				}
-			}
-			if writes == 0 || len(entries) != writes {
-				t.Fatalf("%d acknowledged writes, %d stream entries", writes, len(entries))
-			}
+			checkEveryAckObserved(t, rec.Ops(), observed, final, c.history, c.mix)
 		})
+	}
+}
+
+// checkEveryAckObserved: every acknowledged write is where its ack says,
+// in what the observers saw, and the read-back holds at most the history.
+func checkEveryAckObserved(t *testing.T, ops []history.Op, observed, final []history.Entry, h History, mix Mix) {
+	t.Helper()
+	bySeq := map[uint64]history.Entry{}
+	for _, e := range observed {
+		bySeq[e.Seq] = e
+	}
+	values := map[string]bool{}
+	writes, markers := 0, 0
+	for _, op := range ops {
+		if op.Node != "solo" {
+			t.Fatalf("op without its node: %+v", op)
+		}
+		if !op.IsWrite() {
+			continue
+		}
+		if values[op.Value] {
+			t.Fatalf("value %q written twice", op.Value)
+		}
+		values[op.Value] = true
+		if op.Outcome != history.OK {
+			continue
+		}
+		writes++
+		if op.IsMarker() {
+			markers++
+		}
+		if e := bySeq[op.Rev]; e.Key != op.Key || e.Value != op.Value || e.Operation != op.MarkerOperation() {
+			t.Fatalf("ack %+v not observed at its revision: %+v", op, e)
+		}
+	}
+	if writes == 0 || len(observed) != writes {
+		t.Fatalf("%d acknowledged writes, %d observed entries", writes, len(observed))
+	}
+	if (mix.Delete+mix.Purge > 0) != (markers > 0) {
+		t.Fatalf("mix %s wrote %d markers", mix, markers)
+	}
+	perKey := map[string]int{}
+	for _, e := range final {
+		perKey[e.Key]++
+		if h != KeepAll && perKey[e.Key] > int(h) {
+			t.Fatalf("read-back holds %d revisions of %s with history %s", perKey[e.Key], e.Key, h)
+		}
 	}
 }
 

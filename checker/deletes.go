@@ -1,0 +1,233 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// NameDeletes is the delete, purge and create check's name.
+const NameDeletes = "deletes"
+
+// Deletes' counts.
+const (
+	CountMarkers            = "markers"
+	CountDeleteNotHonoured  = "delete_not_honoured"
+	CountResurrectedRead    = "resurrected_read"
+	CountCreateOverLiveKey  = "create_over_live_key"
+	CountUnverifiedCreates  = "unverified_creates"
+	CountCreatesAfterMarker = "creates_after_marker"
+)
+
+// Deletes judges what delete and purge markers promise, and what a create
+// promises, directly (porcupine judges them too, as part of the model):
+//
+//   - resurrected_read: a get invoked after a delete or purge of its key
+//     was acknowledged (the marker's ack strictly before the get's invoke)
+//     returned a value older than that marker;
+//   - delete_not_honoured: the stream read back after the heal holds, for
+//     a key, a value older than an acknowledged marker of that key, and no
+//     newer message of the key: the value survived its delete;
+//   - create_over_live_key: an acknowledged create whose key's previous
+//     message (the newest known one below the create's revision, in the
+//     stream as observed or from an acknowledged write) is a value, not a
+//     marker: a create must fail on a live key. Where an indeterminate
+//     marker of the key that the stream does not settle could sit between
+//     them, the create is counted as unverified instead.
+//
+// Counts: markers (acknowledged), creates_after_marker (acknowledged
+// creates over a marker), unverified_creates, and the three anomalies.
+type Deletes struct {
+	opts  Options
+	final Final
+}
+
+// NewDeletes returns the delete/purge/create checker; final is the
+// read-back after the heal.
+func NewDeletes(opts Options, final Final) *Deletes {
+	return &Deletes{opts: opts.withDefaults(), final: final}
+}
+
+// Name implements Checker.
+func (*Deletes) Name() string { return NameDeletes }
+
+// Check implements Checker.
+func (c *Deletes) Check(h history.History) Result {
+	ops := h.Ops
+	counts := map[string]int{CountMarkers: 0, CountDeleteNotHonoured: 0, CountResurrectedRead: 0,
+		CountCreateOverLiveKey: 0, CountUnverifiedCreates: 0, CountCreatesAfterMarker: 0}
+	ex := newExamples(c.opts.MaxExamples)
+	perKey, keys := byKey(ops)
+	si := newStreamIndex(&h)
+	info := resolveInfo(ops, si, h.StreamComplete)
+	streamByKey := map[string][]int32{}
+	for ei := range si.entries {
+		streamByKey[si.entries[ei].Key] = append(streamByKey[si.entries[ei].Key], int32(ei))
+	}
+	finalLast := map[string]history.Entry{}
+	for _, e := range c.final.Entries {
+		if cur, ok := finalLast[e.Key]; !ok || e.Seq > cur.Seq {
+			finalLast[e.Key] = e
+		}
+	}
+	for _, k := range keys {
+		idx := perKey[k]
+		var markers []int32 // acknowledged markers, by ack time
+		var unsettled []int32
+		for _, i := range idx {
+			o := &ops[i]
+			if !o.IsMarker() {
+				continue
+			}
+			switch {
+			case o.Outcome == history.OK && o.Rev > 0:
+				markers = append(markers, i)
+			case o.Outcome == history.Info && info[i].how == resUnresolved:
+				unsettled = append(unsettled, i)
+			}
+		}
+		counts[CountMarkers] += len(markers)
+		c.resurrected(ops, idx, markers, counts, ex)
+		c.notHonoured(ops, markers, finalLast[k], counts, ex)
+		c.creates(ops, idx, si, streamByKey[k], unsettled, counts, ex)
+	}
+	return deletesResult(c.Name(), counts, ex)
+}
+
+// resurrected finds gets that returned a value older than a marker
+// acknowledged before they were invoked.
+func (c *Deletes) resurrected(ops []history.Op, idx, markers []int32, counts map[string]int, ex *examples) {
+	if len(markers) == 0 {
+		return
+	}
+	sort.Slice(markers, func(a, b int) bool { return ops[markers[a]].Complete < ops[markers[b]].Complete })
+	// best[j]: the marker of highest revision among markers[:j+1].
+	best := make([]int32, len(markers))
+	for j, m := range markers {
+		best[j] = m
+		if j > 0 && ops[best[j-1]].Rev > ops[m].Rev {
+			best[j] = best[j-1]
+		}
+	}
+	for _, i := range idx {
+		g := &ops[i]
+		if g.Type != history.Get || g.Outcome != history.OK || g.Err == history.ErrNotFound || g.Rev == 0 {
+			continue
+		}
+		j := sort.Search(len(markers), func(j int) bool { return ops[markers[j]].Complete >= g.Invoke }) - 1
+		if j < 0 {
+			continue
+		}
+		m := &ops[best[j]]
+		if g.Rev < m.Rev {
+			counts[CountResurrectedRead]++
+			ex.add(Anomaly{Kind: CountResurrectedRead, Key: g.Key, Ops: refs(ops, int(best[j]), int(i)),
+				Description: fmt.Sprintf("client %d get %s (node %s, invoked at %.3fms) returned value %q at revision %d, although client %d's %s at revision %d had been acknowledged %.3fms earlier",
+					g.Client, g.Key, nodeName(g.Node), ms(g.Invoke), g.Value, g.Rev, m.Client, m.Type, m.Rev, ms(g.Invoke-m.Complete))})
+		}
+	}
+}
+
+// notHonoured: the read-back's newest message of the key is a value older
+// than an acknowledged marker.
+func (c *Deletes) notHonoured(ops []history.Op, markers []int32, last history.Entry, counts map[string]int, ex *examples) {
+	if last.Seq == 0 || last.Operation != "" {
+		return
+	}
+	var worst int32 = -1
+	for _, m := range markers {
+		if ops[m].Rev > last.Seq && (worst < 0 || ops[m].Rev > ops[worst].Rev) {
+			worst = m
+		}
+	}
+	if worst < 0 {
+		return
+	}
+	m := &ops[worst]
+	counts[CountDeleteNotHonoured]++
+	ex.add(Anomaly{Kind: CountDeleteNotHonoured, Key: m.Key, Ops: refs(ops, int(worst)), Entries: []history.Entry{last},
+		Description: fmt.Sprintf("client %d's %s of %s was acknowledged at revision %d, but after the heal the stream's newest message of %s is the older value %q at seq %d",
+			m.Client, m.Type, m.Key, m.Rev, m.Key, last.Value, last.Seq)})
+}
+
+// creates checks every acknowledged create against the key's previous
+// known message.
+func (c *Deletes) creates(ops []history.Op, idx []int32, si *streamIndex, inStream, unsettled []int32, counts map[string]int, ex *examples) {
+	type known struct {
+		seq    uint64
+		marker bool
+		op     int32 // -1: from the stream only
+	}
+	var ks []known
+	for _, i := range idx {
+		o := &ops[i]
+		if o.IsWrite() && o.Outcome == history.OK && o.Rev > 0 {
+			ks = append(ks, known{o.Rev, o.IsMarker(), i})
+		}
+	}
+	for _, ei := range inStream {
+		e := &si.entries[ei]
+		ks = append(ks, known{e.Seq, e.Operation != "", -1})
+	}
+	sort.SliceStable(ks, func(a, b int) bool { return ks[a].seq < ks[b].seq })
+	for _, i := range idx {
+		o := &ops[i]
+		if o.Type != history.Create || o.Outcome != history.OK || o.Rev == 0 {
+			continue
+		}
+		p := sort.Search(len(ks), func(j int) bool { return ks[j].seq >= o.Rev }) - 1
+		if p < 0 {
+			continue // the key's first message
+		}
+		prev := ks[p]
+		if prev.marker {
+			counts[CountCreatesAfterMarker]++
+			continue
+		}
+		if markerMayBeBetween(ops, unsettled, o) {
+			counts[CountUnverifiedCreates]++
+			continue
+		}
+		d := fmt.Sprintf("client %d's create of %s was acknowledged at revision %d, but the key's previous message, seq %d, is a value: a create must fail on a live key",
+			o.Client, o.Key, o.Rev, prev.seq)
+		counts[CountCreateOverLiveKey]++
+		ex.add(Anomaly{Kind: CountCreateOverLiveKey, Key: o.Key, Ops: refs(ops, int(prev.op), int(i)), Description: d})
+	}
+}
+
+// markerMayBeBetween: an unsettled marker of the key invoked before the
+// create completed might have landed just before it.
+func markerMayBeBetween(ops []history.Op, unsettled []int32, create *history.Op) bool {
+	for _, u := range unsettled {
+		if ops[u].Invoke <= create.Complete {
+			return true
+		}
+	}
+	return false
+}
+
+func deletesResult(name string, counts map[string]int, ex *examples) Result {
+	r := Result{Name: name, Counts: counts, Anomalies: ex.list}
+	var found []string
+	for _, k := range []string{CountResurrectedRead, CountDeleteNotHonoured, CountCreateOverLiveKey} {
+		if counts[k] > 0 {
+			found = append(found, fmt.Sprintf("%d %s", counts[k], k))
+		}
+	}
+	switch {
+	case len(found) > 0:
+		r.Verdict = Invalid
+		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" (%d acknowledged markers)", counts[CountMarkers])
+	case counts[CountUnverifiedCreates] > 0:
+		r.Verdict = Unknown
+		r.Reason = fmt.Sprintf("%d acknowledged creates follow a value with an unsettled marker possibly between", counts[CountUnverifiedCreates])
+		r.Summary = r.Reason
+	default:
+		r.Verdict = Valid
+		r.Summary = fmt.Sprintf("every delete and purge honoured (%d acknowledged markers), no read resurrected a deleted key, %d creates over markers, none over a live key",
+			counts[CountMarkers], counts[CountCreatesAfterMarker])
+	}
+	return r
+}

@@ -1,0 +1,177 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// NameRetention is the read-back check's name.
+const NameRetention = "read-back"
+
+// Retention's counts.
+const (
+	CountLastValueLost   = "last_value_lost"
+	CountRetainedMissing = "retained_missing"
+	CountRetainedExtra   = "retained_extra"
+	CountRetainedChanged = "retained_changed"
+)
+
+// Final is the bucket's stream read back after the heal, how many
+// revisions per key the stream keeps (0: all), and what the observers saw
+// during the run (sorted by sequence).
+type Final struct {
+	Entries  []history.Entry
+	Complete bool
+	PerKey   int
+	Observed []history.Entry
+}
+
+// Retention checks the read-back after the heal against what the stream
+// must still hold, given every message known to have been stored: those
+// the observers saw during the run (Final.Observed) and every
+// acknowledged write at its revision. For each key, with p its last purge
+// marker (a rollup removes every older message of the key) and N the
+// revisions kept per key:
+//
+//   - last_value_lost: the key's newest known message is not in the
+//     read-back (whatever N is, the last revision stays);
+//   - retained_missing (keep-all only): a known message at or after p is
+//     not in the read-back;
+//   - retained_extra: the read-back holds a message older than p, or one
+//     followed by N or more known messages of its key: it should be gone;
+//   - retained_changed: the read-back holds at a sequence another message
+//     than the observers saw there.
+//
+// A read-back that could not be read in full makes the verdict unknown
+// unless an anomaly is found in what was read (missing messages are then
+// not judged).
+//
+// Counts: keys, final_entries, and the four above.
+type Retention struct {
+	opts  Options
+	final Final
+}
+
+// NewRetention returns the read-back checker for final.
+func NewRetention(opts Options, final Final) *Retention {
+	return &Retention{opts: opts.withDefaults(), final: final}
+}
+
+// Name implements Checker.
+func (*Retention) Name() string { return NameRetention }
+
+// Check implements Checker.
+func (c *Retention) Check(h history.History) Result {
+	counts := map[string]int{CountKeys: 0, "final_entries": len(c.final.Entries), CountLastValueLost: 0,
+		CountRetainedMissing: 0, CountRetainedExtra: 0, CountRetainedChanged: 0}
+	ex := newExamples(c.opts.MaxExamples)
+	add := func(kind, key, desc string, entries ...history.Entry) {
+		counts[kind]++
+		ex.add(Anomaly{Kind: kind, Key: key, Description: desc, Entries: entries})
+	}
+	known := map[uint64]history.Entry{}
+	for i := range h.Ops {
+		o := &h.Ops[i]
+		if isClientOp(o) && o.IsWrite() && o.Outcome == history.OK && o.Rev > 0 {
+			known[o.Rev] = history.Entry{Seq: o.Rev, Key: o.Key, Value: o.Value, Operation: o.MarkerOperation()}
+		}
+	}
+	for _, e := range c.final.Observed {
+		known[e.Seq] = e
+	}
+	inFinal := make(map[uint64]bool, len(c.final.Entries))
+	for _, e := range c.final.Entries {
+		inFinal[e.Seq] = true
+		if o, ok := known[e.Seq]; ok && o != e {
+			if seen := observedAt(c.final.Observed, e.Seq); seen != nil && *seen != e {
+				add(CountRetainedChanged, e.Key, fmt.Sprintf("seq %d read back as %s, but the observers saw %s there",
+					e.Seq, describeSlot(e, true), describeSlot(*seen, true)), *seen, e)
+			}
+		}
+		known[e.Seq] = e
+	}
+	perKey := map[string][]history.Entry{}
+	for _, e := range known {
+		perKey[e.Key] = append(perKey[e.Key], e)
+	}
+	counts[CountKeys] = len(perKey)
+	for key, es := range perKey {
+		sort.Slice(es, func(a, b int) bool { return es[a].Seq < es[b].Seq })
+		p := uint64(0)
+		for _, e := range es {
+			if e.Operation == "purge" {
+				p = e.Seq
+			}
+		}
+		for i, e := range es {
+			if !inFinal[e.Seq] {
+				continue
+			}
+			later := len(es) - 1 - i
+			switch {
+			case e.Seq < p:
+				add(CountRetainedExtra, key, fmt.Sprintf("seq %d (%s) is still there, but the purge at seq %d removed it",
+					e.Seq, describeSlot(e, true), p), e)
+			case c.final.PerKey > 0 && later >= c.final.PerKey:
+				add(CountRetainedExtra, key, fmt.Sprintf("seq %d (%s) is still there, but %d later revisions of %s were stored and the stream keeps %d",
+					e.Seq, describeSlot(e, true), later, key, c.final.PerKey), e)
+			}
+		}
+		if !c.final.Complete {
+			continue
+		}
+		last := es[len(es)-1]
+		if !inFinal[last.Seq] {
+			add(CountLastValueLost, key, fmt.Sprintf("the newest revision of %s, seq %d (%s), is not in the stream read back after the heal",
+				key, last.Seq, describeSlot(last, true)), last)
+			continue
+		}
+		if c.final.PerKey == 0 {
+			for _, e := range es {
+				if e.Seq >= p && !inFinal[e.Seq] {
+					add(CountRetainedMissing, key, fmt.Sprintf("seq %d (%s) is not in the stream read back, which keeps every revision",
+						e.Seq, describeSlot(e, true)), e)
+				}
+			}
+		}
+	}
+	return retentionResult(c.Name(), counts, ex, c.final)
+}
+
+func observedAt(stream []history.Entry, seq uint64) *history.Entry {
+	i := sort.Search(len(stream), func(i int) bool { return stream[i].Seq >= seq })
+	if i < len(stream) && stream[i].Seq == seq {
+		return &stream[i]
+	}
+	return nil
+}
+
+func retentionResult(name string, counts map[string]int, ex *examples, final Final) Result {
+	r := Result{Name: name, Counts: counts, Anomalies: ex.list}
+	var found []string
+	for _, k := range []string{CountLastValueLost, CountRetainedMissing, CountRetainedExtra, CountRetainedChanged} {
+		if counts[k] > 0 {
+			found = append(found, fmt.Sprintf("%d %s", counts[k], k))
+		}
+	}
+	keep := "every revision"
+	if final.PerKey > 0 {
+		keep = fmt.Sprintf("%d revision(s) per key", final.PerKey)
+	}
+	switch {
+	case len(found) > 0:
+		r.Verdict = Invalid
+		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" in the read-back of %d keys (the stream keeps %s)", counts[CountKeys], keep)
+	case !final.Complete:
+		r.Verdict = Unknown
+		r.Reason = fmt.Sprintf("the stream could not be read back in full (%d entries read): lost last values cannot be ruled out", len(final.Entries))
+		r.Summary = r.Reason
+	default:
+		r.Verdict = Valid
+		r.Summary = fmt.Sprintf("the read-back holds what it must for all %d keys (the stream keeps %s)", counts[CountKeys], keep)
+	}
+	return r
+}

@@ -1,0 +1,195 @@
+package kvupdate
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// ObservedFile holds what the ordered consumers saw during the run.
+const ObservedFile = "observed.jsonl"
+
+// observers is the number of connections, each to another node, through
+// which an ordered consumer and a republish subscription watch the stream
+// during the run, so that a fault on one node leaves the other watching.
+const observers = 2
+
+// ObservedHead is the first line of observed.jsonl.
+type ObservedHead struct {
+	// LastSeq is the stream's last sequence after the heal: the observers
+	// were drained up to it.
+	LastSeq uint64 `json:"last_seq"`
+	// Count is the entries that follow; Missing the sequences up to
+	// LastSeq that no observer saw (deleted before they got there, or lost).
+	Count   int `json:"count"`
+	Missing int `json:"missing"`
+	// Observers says what each consumer saw.
+	Observers []ObserverStat `json:"observers"`
+}
+
+// ObserverStat is one consumer's share.
+type ObserverStat struct {
+	Via     string `json:"via"`
+	Entries int    `json:"entries"`
+	Reached bool   `json:"reached"` // it saw LastSeq
+	Error   string `json:"error,omitempty"`
+}
+
+// runObserver is an observer with its own connection.
+type runObserver struct {
+	nc  *nats.Conn
+	obs *observer
+	err error
+	via string
+}
+
+// startRunObservers starts, through each of the first two nodes, an
+// ordered consumer and a subscription to the republished messages; one
+// that cannot start is recorded with its error (the others still watch).
+func (w *Workload) startRunObservers(ctx context.Context) []*runObserver {
+	var out []*runObserver
+	for i := 0; i < observers; i++ {
+		node := i % len(w.nodes)
+		via := w.nodes[node].Name
+		nc, err := connect(w.nodes, node, fmt.Sprintf("chaos-observer%d", i))
+		if err != nil {
+			out = append(out, &runObserver{via: via + " ordered consumer", err: err}, &runObserver{via: via + " republish", err: err})
+			continue
+		}
+		cons := &runObserver{nc: nc, via: via + " ordered consumer"}
+		if js, err := jetstream.New(nc); err != nil {
+			cons.err = err
+		} else {
+			cons.obs, cons.err = startObserver(ctx, js, w.opts.Bucket, cons.via)
+		}
+		rep := &runObserver{via: via + " republish"}
+		rep.obs, rep.err = startRepublishObserver(nc, w.opts.Bucket, rep.via)
+		out = append(out, cons, rep)
+	}
+	return out
+}
+
+// DrainObservers waits (bounded) for the run's observers to reach lastSeq,
+// stops them and merges what they saw.
+func (w *Workload) DrainObservers(ctx context.Context, lastSeq uint64, bound time.Duration) ([]history.Entry, ObservedHead) {
+	head := ObservedHead{LastSeq: lastSeq}
+	merged := map[uint64]history.Entry{}
+	deadline := time.Now().Add(bound)
+	for _, ro := range w.observed {
+		st := ObserverStat{Via: ro.via}
+		if ro.obs != nil {
+			ro.obs.wait(ctx, lastSeq, deadline)
+			es, reached := ro.obs.stop(lastSeq)
+			st.Entries, st.Reached = len(es), reached
+			for _, e := range es {
+				merged[e.Seq] = e
+			}
+		}
+		if ro.err != nil {
+			st.Error = ro.err.Error()
+		}
+		if ro.nc != nil {
+			ro.nc.Close()
+		}
+		head.Observers = append(head.Observers, st)
+	}
+	w.observed = nil
+	out := make([]history.Entry, 0, len(merged))
+	for _, e := range merged {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Seq < out[b].Seq })
+	head.Count = len(out)
+	head.Missing = int(lastSeq) - len(out)
+	return out, head
+}
+
+// WriteObserved saves the observed stream.
+func WriteObserved(path string, head ObservedHead, entries []history.Entry) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	if err := enc.Encode(head); err != nil {
+		f.Close()
+		return err
+	}
+	for _, e := range entries {
+		if err := enc.Encode(e); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ReadObserved loads observed.jsonl. A file cut short (a run killed while
+// writing) is an error: its completeness cannot be told.
+func ReadObserved(path string) ([]history.Entry, ObservedHead, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, ObservedHead{}, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	var head ObservedHead
+	if !sc.Scan() {
+		return nil, head, fmt.Errorf("%s: empty", path)
+	}
+	if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
+		return nil, head, fmt.Errorf("%s:1: %w", path, err)
+	}
+	var out []history.Entry
+	for sc.Scan() {
+		var e history.Entry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return nil, head, fmt.Errorf("%s:%d: %w", path, len(out)+2, err)
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, head, err
+	}
+	if len(out) != head.Count {
+		return nil, head, fmt.Errorf("%s: %d entries, the head says %d", path, len(out), head.Count)
+	}
+	return out, head, nil
+}
+
+// mergeStreams is the stream the checkers judge: the read-back after the
+// heal, with what the observers saw filling the sequences it no longer
+// holds (deleted by the per-key history or a purge, or lost). complete
+// says every sequence up to the last is in one or the other. Where both
+// hold a sequence the read-back wins; the retention checker compares them.
+func mergeStreams(final, observed []history.Entry, lastSeq uint64) ([]history.Entry, bool) {
+	bySeq := make(map[uint64]history.Entry, len(observed)+len(final))
+	for _, e := range observed {
+		bySeq[e.Seq] = e
+	}
+	for _, e := range final {
+		bySeq[e.Seq] = e
+		lastSeq = max(lastSeq, e.Seq)
+	}
+	out := make([]history.Entry, 0, len(bySeq))
+	for _, e := range bySeq {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Seq < out[b].Seq })
+	return out, uint64(len(out)) == lastSeq
+}

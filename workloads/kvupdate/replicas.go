@@ -1,0 +1,211 @@
+package kvupdate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// ReplicasFile lists what every replica held after the heal; each
+// replica's messages are in replica-<node>.jsonl beside it.
+const ReplicasFile = "replicas.json"
+
+func replicaFile(node string) string { return "replica-" + node + ".jsonl" }
+
+// placeTries bounds the attempts to get a consumer onto one server. The
+// server places an R1 consumer on a random current peer of the stream
+// (nats-server jetstream_cluster.go, createGroupForConsumer), so each try
+// lands on a given replica with probability 1/R: 20 tries miss with
+// probability (2/3)^20 < 0.03 % for R3.
+const placeTries = 20
+
+// readReplicaBound bounds reading one replica.
+const readReplicaBound = 60 * time.Second
+
+// ReadReplicas reads the stream from every server's own store: an R1
+// ephemeral consumer runs on the server that hosts it and reads that
+// server's copy, so each replica is read through a consumer placed on it
+// (verified with the consumer's info, recreated until it lands there).
+// Each server's /jsz state is recorded beside it.
+func (w *Workload) ReadReplicas(ctx context.Context) []checker.Replica {
+	out := make([]checker.Replica, 0, len(w.nodes))
+	for n := range w.nodes {
+		rp := checker.Replica{Node: w.nodes[n].Name}
+		st, err := w.jszState(ctx, n)
+		if err != nil {
+			rp.Error = "jsz: " + err.Error()
+		}
+		rp.State = st
+		if st == nil && err == nil {
+			rp.Error = "the server reports no copy of " + w.StreamName()
+		} else if rerr := w.readReplica(ctx, &rp); rerr != nil {
+			rp.Error = joinErr(rp.Error, rerr.Error())
+		}
+		out = append(out, rp)
+	}
+	return out
+}
+
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// readReplica reads rp.Node's copy into rp.Entries.
+func (w *Workload) readReplica(ctx context.Context, rp *checker.Replica) error {
+	ctx, cancel := context.WithTimeout(ctx, readReplicaBound)
+	defer cancel()
+	cons, err := w.consumerOn(ctx, rp.Node)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		dctx, dcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_ = w.js.DeleteConsumer(dctx, w.StreamName(), cons.CachedInfo().Name)
+		dcancel()
+	}()
+	if rp.State != nil && rp.State.Messages == 0 {
+		rp.Complete = true
+		return nil
+	}
+	prefix := "$KV." + w.opts.Bucket + "."
+	for ctx.Err() == nil {
+		batch, err := cons.Fetch(1000, jetstream.FetchMaxWait(2*time.Second))
+		if err != nil {
+			return fmt.Errorf("fetch from %s: %w", rp.Node, err)
+		}
+		got := 0
+		for m := range batch.Messages() {
+			got++
+			md, err := m.Metadata()
+			if err != nil {
+				continue
+			}
+			rp.Entries = append(rp.Entries, entryOf(m.Subject(), m.Headers(), m.Data(), md.Sequence.Stream, prefix))
+			if md.NumPending == 0 {
+				rp.Complete = true
+			}
+		}
+		if rp.Complete {
+			return nil
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("fetch from %s: %w", rp.Node, err)
+		}
+		if got == 0 {
+			return fmt.Errorf("%s stopped delivering after %d messages with more pending", rp.Node, len(rp.Entries))
+		}
+	}
+	return fmt.Errorf("reading %s: %w after %d messages", rp.Node, ctx.Err(), len(rp.Entries))
+}
+
+// consumerOn creates R1 consumers until one is hosted by node.
+func (w *Workload) consumerOn(ctx context.Context, node string) (jetstream.Consumer, error) {
+	cfg := jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy, AckPolicy: jetstream.AckNonePolicy,
+		MemoryStorage: true, Replicas: 1, InactiveThreshold: time.Minute}
+	var seen []string
+	for try := 0; try < placeTries && ctx.Err() == nil; try++ {
+		cons, err := w.js.CreateConsumer(ctx, w.StreamName(), cfg)
+		if err != nil {
+			seen = append(seen, err.Error())
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		info := cons.CachedInfo()
+		if info.Cluster != nil && info.Cluster.Leader == node {
+			return cons, nil
+		}
+		if info.Cluster != nil {
+			seen = append(seen, info.Cluster.Leader)
+		}
+		_ = w.js.DeleteConsumer(ctx, w.StreamName(), info.Name)
+	}
+	return nil, fmt.Errorf("no consumer landed on %s in %d tries (hosts: %v)", node, placeTries, seen)
+}
+
+// jszState is node's own account of the bucket's stream (/jsz), nil when it
+// holds no copy.
+func (w *Workload) jszState(ctx context.Context, n int) (*checker.ReplicaState, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, w.nodes[n].MonitorURL+"/jsz?accounts=true&streams=true", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var j struct {
+		Accounts []struct {
+			Streams []struct {
+				Name  string `json:"name"`
+				State struct {
+					checker.ReplicaState
+				} `json:"state"`
+			} `json:"stream_detail"`
+		} `json:"account_details"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&j); err != nil {
+		return nil, fmt.Errorf("decode /jsz: %w", err)
+	}
+	for _, a := range j.Accounts {
+		for _, s := range a.Streams {
+			if s.Name == w.StreamName() {
+				st := s.State.ReplicaState
+				return &st, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// WriteReplicas saves replicas.json and one replica-<node>.jsonl each.
+func WriteReplicas(dir string, reps []checker.Replica) error {
+	for _, rp := range reps {
+		if err := history.WriteStream(filepath.Join(dir, replicaFile(rp.Node)), rp.Entries, rp.Complete); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(reps, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ReplicasFile), append(b, '\n'), 0o644)
+}
+
+// ReadReplicasFiles loads what WriteReplicas saved; os.ErrNotExist when the
+// cell has no replicas.json (a run before the check, or one interrupted).
+func ReadReplicasFiles(dir string) ([]checker.Replica, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ReplicasFile))
+	if err != nil {
+		return nil, err
+	}
+	var reps []checker.Replica
+	if err := json.Unmarshal(b, &reps); err != nil {
+		return nil, fmt.Errorf("%s: %w", ReplicasFile, err)
+	}
+	for i := range reps {
+		entries, complete, err := history.ReadStream(filepath.Join(dir, replicaFile(reps[i].Node)))
+		if err != nil {
+			return nil, err
+		}
+		reps[i].Entries = entries
+		reps[i].Complete = reps[i].Complete && complete
+	}
+	return reps, nil
+}
