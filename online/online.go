@@ -7,6 +7,10 @@
 // equal theirs (online_test.go holds that), so the live line never tells a
 // different story.
 //
+// Delete and purge markers are writes with a revision (history.Op.IsWrite)
+// and a get that found one records its revision, so markers are judged
+// here exactly as offline.
+//
 // Ops arrive as the recorder writes them, which is close to but not exactly
 // the order they completed. The checker holds each op for Delay and then
 // judges ops in completion order; an op recorded later than that after it

@@ -15,10 +15,18 @@ import (
 // with Direct Get on), with coarse timestamps so that ties and zero-length
 // ops happen. Updates with a stale expected revision are rejected 10071.
 func simulate(seed uint64, clients, keys, ops int, staleP float64) []history.Op {
+	return simulateDeletes(seed, clients, keys, ops, staleP, 0)
+}
+
+// simulateDeletes is simulate where a fraction deleteP of the writes are
+// delete markers (no expected revision; a get of one is not found with
+// the marker's revision, as kv-update records it).
+func simulateDeletes(seed uint64, clients, keys, ops int, staleP, deleteP float64) []history.Op {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	type key struct {
-		revs []uint64 // acknowledged revisions, in order
-		acks []int64  // their ack times
+		revs    []uint64 // acknowledged revisions, in order
+		acks    []int64  // their ack times
+		markers map[uint64]bool
 	}
 	ks := make([]key, keys)
 	var out []history.Op
@@ -47,8 +55,23 @@ func simulate(seed uint64, clients, keys, ops int, staleP float64) []history.Op 
 					break
 				}
 			}
-			out = append(out, history.Op{Client: cl, Type: history.Get, Key: kn, Rev: rev, Outcome: history.OK, Invoke: inv, Complete: cmp})
+			g := history.Op{Client: cl, Type: history.Get, Key: kn, Rev: rev, Outcome: history.OK, Invoke: inv, Complete: cmp}
+			if kv.markers[rev] {
+				g.Err, g.Value = history.ErrNotFound, fmt.Sprint("m", rev)
+			}
+			out = append(out, g)
 			last[cl] = rev
+			continue
+		}
+		if rng.Float64() < deleteP {
+			if kv.markers == nil {
+				kv.markers = map[uint64]bool{}
+			}
+			kv.markers[next] = true
+			out = append(out, history.Op{Client: cl, Type: history.Delete, Key: kn, Value: fmt.Sprint("m", next), Rev: next,
+				Outcome: history.OK, Invoke: inv, Complete: cmp})
+			kv.revs, kv.acks = append(kv.revs, next), append(kv.acks, cmp)
+			next++
 			continue
 		}
 		cur := uint64(0)
@@ -86,7 +109,11 @@ func TestOnlineMatchesOffline(t *testing.T) {
 		runs = 60
 	}
 	for seed := uint64(1); seed <= uint64(runs); seed++ {
-		ops := simulate(seed, 1+int(seed%6), 1+int(seed%4), 400, 0.2)
+		deleteP := 0.0
+		if seed%2 == 1 { // deletes on half the seeds: markers are writes with a revision
+			deleteP = 0.2
+		}
+		ops := simulateDeletes(seed, 1+int(seed%6), 1+int(seed%4), 400, 0.2, deleteP)
 		want := offline(ops)
 		for _, jitter := range []bool{false, true} {
 			c := New(10*time.Microsecond, time.Second)

@@ -140,6 +140,12 @@ func TestOptionsValidate(t *testing.T) {
 		{"replicas above cluster", Options{Replicas: 5}.WithDefaults(), false},
 		{"unknown pattern", Options{Pattern: "nope"}.WithDefaults(), false},
 		{"negative rate", Options{Rate: -1}.WithDefaults(), false},
+		{"10,000 keys", Options{Keys: MaxKeys}.WithDefaults(), true},
+		{"above 10,000 keys", Options{Keys: MaxKeys + 1}.WithDefaults(), false},
+		{"history 65", Options{History: 65}.WithDefaults(), false},
+		{"keep all", Options{History: KeepAll}.WithDefaults(), true},
+		{"zipf exponent 1", Options{KeyDist: KeyDist{Zipf: 1}}.WithDefaults(), false},
+		{"value too large", Options{ValueSize: maxValueSize + 1}.WithDefaults(), false},
 	}
 	for _, c := range cases {
 		if err := c.o.Validate(3); (err == nil) != c.ok {
