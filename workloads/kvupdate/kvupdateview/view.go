@@ -146,6 +146,8 @@ func workloadTags(cells []run.CellResult) []string {
 			}
 			return fmt.Sprintf("%g ops/s", o.Rate)
 		},
+		func(o kvupdate.Options) string { return "history " + historyOf(o).String() },
+		func(o kvupdate.Options) string { return mixOf(o).String() },
 	}
 	opts := make([]kvupdate.Options, len(cells))
 	for i, c := range cells {
@@ -179,7 +181,7 @@ func kvWords(o kvupdate.Options) string {
 	if o.OpTimeout > 0 {
 		s += ", op timeout " + o.OpTimeout.String()
 	}
-	return s
+	return s + ", history " + historyOf(o).String() + ", " + mixOf(o).String()
 }
 
 // The settings are the stored JSON's spec.settings and each cell's
@@ -205,7 +207,6 @@ func cellSettings(c run.CellResult) kvupdate.Options {
 	return o
 }
 
-
 // kvRows are the cells table of a kv-update run: setup, reads, updates
 // and data.
 func kvRows(p *reports.Page, sums []Summary) []reports.MatrixRow {
@@ -218,8 +219,9 @@ func kvRows(p *reports.Page, sums []Summary) []reports.MatrixRow {
 		}
 		return reports.MatrixVal{Text: reports.FormatCount(n), Class: reports.ClassOK}
 	}
-	rows := []reports.MatrixRow{reports.GroupRow("Setup"), p.DirectGetRow("followers answer reads when on (the KV default)"), p.VersionRow(),
-		p.FaultsRow(), p.OpsRow(), reports.GroupRow("Reads"),
+	rows := []reports.MatrixRow{reports.GroupRow("Setup"), p.DirectGetRow("followers answer reads when on (the KV default)"), p.VersionRow()}
+	rows = append(rows, bucketRows(row)...)
+	rows = append(rows, p.FaultsRow(), p.OpsRow(), reports.GroupRow("Reads"),
 		row("Stale reads", "gets that returned an older revision than one already acknowledged", func(_ *reports.Cell, s Summary) reports.MatrixVal {
 			if !s.HasStale {
 				return reports.NA
@@ -241,8 +243,7 @@ func kvRows(p *reports.Page, sums []Summary) []reports.MatrixRow {
 			v := count(s.RYW + s.Mono)
 			v.Text = reports.FormatCount(s.RYW) + " / " + reports.FormatCount(s.Mono)
 			return v
-		}),
-	}
+		}))
 	rows = append(rows, updateRows(row, count)...)
 	return append(rows, dataRows(p, row)...)
 }
@@ -294,7 +295,7 @@ func updateRows(row kvRow, count func(int) reports.MatrixVal) []reports.MatrixRo
 // dataRows say what the stream kept, whether each key was linearizable and
 // whether the cluster recovered.
 func dataRows(p *reports.Page, row kvRow) []reports.MatrixRow {
-	return []reports.MatrixRow{reports.GroupRow("Data"),
+	return append([]reports.MatrixRow{reports.GroupRow("Data"),
 		row("Stream integrity", "acknowledged writes kept, nothing unexpected stored", func(_ *reports.Cell, s Summary) reports.MatrixVal {
 			in := s.Check(checker.NameIntegrity)
 			if in == nil {
@@ -325,6 +326,5 @@ func dataRows(p *reports.Page, row kvRow) []reports.MatrixRow {
 			}
 			return v
 		}),
-		p.RecoveryRow(),
-	}
+	}, append(storedRows(row), p.RecoveryRow())...)
 }
