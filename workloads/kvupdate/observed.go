@@ -38,10 +38,10 @@ type ObservedHead struct {
 
 // ObserverStat is one consumer's share.
 type ObserverStat struct {
-	Via     string `json:"via"`
-	Entries int    `json:"entries"`
-	Reached bool   `json:"reached"` // it saw LastSeq
-	Error   string `json:"error,omitempty"`
+	Via      string `json:"via"`
+	Received int    `json:"received"` // messages delivered to it, repeats included
+	Reached  bool   `json:"reached"`  // it saw LastSeq
+	Error    string `json:"error,omitempty"`
 }
 
 // runObserver is an observer with its own connection.
@@ -57,6 +57,7 @@ type runObserver struct {
 // that cannot start is recorded with its error (the others still watch).
 func (w *Workload) startRunObservers(ctx context.Context) []*runObserver {
 	var out []*runObserver
+	w.sink = newSink()
 	for i := 0; i < observers; i++ {
 		node := i % len(w.nodes)
 		via := w.nodes[node].Name
@@ -69,10 +70,10 @@ func (w *Workload) startRunObservers(ctx context.Context) []*runObserver {
 		if js, err := jetstream.New(nc); err != nil {
 			cons.err = err
 		} else {
-			cons.obs, cons.err = startObserver(ctx, js, w.opts.Bucket, cons.via)
+			cons.obs, cons.err = startObserver(ctx, js, w.opts.Bucket, cons.via, w.sink)
 		}
 		rep := &runObserver{via: via + " republish"}
-		rep.obs, rep.err = startRepublishObserver(nc, w.opts.Bucket, rep.via)
+		rep.obs, rep.err = startRepublishObserver(nc, w.opts.Bucket, rep.via, w.sink)
 		out = append(out, cons, rep)
 	}
 	return out
@@ -82,17 +83,12 @@ func (w *Workload) startRunObservers(ctx context.Context) []*runObserver {
 // stops them and merges what they saw.
 func (w *Workload) DrainObservers(ctx context.Context, lastSeq uint64, bound time.Duration) ([]history.Entry, ObservedHead) {
 	head := ObservedHead{LastSeq: lastSeq}
-	merged := map[uint64]history.Entry{}
 	deadline := time.Now().Add(bound)
 	for _, ro := range w.observed {
 		st := ObserverStat{Via: ro.via}
 		if ro.obs != nil {
 			ro.obs.wait(ctx, lastSeq, deadline)
-			es, reached := ro.obs.stop(lastSeq)
-			st.Entries, st.Reached = len(es), reached
-			for _, e := range es {
-				merged[e.Seq] = e
-			}
+			st.Received, st.Reached = ro.obs.stop(lastSeq)
 		}
 		if ro.err != nil {
 			st.Error = ro.err.Error()
@@ -103,11 +99,11 @@ func (w *Workload) DrainObservers(ctx context.Context, lastSeq uint64, bound tim
 		head.Observers = append(head.Observers, st)
 	}
 	w.observed = nil
-	out := make([]history.Entry, 0, len(merged))
-	for _, e := range merged {
-		out = append(out, e)
+	var out []history.Entry
+	if w.sink != nil {
+		out = w.sink.sorted(lastSeq)
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Seq < out[b].Seq })
+	w.sink = nil
 	head.Count = len(out)
 	head.Missing = int(lastSeq) - len(out)
 	return out, head

@@ -2,6 +2,7 @@ package kvupdate
 
 import (
 	"context"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,18 +23,41 @@ type observer struct {
 	via    string // the node its connection was made through, and the kind
 	prefix string // "$KV.<bucket>."
 	stopFn func()
+	sink   *entrySink // shared by the observers of a run: one copy of each entry
 
+	mu       sync.Mutex
+	received int    // messages delivered, repeats included
+	last     uint64 // the highest sequence delivered
+}
+
+// entrySink holds what observers saw, by sequence.
+type entrySink struct {
 	mu      sync.Mutex
 	entries map[uint64]history.Entry
-	last    uint64
+}
+
+func newSink() *entrySink { return &entrySink{entries: map[uint64]history.Entry{}} }
+
+// sorted is every entry up to lastSeq, in sequence order.
+func (s *entrySink) sorted(lastSeq uint64) []history.Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]history.Entry, 0, len(s.entries))
+	for _, e := range s.entries {
+		if e.Seq <= lastSeq {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Seq < out[b].Seq })
+	return out
 }
 
 // observerHeartbeat is how soon an ordered consumer whose server died is
 // noticed and recreated (nats.go resets it after two missed heartbeats).
 const observerHeartbeat = time.Second
 
-func startObserver(ctx context.Context, js jetstream.JetStream, bucket, via string) (*observer, error) {
-	o := &observer{via: via, prefix: "$KV." + bucket + ".", entries: map[uint64]history.Entry{}}
+func startObserver(ctx context.Context, js jetstream.JetStream, bucket, via string, sink *entrySink) (*observer, error) {
+	o := &observer{via: via, prefix: "$KV." + bucket + ".", sink: sink}
 	cons, err := js.OrderedConsumer(ctx, "KV_"+bucket, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy})
 	if err != nil {
 		return nil, err
@@ -55,8 +79,8 @@ func republishSubject(bucket string) string { return "chaos.observed." + bucket 
 // sequence (nats-server stream.go, processJetStreamMsg), so a message a
 // later revision deletes at once is still seen; core NATS delivery is at
 // most once, so what it misses (a reconnect, a slow consumer) is a gap.
-func startRepublishObserver(nc *nats.Conn, bucket, via string) (*observer, error) {
-	o := &observer{via: via, prefix: "$KV." + bucket + ".", entries: map[uint64]history.Entry{}}
+func startRepublishObserver(nc *nats.Conn, bucket, via string, sink *entrySink) (*observer, error) {
+	o := &observer{via: via, prefix: "$KV." + bucket + ".", sink: sink}
 	sub, err := nc.Subscribe(republishSubject(bucket)+".>", func(m *nats.Msg) {
 		seq, err := strconv.ParseUint(m.Header.Get(jetstream.SequenceHeader), 10, 64)
 		if err != nil {
@@ -86,11 +110,12 @@ func (o *observer) handle(m jetstream.Msg) {
 }
 
 func (o *observer) add(e history.Entry) {
+	o.sink.mu.Lock()
+	o.sink.entries[e.Seq] = e
+	o.sink.mu.Unlock()
 	o.mu.Lock()
-	o.entries[e.Seq] = e
-	if e.Seq > o.last {
-		o.last = e.Seq
-	}
+	o.received++
+	o.last = max(o.last, e.Seq)
 	o.mu.Unlock()
 }
 
@@ -128,24 +153,20 @@ func (o *observer) wait(ctx context.Context, lastSeq uint64, deadline time.Time)
 	}
 }
 
-// stop ends the consumer and returns what it saw up to lastSeq, in order,
-// and whether it reached lastSeq.
-func (o *observer) stop(lastSeq uint64) ([]history.Entry, bool) {
+// stop ends the observer and says how many messages it received and
+// whether it reached lastSeq.
+func (o *observer) stop(lastSeq uint64) (int, bool) {
 	o.stopFn()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	out := make([]history.Entry, 0, len(o.entries))
-	for seq := uint64(1); seq <= lastSeq; seq++ {
-		if e, ok := o.entries[seq]; ok {
-			out = append(out, e)
-		}
-	}
-	return out, o.last >= lastSeq
+	return o.received, o.last >= lastSeq
 }
 
 // drain waits (bounded) until the observer has seen lastSeq, stops it and
-// returns every entry in order. complete is true when it reached lastSeq.
+// returns every entry of its sink in order. complete is true when it
+// reached lastSeq.
 func (o *observer) drain(ctx context.Context, lastSeq uint64, bound time.Duration) ([]history.Entry, bool) {
 	o.wait(ctx, lastSeq, time.Now().Add(bound))
-	return o.stop(lastSeq)
+	_, reached := o.stop(lastSeq)
+	return o.sink.sorted(lastSeq), reached
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -126,6 +127,13 @@ func (workload) Check(dir string, opts checker.Options) ([]checker.Result, error
 	return CheckDir(dir, opts)
 }
 
+// tagSafe makes a setting fit a cell's folder name, which is also a
+// Docker bind mount's source (no ':' or ','), and its label, which splits
+// tags at '+': "update:80,delete:20" is "update80-delete20".
+func tagSafe(s string) string {
+	return strings.NewReplacer(":", "", ",", "-").Replace(s)
+}
+
 // Tags name what can set kv-update cells apart.
 func (o Options) Tags() []workloads.Tag {
 	return []workloads.Tag{
@@ -135,8 +143,8 @@ func (o Options) Tags() []workloads.Tag {
 		{Name: "replicas", Value: fmt.Sprint(o.Replicas)},
 		{Name: "rate", Value: fmt.Sprint(o.Rate)},
 		{Name: "history", Value: o.History.String()},
-		{Name: "mix", Value: o.Mix.String()},
-		{Name: "key-dist", Value: o.KeyDist.String()},
+		{Name: "mix", Value: tagSafe(o.Mix.String())},
+		{Name: "key-dist", Value: tagSafe(o.KeyDist.String())},
 		{Name: "value-size", Value: fmt.Sprint(o.ValueSize)},
 	}
 }

@@ -25,6 +25,7 @@ type Workload struct {
 	Stats Stats
 	// observed are the ordered consumers watching the stream during Run.
 	observed []*runObserver
+	sink     *entrySink // what they saw
 }
 
 // Stats are live counters for the progress line.
@@ -288,7 +289,7 @@ func (w *Workload) readStream(ctx context.Context, bound time.Duration) ([]histo
 	if info.State.Msgs == 0 {
 		return nil, info.State.LastSeq, true, nil
 	}
-	obs, err := startObserver(ctx, w.js, w.opts.Bucket, "admin")
+	obs, err := startObserver(ctx, w.js, w.opts.Bucket, "admin", newSink())
 	if err != nil {
 		return nil, info.State.LastSeq, false, fmt.Errorf("read stream: %w", err)
 	}
