@@ -74,7 +74,7 @@ func CheckDir(dir string, opts checker.Options) ([]checker.Result, error) {
 	observed, head, err := ReadObserved(filepath.Join(dir, ObservedFile))
 	switch {
 	case err == nil:
-		final.Observed = observed
+		final.Observed, final.Conflicts = observed, head.Conflicts
 		if b.perKey() != 0 || b.Mix.Purge > 0 {
 			h.Stream, h.StreamComplete = mergeStreams(final.Entries, observed, head.LastSeq)
 		}

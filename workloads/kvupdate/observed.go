@@ -32,6 +32,9 @@ type ObservedHead struct {
 	// LastSeq that no observer saw (deleted before they got there, or lost).
 	Count   int `json:"count"`
 	Missing int `json:"missing"`
+	// Conflicts are messages announced at a sequence where another one had
+	// been seen (the entries keep the first).
+	Conflicts []history.Entry `json:"conflicts,omitempty"`
 	// Observers says what each consumer saw.
 	Observers []ObserverStat `json:"observers"`
 }
@@ -102,6 +105,7 @@ func (w *Workload) DrainObservers(ctx context.Context, lastSeq uint64, bound tim
 	var out []history.Entry
 	if w.sink != nil {
 		out = w.sink.sorted(lastSeq)
+		head.Conflicts = w.sink.conflicts
 	}
 	w.sink = nil
 	head.Count = len(out)

@@ -30,10 +30,13 @@ type observer struct {
 	last     uint64 // the highest sequence delivered
 }
 
-// entrySink holds what observers saw, by sequence.
+// entrySink holds what observers saw, by sequence: the first message
+// announced at each, and any other message announced at the same sequence
+// later (a sequence the stream reassigned after losing it).
 type entrySink struct {
-	mu      sync.Mutex
-	entries map[uint64]history.Entry
+	mu        sync.Mutex
+	entries   map[uint64]history.Entry
+	conflicts []history.Entry
 }
 
 func newSink() *entrySink { return &entrySink{entries: map[uint64]history.Entry{}} }
@@ -111,7 +114,11 @@ func (o *observer) handle(m jetstream.Msg) {
 
 func (o *observer) add(e history.Entry) {
 	o.sink.mu.Lock()
-	o.sink.entries[e.Seq] = e
+	if prev, ok := o.sink.entries[e.Seq]; !ok {
+		o.sink.entries[e.Seq] = e
+	} else if prev != e {
+		o.sink.conflicts = append(o.sink.conflicts, e)
+	}
 	o.sink.mu.Unlock()
 	o.mu.Lock()
 	o.received++
