@@ -43,15 +43,20 @@ func (w *Workload) newClient(ctx context.Context, id int) (*client, error) {
 	}
 	// Bound after setDirectGet, so the handle's cached stream info carries
 	// the allow_direct we asked for (facts.md "Direct Get").
-	kv, err := js.KeyValue(ctx, w.opts.Bucket)
+	var kv jetstream.KeyValue
+	var stream jetstream.Stream
+	err = retryTransient(ctx, bindWithin, func(ctx context.Context) (err error) {
+		if kv, err = js.KeyValue(ctx, w.opts.Bucket); err != nil {
+			return fmt.Errorf("bind bucket: %w", err)
+		}
+		if stream, err = js.Stream(ctx, w.StreamName()); err != nil {
+			return fmt.Errorf("bind stream: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("client %d: bind bucket: %w", id, err)
-	}
-	stream, err := js.Stream(ctx, w.StreamName())
-	if err != nil {
-		nc.Close()
-		return nil, fmt.Errorf("client %d: bind stream: %w", id, err)
+		return nil, fmt.Errorf("client %d: %w", id, err)
 	}
 	c := &client{id: id, node: node, nc: nc, js: js, kv: kv, stream: stream, w: w,
 		rng: rand.New(rand.NewPCG(w.opts.Seed, uint64(id)))}

@@ -145,6 +145,31 @@ func (w *Workload) createBucket(ctx context.Context) error {
 		w.opts.Bucket, createWithin, tries, last)
 }
 
+// bindWithin bounds binding a client's handles: a fault in the first
+// seconds of the run (or a leader still settling) can leave the JetStream
+// API silent for a while.
+const bindWithin = 30 * time.Second
+
+// retryTransient calls do until it succeeds, fails for good, or bound
+// passes; each try has 5 s.
+func retryTransient(ctx context.Context, bound time.Duration, do func(context.Context) error) error {
+	deadline := time.Now().Add(bound)
+	tries := 0
+	for {
+		tries++
+		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := do(tctx)
+		cancel()
+		if err == nil || !transient(err) || ctx.Err() != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w (still failing after %d tries within %s)", err, tries, bound)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
 // transient says whether a failed JetStream request may succeed if asked
 // again: no answer in time, nobody listening yet, or JetStream temporarily
 // unavailable (10008).
