@@ -87,6 +87,13 @@ func (w *Workload) readReplica(ctx context.Context, rp *checker.Replica) error {
 		// What the server has now: Fetch would wait out its max wait for
 		// a full batch at the end of the stream.
 		batch, err := cons.FetchNoWait(1000)
+		if errors.Is(err, nats.ErrNoResponders) && idle < 20 {
+			// A consumer just placed can take a moment to answer pulls
+			// (seen once on v2.15.3 right after a heal).
+			idle++
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("fetch from %s: %w", rp.Node, err)
 		}
