@@ -143,6 +143,9 @@ func (w *Workload) consumerOn(ctx context.Context, node string) (jetstream.Consu
 		if info.Cluster != nil && info.Cluster.Leader == node {
 			return cons, nil
 		}
+		if info.Cluster == nil && len(w.nodes) == 1 { // one server, not clustered: it is there
+			return cons, nil
+		}
 		if info.Cluster != nil {
 			seen = append(seen, info.Cluster.Leader)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
@@ -15,7 +16,8 @@ import (
 // client loop and the observer without Docker.
 func embedded(t *testing.T) []cluster.Node {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), ServerName: "solo"})
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, HTTPHost: "127.0.0.1", HTTPPort: -1,
+		JetStream: true, StoreDir: t.TempDir(), ServerName: "solo"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +26,7 @@ func embedded(t *testing.T) []cluster.Node {
 		t.Fatal("embedded server not ready")
 	}
 	t.Cleanup(s.Shutdown)
-	return []cluster.Node{{Name: "solo", ClientURL: s.ClientURL()}}
+	return []cluster.Node{{Name: "solo", ClientURL: s.ClientURL(), MonitorURL: "http://" + s.MonitorAddr().String()}}
 }
 
 func TestRunRecordsEveryOpAndObservesTheStream(t *testing.T) {
@@ -77,6 +79,7 @@ func TestRunRecordsEveryOpAndObservesTheStream(t *testing.T) {
 				t.Fatalf("observers missed %d of %d sequences: %+v", head.Missing, lastSeq, head.Observers)
 			}
 			checkEveryAckObserved(t, rec.Ops(), observed, final, c.history, c.mix)
+			checkReplicaIsTheReadBack(t, w.ReadReplicas(ctx), final)
 		})
 	}
 }
@@ -150,6 +153,24 @@ func TestOptionsValidate(t *testing.T) {
 	for _, c := range cases {
 		if err := c.o.Validate(3); (err == nil) != c.ok {
 			t.Errorf("%s: Validate = %v, want ok=%v", c.name, err, c.ok)
+		}
+	}
+}
+
+// checkReplicaIsTheReadBack: the one replica, read from its own store with
+// its /jsz state, holds what the read-back does.
+func checkReplicaIsTheReadBack(t *testing.T, reps []checker.Replica, final []history.Entry) {
+	t.Helper()
+	if len(reps) != 1 || !reps[0].Complete || reps[0].Error != "" || reps[0].State == nil {
+		t.Fatalf("replicas: %+v", reps)
+	}
+	rp := reps[0]
+	if len(rp.Entries) != len(final) || int(rp.State.Messages) != len(final) {
+		t.Fatalf("replica holds %d entries (/jsz: %d messages), the read-back %d", len(rp.Entries), rp.State.Messages, len(final))
+	}
+	for i := range final {
+		if rp.Entries[i] != final[i] {
+			t.Fatalf("replica entry %+v, read-back %+v", rp.Entries[i], final[i])
 		}
 	}
 }
