@@ -17,7 +17,7 @@ const (
 	CountRetainedMissing = "retained_missing"
 	CountRetainedExtra   = "retained_extra"
 	CountRetainedChanged = "retained_changed"
-	CountSeqReassigned   = "seq_reassigned"
+	CountSeqConflict     = "seq_conflict"
 )
 
 // Final is the bucket's stream read back after the heal, how many
@@ -48,8 +48,10 @@ type Final struct {
 //     followed by N or more known messages of its key: it should be gone;
 //   - retained_changed: the read-back holds at a sequence another message
 //     than the observers saw there;
-//   - seq_reassigned: the observers saw two different messages at one
-//     sequence during the run (the stream lost one and reused its number).
+//   - seq_conflict: the observers were given two different messages at
+//     one sequence during the run: a server that diverged served its own
+//     (an ordered consumer can sit on any replica), or the stream reused
+//     the sequence after losing it.
 //
 // A read-back that could not be read in full makes the verdict unknown
 // unless an anomaly is found in what was read (missing messages are then
@@ -72,18 +74,18 @@ func (*Retention) Name() string { return NameRetention }
 // Check implements Checker.
 func (c *Retention) Check(h history.History) Result {
 	counts := map[string]int{CountKeys: 0, "final_entries": len(c.final.Entries), CountLastValueLost: 0,
-		CountRetainedMissing: 0, CountRetainedExtra: 0, CountRetainedChanged: 0, CountSeqReassigned: 0}
+		CountRetainedMissing: 0, CountRetainedExtra: 0, CountRetainedChanged: 0, CountSeqConflict: 0}
 	ex := newExamples(c.opts.MaxExamples)
 	add := func(kind, key, desc string, entries ...history.Entry) {
 		counts[kind]++
 		ex.add(Anomaly{Kind: kind, Key: key, Description: desc, Entries: entries})
 	}
 	for _, e := range c.final.Conflicts {
-		d := fmt.Sprintf("seq %d was announced again as %s", e.Seq, describeSlot(e, true))
+		d := fmt.Sprintf("seq %d was delivered again as %s", e.Seq, describeSlot(e, true))
 		if first := observedAt(c.final.Observed, e.Seq); first != nil {
 			d += fmt.Sprintf(" after %s", describeSlot(*first, true))
 		}
-		add(CountSeqReassigned, e.Key, d, e)
+		add(CountSeqConflict, e.Key, d, e)
 	}
 	known := map[uint64]history.Entry{}
 	for i := range h.Ops {
@@ -165,7 +167,7 @@ func observedAt(stream []history.Entry, seq uint64) *history.Entry {
 func retentionResult(name string, counts map[string]int, ex *examples, final Final) Result {
 	r := Result{Name: name, Counts: counts, Anomalies: ex.list}
 	var found []string
-	for _, k := range []string{CountLastValueLost, CountRetainedMissing, CountRetainedExtra, CountRetainedChanged, CountSeqReassigned} {
+	for _, k := range []string{CountLastValueLost, CountRetainedMissing, CountRetainedExtra, CountRetainedChanged, CountSeqConflict} {
 		if counts[k] > 0 {
 			found = append(found, fmt.Sprintf("%d %s", counts[k], k))
 		}

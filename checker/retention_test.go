@@ -45,7 +45,7 @@ func TestRetention(t *testing.T) {
 			map[string]int{CountRetainedChanged: 1}},
 		{"incomplete read-back", ops, all, Final{Entries: []history.Entry{all[2]}, PerKey: 1}, Unknown, nil},
 		{"sequence reassigned", ops, all, Final{Entries: []history.Entry{all[2], all[3]}, Complete: true, PerKey: 1,
-			Conflicts: []history.Entry{e(2, "k1", "q", "")}}, Invalid, map[string]int{CountSeqReassigned: 1}},
+			Conflicts: []history.Entry{e(2, "k1", "q", "")}}, Invalid, map[string]int{CountSeqConflict: 1}},
 		{"empty", nil, nil, Final{Complete: true, PerKey: 1}, Valid, nil},
 	}
 	for _, c := range cases {

@@ -31,8 +31,8 @@ type observer struct {
 }
 
 // entrySink holds what observers saw, by sequence: the first message
-// announced at each, and any other message announced at the same sequence
-// later (a sequence the stream reassigned after losing it).
+// delivered at each, and any other message delivered at the same sequence
+// later (by a replica that diverged, or after the stream reused it).
 type entrySink struct {
 	mu        sync.Mutex
 	entries   map[uint64]history.Entry

@@ -28,7 +28,7 @@ func bucketRows(row kvRow) []reports.MatrixRow {
 func storedRows(row kvRow) []reports.MatrixRow {
 	return []reports.MatrixRow{
 		row("Read-back", "each key's last revisions still there after the heal", checkCell(checker.NameRetention,
-			[]string{checker.CountLastValueLost, checker.CountRetainedMissing, checker.CountRetainedExtra, checker.CountRetainedChanged, checker.CountSeqReassigned},
+			[]string{checker.CountLastValueLost, checker.CountRetainedMissing, checker.CountRetainedExtra, checker.CountRetainedChanged, checker.CountSeqConflict},
 			func(r *checker.Result) string {
 				return fmt.Sprintf("all %s keys hold what they must", reports.FormatCount(r.Counts[checker.CountKeys]))
 			})),
