@@ -185,16 +185,7 @@ func compareEntries(reps []Replica, counts map[string]int, ex *examples) map[str
 		if len(tally) <= 1 {
 			continue
 		}
-		var major slot
-		best, tie := 0, false
-		for s, n := range tally {
-			switch {
-			case n > best:
-				major, best, tie = s, n, false
-			case n == best:
-				tie = true
-			}
-		}
+		major, tie := majority(tally)
 		for _, i := range voters {
 			s := slots[i]
 			if !tie && s == major {
@@ -226,6 +217,21 @@ func compareEntries(reps []Replica, counts map[string]int, ex *examples) map[str
 		}
 	}
 	return first
+}
+
+// majority is the most common slot, and whether another is as common.
+func majority[S comparable](tally map[S]int) (S, bool) {
+	var major S
+	best, tie := 0, false
+	for s, n := range tally {
+		switch {
+		case n > best:
+			major, best, tie = s, n, false
+		case n == best:
+			tie = true
+		}
+	}
+	return major, tie
 }
 
 func describeSlot(e history.Entry, ok bool) string {

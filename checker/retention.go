@@ -114,46 +114,51 @@ func (c *Retention) Check(h history.History) Result {
 	}
 	counts[CountKeys] = len(perKey)
 	for key, es := range perKey {
-		sort.Slice(es, func(a, b int) bool { return es[a].Seq < es[b].Seq })
-		p := uint64(0)
+		c.judgeKey(key, es, inFinal, add)
+	}
+	return retentionResult(c.Name(), counts, ex, c.final)
+}
+
+// judgeKey checks one key's read-back against its known messages es.
+func (c *Retention) judgeKey(key string, es []history.Entry, inFinal map[uint64]bool, add func(kind, key, desc string, entries ...history.Entry)) {
+	sort.Slice(es, func(a, b int) bool { return es[a].Seq < es[b].Seq })
+	p := uint64(0)
+	for _, e := range es {
+		if e.Operation == "purge" {
+			p = e.Seq
+		}
+	}
+	for i, e := range es {
+		if !inFinal[e.Seq] {
+			continue
+		}
+		later := len(es) - 1 - i
+		switch {
+		case e.Seq < p:
+			add(CountRetainedExtra, key, fmt.Sprintf("seq %d (%s) is still there, but the purge at seq %d removed it",
+				e.Seq, describeSlot(e, true), p), e)
+		case c.final.PerKey > 0 && later >= c.final.PerKey:
+			add(CountRetainedExtra, key, fmt.Sprintf("seq %d (%s) is still there, but %d later revisions of %s were stored and the stream keeps %d",
+				e.Seq, describeSlot(e, true), later, key, c.final.PerKey), e)
+		}
+	}
+	if !c.final.Complete {
+		return
+	}
+	last := es[len(es)-1]
+	if !inFinal[last.Seq] {
+		add(CountLastValueLost, key, fmt.Sprintf("the newest revision of %s, seq %d (%s), is not in the stream read back after the heal",
+			key, last.Seq, describeSlot(last, true)), last)
+		return
+	}
+	if c.final.PerKey == 0 {
 		for _, e := range es {
-			if e.Operation == "purge" {
-				p = e.Seq
-			}
-		}
-		for i, e := range es {
-			if !inFinal[e.Seq] {
-				continue
-			}
-			later := len(es) - 1 - i
-			switch {
-			case e.Seq < p:
-				add(CountRetainedExtra, key, fmt.Sprintf("seq %d (%s) is still there, but the purge at seq %d removed it",
-					e.Seq, describeSlot(e, true), p), e)
-			case c.final.PerKey > 0 && later >= c.final.PerKey:
-				add(CountRetainedExtra, key, fmt.Sprintf("seq %d (%s) is still there, but %d later revisions of %s were stored and the stream keeps %d",
-					e.Seq, describeSlot(e, true), later, key, c.final.PerKey), e)
-			}
-		}
-		if !c.final.Complete {
-			continue
-		}
-		last := es[len(es)-1]
-		if !inFinal[last.Seq] {
-			add(CountLastValueLost, key, fmt.Sprintf("the newest revision of %s, seq %d (%s), is not in the stream read back after the heal",
-				key, last.Seq, describeSlot(last, true)), last)
-			continue
-		}
-		if c.final.PerKey == 0 {
-			for _, e := range es {
-				if e.Seq >= p && !inFinal[e.Seq] {
-					add(CountRetainedMissing, key, fmt.Sprintf("seq %d (%s) is not in the stream read back, which keeps every revision",
-						e.Seq, describeSlot(e, true)), e)
-				}
+			if e.Seq >= p && !inFinal[e.Seq] {
+				add(CountRetainedMissing, key, fmt.Sprintf("seq %d (%s) is not in the stream read back, which keeps every revision",
+					e.Seq, describeSlot(e, true)), e)
 			}
 		}
 	}
-	return retentionResult(c.Name(), counts, ex, c.final)
 }
 
 func observedAt(stream []history.Entry, seq uint64) *history.Entry {
