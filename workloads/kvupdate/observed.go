@@ -49,10 +49,17 @@ type ObserverStat struct {
 
 // runObserver is an observer with its own connection.
 type runObserver struct {
-	nc  *nats.Conn
-	obs *observer
-	err error
-	via string
+	nc    *nats.Conn
+	via   string
+	ready chan struct{} // closed once obs or err is set
+	obs   *observer
+	err   error
+}
+
+func doneObserver(nc *nats.Conn, via string, obs *observer, err error) *runObserver {
+	ro := &runObserver{nc: nc, via: via, ready: make(chan struct{}), obs: obs, err: err}
+	close(ro.ready)
+	return ro
 }
 
 // startRunObservers starts, through each of the first two nodes, an
@@ -66,20 +73,42 @@ func (w *Workload) startRunObservers(ctx context.Context) []*runObserver {
 		via := w.nodes[node].Name
 		nc, err := connect(w.nodes, node, fmt.Sprintf("chaos-observer%d", i))
 		if err != nil {
-			out = append(out, &runObserver{via: via + " ordered consumer", err: err}, &runObserver{via: via + " republish", err: err})
+			out = append(out, doneObserver(nil, via+" ordered consumer", nil, err), doneObserver(nil, via+" republish", nil, err))
 			continue
 		}
-		cons := &runObserver{nc: nc, via: via + " ordered consumer"}
-		if js, err := jetstream.New(nc); err != nil {
-			cons.err = err
-		} else {
-			cons.obs, cons.err = startObserver(ctx, js, w.opts.Bucket, cons.via, w.sink)
-		}
-		rep := &runObserver{via: via + " republish"}
-		rep.obs, rep.err = startRepublishObserver(nc, w.opts.Bucket, rep.via, w.sink)
-		out = append(out, cons, rep)
+		rep, err := startRepublishObserver(nc, w.opts.Bucket, via+" republish", w.sink)
+		out = append(out, w.startOrdered(ctx, nc, via+" ordered consumer"), doneObserver(nc, via+" republish", rep, err))
 	}
 	return out
+}
+
+// startOrdered creates an ordered consumer in the background, retrying
+// transient failures until the run ends: the consumer create can go
+// unanswered while a fault is on (seen on v2.11.8 for a whole run), and
+// the clients must not wait for it.
+func (w *Workload) startOrdered(ctx context.Context, nc *nats.Conn, via string) *runObserver {
+	ro := &runObserver{via: via, ready: make(chan struct{})}
+	go func() {
+		defer close(ro.ready)
+		js, err := jetstream.New(nc)
+		if err != nil {
+			ro.err = err
+			return
+		}
+		ro.err = retryTransient(ctx, time.Until(deadlineOr(ctx, time.Hour)), func(tctx context.Context) (err error) {
+			ro.obs, err = startObserver(tctx, js, w.opts.Bucket, via, w.sink)
+			return err
+		})
+	}()
+	return ro
+}
+
+// deadlineOr is ctx's deadline, or d from now.
+func deadlineOr(ctx context.Context, d time.Duration) time.Time {
+	if t, ok := ctx.Deadline(); ok {
+		return t
+	}
+	return time.Now().Add(d)
 }
 
 // DrainObservers waits (bounded) for the run's observers to reach lastSeq,
@@ -89,6 +118,13 @@ func (w *Workload) DrainObservers(ctx context.Context, lastSeq uint64, bound tim
 	deadline := time.Now().Add(bound)
 	for _, ro := range w.observed {
 		st := ObserverStat{Via: ro.via}
+		select {
+		case <-ro.ready:
+		case <-time.After(time.Until(deadline)):
+			st.Error = "not started by the end of the run"
+			head.Observers = append(head.Observers, st)
+			continue
+		}
 		if ro.obs != nil {
 			ro.obs.wait(ctx, lastSeq, deadline)
 			st.Received, st.Reached = ro.obs.stop(lastSeq)
