@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
@@ -92,6 +93,7 @@ func CheckDir(dir string, opts checker.Options) ([]checker.Result, error) {
 
 // divergence judges replicas.json; a cell without it says why.
 func divergence(dir string, opts checker.Options) checker.Result {
+	start := time.Now()
 	reps, err := ReadReplicasFiles(dir)
 	if err != nil {
 		reason := "the replicas were not read: " + err.Error()
@@ -101,5 +103,7 @@ func divergence(dir string, opts checker.Options) checker.Result {
 		return checker.Result{Name: checker.NameDivergence, Verdict: checker.Unknown, Reason: reason, Summary: reason,
 			Counts: map[string]int{}}
 	}
-	return checker.CheckDivergence(reps, opts)
+	r := checker.CheckDivergence(reps, opts)
+	r.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
+	return r
 }
