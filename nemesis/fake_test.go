@@ -24,8 +24,11 @@ type fake struct {
 	caps   map[cluster.Capability]error
 	leader int // stream leader, when running
 
-	// Broken controls: they return nil and do nothing.
+	// Broken controls: noop ones return nil and do nothing; failing ones
+	// do nothing and return an error naming the control and node, as the
+	// runtimes do ("resume n1: <the message>").
 	noop map[string]bool
+	fail map[string]string
 	ops  []string // controls called, in order
 }
 
@@ -42,7 +45,7 @@ type fakeNode struct {
 const fakeStream = "S"
 
 func newFake(n int) *fake {
-	f := &fake{caps: map[cluster.Capability]error{}, noop: map[string]bool{}}
+	f := &fake{caps: map[cluster.Capability]error{}, noop: map[string]bool{}, fail: map[string]string{}}
 	for i := range n {
 		nd := &fakeNode{name: cluster.NodeName(i), msgs: 1000}
 		f.nodes = append(f.nodes, nd)
@@ -141,11 +144,16 @@ func (f *fake) jsz(i int, streams bool) any {
 	return out
 }
 
-func (f *fake) do(op string, i int) bool {
+// do records a control call and says whether to carry it out, or the
+// error it fails with.
+func (f *fake) do(op string, i int) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.ops = append(f.ops, fmt.Sprintf("%s %d", op, i))
-	return !f.noop[op]
+	if msg, ok := f.fail[op]; ok {
+		return false, fmt.Errorf("%s %s: %s", op, f.nodes[i].name, msg)
+	}
+	return !f.noop[op], nil
 }
 
 func (f *fake) Runtime() string        { return "fake" }
@@ -176,22 +184,24 @@ func (f *fake) down(i int) {
 }
 
 func (f *fake) Kill(_ context.Context, i int) error {
-	if f.do("kill", i) {
+	ok, err := f.do("kill", i)
+	if ok {
 		f.down(i)
 	}
-	return nil
+	return err
 }
 
 func (f *fake) Stop(_ context.Context, i int) error {
-	if f.do("stop", i) {
+	ok, err := f.do("stop", i)
+	if ok {
 		f.down(i)
 	}
-	return nil
+	return err
 }
 
 func (f *fake) Start(_ context.Context, i int) error {
-	if !f.do("start", i) {
-		return nil
+	if ok, err := f.do("start", i); !ok {
+		return err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -203,16 +213,18 @@ func (f *fake) Start(_ context.Context, i int) error {
 }
 
 func (f *fake) Pause(_ context.Context, i int) error {
-	if f.do("pause", i) {
+	ok, err := f.do("pause", i)
+	if ok {
 		f.mu.Lock()
 		f.nodes[i].paused = make(chan struct{})
 		f.mu.Unlock()
 	}
-	return nil
+	return err
 }
 
 func (f *fake) Resume(_ context.Context, i int) error {
-	if f.do("resume", i) {
+	ok, err := f.do("resume", i)
+	if ok {
 		f.mu.Lock()
 		if p := f.nodes[i].paused; p != nil {
 			close(p)
@@ -220,11 +232,15 @@ func (f *fake) Resume(_ context.Context, i int) error {
 		}
 		f.mu.Unlock()
 	}
-	return nil
+	return err
 }
 
 func (f *fake) Wipe(_ context.Context, i int) error {
-	if f.do("wipe", i) {
+	ok, err := f.do("wipe", i)
+	if err != nil {
+		return err
+	}
+	if ok {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if f.nodes[i].running {
@@ -245,21 +261,23 @@ func (f *fake) State(_ context.Context, i int) (cluster.NodeState, error) {
 }
 
 func (f *fake) Partition(_ context.Context, groups [][]int) error {
-	if f.do("partition", 0) {
+	ok, err := f.do("partition", 0)
+	if ok {
 		f.mu.Lock()
 		f.groups = groups
 		f.mu.Unlock()
 	}
-	return nil
+	return err
 }
 
 func (f *fake) Heal(context.Context) error {
-	if f.do("heal", 0) {
+	ok, err := f.do("heal", 0)
+	if ok {
 		f.mu.Lock()
 		f.groups = nil
 		f.mu.Unlock()
 	}
-	return nil
+	return err
 }
 
 func (f *fake) Supports(c cluster.Capability) error { return f.caps[c] }

@@ -71,6 +71,8 @@ type Active interface {
 type Check struct {
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail,omitempty"` // what was seen, in one line
+
+	joined bool // the parts of a combination, each with its own verdict in Detail
 }
 
 // Env is what faults act on.

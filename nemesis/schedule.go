@@ -127,8 +127,10 @@ func (s Schedule) window(ctx context.Context, env *Env, f Fault, now func() time
 	return w
 }
 
+// verdict is a check's detail, marked when it is not verified. A joined
+// check's parts are marked already.
 func verdict(c Check) string {
-	if c.OK {
+	if c.OK || c.joined {
 		return c.Detail
 	}
 	return "NOT VERIFIED: " + c.Detail
@@ -174,12 +176,12 @@ func Restore(ctx context.Context, env *Env) error {
 		}
 		if st.Paused {
 			if err := c.Resume(ctx, i); err != nil {
-				errs = append(errs, fmt.Sprintf("resume %s: %v", env.name(i), err))
+				errs = append(errs, withContext("resume "+env.name(i), err).Error())
 			}
 		}
 		if !st.Running {
 			if err := c.Start(ctx, i); err != nil {
-				errs = append(errs, fmt.Sprintf("start %s: %v", env.name(i), err))
+				errs = append(errs, withContext("start "+env.name(i), err).Error())
 			}
 		}
 		if sh, ok := c.(Shaper); ok && (c.Supports(cluster.CapLatency) == nil || c.Supports(cluster.CapLoss) == nil) {
