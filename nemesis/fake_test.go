@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +31,10 @@ type fake struct {
 	noop map[string]bool
 	fail map[string]string
 	ops  []string // controls called, in order
+
+	// Membership, by server name: the meta group and the stream's peers.
+	metaPeers, streamPeers []string
+	dir                    string // holds each node's store directory
 }
 
 type fakeNode struct {
@@ -40,15 +45,21 @@ type fakeNode struct {
 	paused  chan struct{} // non-nil while paused; closed on resume
 	msgs    uint64        // stream messages held
 	wiped   bool          // the store was deleted: the next /jsz shows it empty
+	net     fakeNet
 }
 
-const fakeStream = "S"
+const (
+	fakeStream = "S"
+	fakeGroup  = "S-R3F-fake"
+)
 
 func newFake(n int) *fake {
 	f := &fake{caps: map[cluster.Capability]error{}, noop: map[string]bool{}, fail: map[string]string{}}
 	for i := range n {
 		nd := &fakeNode{name: cluster.NodeName(i), msgs: 1000}
 		f.nodes = append(f.nodes, nd)
+		f.metaPeers = append(f.metaPeers, nd.name)
+		f.streamPeers = append(f.streamPeers, nd.name)
 		f.serve(i)
 	}
 	return f
@@ -121,7 +132,14 @@ func (f *fake) leaderName() string {
 
 func (f *fake) jsz(i int, streams bool) any {
 	nd := f.nodes[i]
-	out := map[string]any{"server_name": nd.name, "meta_cluster": map[string]any{"leader": f.leaderName()}}
+	leader := f.leaderName()
+	var meta []map[string]any
+	for _, p := range f.metaPeers {
+		if p != leader {
+			meta = append(meta, map[string]any{"name": p, "current": f.runningName(p)})
+		}
+	}
+	out := map[string]any{"server_name": nd.name, "meta_cluster": map[string]any{"leader": leader, "replicas": meta}}
 	if !streams {
 		return out
 	}
@@ -130,18 +148,29 @@ func (f *fake) jsz(i int, streams bool) any {
 		msgs, nd.wiped = 0, false
 	}
 	var reps []map[string]any
-	for j, o := range f.nodes {
-		if o.name != f.leaderName() {
-			reps = append(reps, map[string]any{"name": o.name, "current": f.nodes[j].running})
+	for _, p := range f.streamPeers {
+		if p != leader {
+			reps = append(reps, map[string]any{"name": p, "current": f.runningName(p)})
 		}
 	}
 	out["account_details"] = []any{map[string]any{"stream_detail": []any{map[string]any{
-		"name":    fakeStream,
-		"cluster": map[string]any{"leader": f.leaderName(), "replicas": reps},
-		"config":  map[string]any{"num_replicas": len(f.nodes)},
-		"state":   map[string]any{"messages": msgs},
+		"name":              fakeStream,
+		"stream_raft_group": fakeGroup,
+		"cluster":           map[string]any{"leader": leader, "replicas": reps},
+		"config":            map[string]any{"num_replicas": len(f.nodes)},
+		"state":             map[string]any{"messages": msgs},
 	}}}}
 	return out
+}
+
+// runningName says whether a node of that name runs.
+func (f *fake) runningName(name string) bool {
+	for _, n := range f.nodes {
+		if n.name == name {
+			return n.running
+		}
+	}
+	return false
 }
 
 // do records a control call and says whether to carry it out, or the
@@ -285,6 +314,9 @@ func (f *fake) Supports(c cluster.Capability) error { return f.caps[c] }
 func (f *fake) Close(context.Context) error {
 	for i := range f.nodes {
 		f.down(i)
+	}
+	if f.dir != "" {
+		os.RemoveAll(f.dir)
 	}
 	return nil
 }
