@@ -84,7 +84,11 @@ func (c corrupt) Inject(ctx context.Context, env *Env) (Active, error) {
 		}
 	}
 	a := &active{targets: env.names(targets)}
-	a.heal = func(ctx context.Context) Check { return startAll(ctx, env, targets) }
+	a.heal = func(ctx context.Context) Check {
+		c := startAll(ctx, env, targets)
+		c.Detail += "; " + env.holdings(ctx, targets)
+		return c
+	}
 	var checks []Check
 	for _, i := range targets {
 		ch, err := c.corruptNode(ctx, env, i, groups[i])
@@ -250,4 +254,33 @@ func truncateTail(path string, rng *rand.Rand) (string, error) {
 		return "", fmt.Errorf("truncated to %d bytes but reads back %v (%v)", cut, fi.Size(), err)
 	}
 	return fmt.Sprintf("cut at offset %d: %d of its %d bytes removed", cut, size-cut, size), nil
+}
+
+// holdings says, for the record, how much of the stream the targets and the
+// leader hold right after the restart: what the server made of the changed
+// file (dropped a block's tail, rebuilt from peers, refused the stream).
+func (e *Env) holdings(ctx context.Context, targets []int) string {
+	var parts []string
+	leader, _ := e.streamLeader(ctx)
+	idx := targets
+	if i := e.index(leader); i >= 0 && !slices.Contains(targets, i) {
+		idx = append(slices.Clone(targets), i)
+	}
+	for _, i := range idx {
+		n := e.nodes()[i]
+		role := ""
+		if n.Name == leader {
+			role = " (leader)"
+		}
+		s, ok, err := e.localStream(ctx, n)
+		switch {
+		case err != nil:
+			parts = append(parts, fmt.Sprintf("%s%s: %v", n.Name, role, err))
+		case !ok:
+			parts = append(parts, fmt.Sprintf("%s%s has no stream %s", n.Name, role, e.Stream))
+		default:
+			parts = append(parts, fmt.Sprintf("%s%s holds %d messages, last seq %d", n.Name, role, s.State.Msgs, s.State.LastSeq))
+		}
+	}
+	return "stream " + e.Stream + " right after: " + strings.Join(parts, ", ")
 }
