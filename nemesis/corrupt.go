@@ -62,6 +62,11 @@ func (c corrupt) Inject(ctx context.Context, env *Env) (Active, error) {
 	if env.Stream == "" {
 		return nil, fmt.Errorf("%s: no workload stream whose files to change", c.Name())
 	}
+	// A runtime may refuse store files for this cluster alone (a store on
+	// tmpfs): find out before stopping anything.
+	if err := env.Cluster.Supports(cluster.CapStoreFiles); err != nil {
+		return nil, withContext(c.Name(), err)
+	}
 	n := len(env.nodes())
 	if n == 0 {
 		return nil, fmt.Errorf("%s: the cluster has no nodes", c.Name())

@@ -319,6 +319,9 @@ func TestDataFaultsUnverified(t *testing.T) {
 		{"loss", func(f *fake, _ *Env) { f.noop["loss"] = true }, "loss=10% not seen dropping within"},
 		{"bandwidth", func(f *fake, _ *Env) { f.noop["rate"] = true }, "not seen passing traffic within"},
 		{"bitflip", nil, "injection failed: bitflip=block on n"},
+		{"truncate", func(f *fake, _ *Env) {
+			f.caps[cluster.CapStoreFiles] = cluster.Unsupported("docker", cluster.CapStoreFiles, "the store is on tmpfs")
+		}, "not injected: truncate=block: unsupported: the docker runtime cannot store-files: the store is on tmpfs"},
 		{"truncate=snapshot", func(f *fake, _ *Env) { writeStores(t, f); f.noop["stop"] = true }, "store left alone"},
 		{"member-replace", func(f *fake, _ *Env) { f.fail["remove-server"] = "member change in flight" }, "still failing after"},
 		{"member-replace", func(f *fake, _ *Env) { f.noop["remove-stream-peer"] = true }, "not as asked within"},
