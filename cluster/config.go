@@ -109,6 +109,9 @@ func (c Config) GoMemLimitFor() int64 {
 const (
 	SystemUser     = "chaos-sys"
 	SystemPassword = "chaos-sys"
+	// systemPasswordHash is SystemPassword's bcrypt hash, which the configs
+	// hold: the server warns about plaintext passwords.
+	systemPasswordHash = "$2a$10$g5XsJ.NLbC6UhjuhD6JYMOYhBjnPka3Bn.B0bwyRUFEwYN.0Fn5Gy"
 )
 
 // NodeName is the server_name of node i.
@@ -152,7 +155,7 @@ func (c Config) Render(s ServerConf) string {
 		fmt.Fprintf(&b, "  max_outstanding_catchup: %d\n", c.MaxOutstandingCatchup)
 	}
 	b.WriteString("}\n")
-	fmt.Fprintf(&b, "accounts { $SYS { users = [ { user: %q, password: %q } ] } }\n", SystemUser, SystemPassword)
+	fmt.Fprintf(&b, "accounts { $SYS { users = [ { user: %q, password: %q } ] } }\n", SystemUser, systemPasswordHash)
 	if c.Nodes == 1 {
 		// A lone server with a cluster block waits for routes forever.
 		return b.String()
