@@ -109,6 +109,19 @@ func (c Config) GoMemLimitFor() int64 {
 	}
 }
 
+// The system account's user, for the server APIs only it may call
+// ($JS.API.SERVER.REMOVE). Clients without credentials stay in the global
+// account: with no other account configured the server gives them a
+// no-auth user there (nats-server server.go, sysAccOnlyNoAuthUser), as its
+// own cluster tests do. Loopback and a private network only.
+const (
+	SystemUser     = "chaos-sys"
+	SystemPassword = "chaos-sys"
+	// systemPasswordHash is SystemPassword's bcrypt hash, which the configs
+	// hold: the server warns about plaintext passwords.
+	systemPasswordHash = "$2a$10$g5XsJ.NLbC6UhjuhD6JYMOYhBjnPka3Bn.B0bwyRUFEwYN.0Fn5Gy"
+)
+
 // NodeName is the server_name of node i.
 func NodeName(i int) string { return fmt.Sprintf("n%d", i+1) }
 
@@ -150,6 +163,7 @@ func (c Config) Render(s ServerConf) string {
 		fmt.Fprintf(&b, "  max_outstanding_catchup: %d\n", c.MaxOutstandingCatchup)
 	}
 	b.WriteString("}\n")
+	fmt.Fprintf(&b, "accounts { $SYS { users = [ { user: %q, password: %q } ] } }\n", SystemUser, systemPasswordHash)
 	if c.Nodes == 1 {
 		// A lone server with a cluster block waits for routes forever.
 		return b.String()

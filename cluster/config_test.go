@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 func TestValidate(t *testing.T) {
@@ -56,7 +58,8 @@ func TestRender(t *testing.T) {
 	out := cfg.Render(ServerConf{Name: "n2", ClientPort: 4222, MonitorPort: 8222, ClusterPort: 6222,
 		Routes: []string{"n1:6222", "n2:6222", "n3:6222"}, StoreDir: "/data"})
 	for _, want := range []string{`server_name: "n2"`, `store_dir: "/data"`, `ping_interval: "1s"`, "ping_max: 3",
-		"sync_interval: always", "max_outstanding_catchup: 1048576", `"nats-route://n3:6222"`} {
+		"sync_interval: always", "max_outstanding_catchup: 1048576", `"nats-route://n3:6222"`,
+		`accounts { $SYS { users = [ { user: "chaos-sys", password: "$2a$10$`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("rendered config lacks %q:\n%s", want, out)
 		}
@@ -80,5 +83,11 @@ func TestRenderRoutePingsByVersion(t *testing.T) {
 		if !strings.Contains(out, `ping_interval: "1s"`) || !strings.Contains(out, "ping_max: 3") {
 			t.Errorf("%q: route pings missing:\n%s", c.version, out)
 		}
+	}
+}
+
+func TestSystemPasswordHash(t *testing.T) {
+	if err := bcrypt.CompareHashAndPassword([]byte(systemPasswordHash), []byte(SystemPassword)); err != nil {
+		t.Errorf("the configs' hash does not match SystemPassword: %v", err)
 	}
 }

@@ -527,13 +527,13 @@ func TestControls(t *testing.T) {
 func checkRequest(t *testing.T, dc *dockerCluster, i int, st container.InspectResponse) {
 	t.Helper()
 	n := dc.nodes[i]
-	if st.Name != "/"+n.container || st.Config.Image != dc.image || st.Config.Hostname != n.name ||
+	if st.Name != "/"+n.container || st.Config.Image != dc.image || st.Config.Hostname != n.slot ||
 		st.Config.User != fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()) ||
 		strings.Join(st.Config.Cmd, " ") != "-c "+confPath {
 		t.Errorf("name %q image %q hostname %q user %q cmd %q", st.Name, st.Config.Image, st.Config.Hostname, st.Config.User, st.Config.Cmd)
 	}
 	l := st.Config.Labels
-	if l[LabelKey] != runValue || l[labelOwner] != selfOwner || l[labelCluster] != dc.id || l[labelNode] != n.name {
+	if l[LabelKey] != runValue || l[labelOwner] != selfOwner || l[labelCluster] != dc.id || l[labelNode] != n.slot {
 		t.Errorf("labels %v: want ours", l)
 	}
 	if l["org.testcontainers"] != "true" || l["org.testcontainers.reap"] != "" {
@@ -542,7 +542,7 @@ func checkRequest(t *testing.T, dc *dockerCluster, i int, st container.InspectRe
 	hc := st.HostConfig
 	netAdmin := func(c string) bool { return strings.TrimPrefix(c, "CAP_") == "NET_ADMIN" } // 20.10 adds CAP_
 	if !slices.ContainsFunc(hc.CapAdd, netAdmin) || string(hc.NetworkMode) != dc.netName ||
-		!slices.Contains(hc.Binds, filepath.Join(dc.cfg.Dir, "config", n.name+".conf")+":"+confPath+":ro") {
+		!slices.Contains(hc.Binds, filepath.Join(dc.cfg.Dir, "config", n.slot+".conf")+":"+confPath+":ro") {
 		t.Errorf("caps %v network mode %q binds %v", hc.CapAdd, hc.NetworkMode, hc.Binds)
 	}
 	for port, want := range map[uint16]int{clientPort: n.clientPort, monitorPort: n.monitorPort} {
@@ -551,8 +551,8 @@ func checkRequest(t *testing.T, dc *dockerCluster, i int, st container.InspectRe
 			t.Errorf("port %d published as %+v, want 127.0.0.1:%d", port, b, want)
 		}
 	}
-	if ep := st.NetworkSettings.Networks[dc.netName]; ep == nil || !slices.Contains(ep.Aliases, n.name) {
-		t.Errorf("on %s: %+v, want the alias %s", dc.netName, ep, n.name)
+	if ep := st.NetworkSettings.Networks[dc.netName]; ep == nil || !slices.Contains(ep.Aliases, n.slot) {
+		t.Errorf("on %s: %+v, want the alias %s", dc.netName, ep, n.slot)
 	}
 }
 

@@ -110,7 +110,7 @@ func checkMounted(t *testing.T, c cluster.Cluster) {
 	}
 	for _, n := range c.(*dockerCluster).nodes {
 		if !slices.ContainsFunc(ms, func(m lazyfs.MountInfo) bool { return m.Mountpoint == n.dataDir && m.Owner == selfOwner }) {
-			t.Errorf("%s: no lazyfs mount at %s", n.name, n.dataDir)
+			t.Errorf("%s: no lazyfs mount at %s", n.srv(), n.dataDir)
 		}
 	}
 }

@@ -21,10 +21,7 @@ func newTable() *nftables.Table {
 // heal queues a delete of our table. Adding it first makes the delete succeed
 // when the table is absent (adding an existing table is a no-op), so heal is
 // idempotent in one batch.
-func heal(conn *nftables.Conn) {
-	t := conn.AddTable(newTable())
-	conn.DelTable(t)
-}
+func heal(conn *nftables.Conn) { dropTable(conn, newTable()) }
 
 // isolate queues one atomic batch: drop the old table, then build
 //

@@ -205,7 +205,6 @@ func cellSettings(c run.CellResult) kvupdate.Options {
 	return o
 }
 
-
 // kvRows are the cells table of a kv-update run: setup, reads, updates
 // and data.
 func kvRows(p *reports.Page, sums []Summary) []reports.MatrixRow {

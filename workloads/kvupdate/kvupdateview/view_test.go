@@ -1,8 +1,8 @@
 package kvupdateview
 
 import (
-	"encoding/json"
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
