@@ -61,6 +61,7 @@ func NewPage(r *Run) *Page {
 		p.Cols = 2
 	}
 	p.Params = params(r)
+	p.Blocks = runBlocks(res)
 	if r.view != nil {
 		r.view.Page(p)
 	}
