@@ -195,8 +195,8 @@ func TestCatchupJUnit(t *testing.T) {
 	}
 	var suites jSuites
 	readXMLFile(t, filepath.Join(dir, reports.JUnitFile), &suites)
-	if len(suites.Suites) != 2 || suites.Tests != 14 || suites.Failures != 3 || suites.Errors != 0 {
-		t.Fatalf("suites %d, tests %d, failures %d, errors %d; want 2, 14, 3, 0", len(suites.Suites), suites.Tests, suites.Failures, suites.Errors)
+	if len(suites.Suites) != 2 || suites.Tests != 16 || suites.Failures != 3 || suites.Errors != 0 { // 7 checks + harness a cell
+		t.Fatalf("suites %d, tests %d, failures %d, errors %d; want 2, 16, 3, 0", len(suites.Suites), suites.Tests, suites.Failures, suites.Errors)
 	}
 	s := suites.Suites[1]
 	var names []string
@@ -209,7 +209,7 @@ func TestCatchupJUnit(t *testing.T) {
 			t.Errorf("oom-kill testcase %+v", c)
 		}
 	}
-	if strings.Join(names, ",") != "harness,oom-kill,crash-loop,catch-up,recovery,replicas-agree,acked-present" {
+	if strings.Join(names, ",") != "harness,oom-kill,crash-loop,catch-up,catchup-memory,recovery,replicas-agree,acked-present" {
 		t.Errorf("testcases %v", names)
 	}
 	props := map[string]string{}
