@@ -37,6 +37,17 @@ type Config struct {
 	// which is how a crash loop shows.
 	AutoRestart bool `json:"auto_restart,omitempty"`
 
+	// FaultVerifyTimeout bounds each check of a fault's effect and of its
+	// heal; ProbeTimeout bounds one monitoring request (a paused node is one
+	// that does not answer within it). 0 keeps the nemesis defaults (20 s,
+	// 2 s); a remote cluster may need longer.
+	FaultVerifyTimeout time.Duration `json:"fault_verify_timeout,omitempty"`
+	ProbeTimeout       time.Duration `json:"probe_timeout,omitempty"`
+
+	// External describes a cluster the toolkit did not start (--runtime
+	// external): what its servers reported, the hooks and the timeouts.
+	External *External `json:"external,omitempty"`
+
 	// Dir holds node configs, stores and logs for this cluster.
 	Dir string `json:"dir"`
 	// RunID labels everything the cluster creates, so leftovers can be swept.
@@ -76,6 +87,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("route ping interval %s is below 100ms", c.RoutePingInterval)
 	case c.MemoryLimit < 0:
 		return fmt.Errorf("memory limit must not be negative")
+	case c.FaultVerifyTimeout < 0 || c.ProbeTimeout < 0:
+		return fmt.Errorf("fault verify and probe timeouts must not be negative")
 	case c.MemoryLimit > 0 && c.MemoryLimit < 32<<20:
 		return fmt.Errorf("memory limit %d bytes is below 32 MiB; nats-server cannot start", c.MemoryLimit)
 	}
