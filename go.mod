@@ -18,6 +18,7 @@ require (
 	github.com/testcontainers/testcontainers-go v0.45.0
 	golang.org/x/image v0.30.0
 	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.47.0
 	golang.org/x/time v0.16.0
 	gonum.org/v1/plot v0.17.0
 )

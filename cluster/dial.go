@@ -32,6 +32,16 @@ func (d *Dial) String() string {
 	return d.desc
 }
 
-// ClientOptions are the options every client adds to its own to connect
-// to n: nothing on the clusters the toolkit starts.
-func (n Node) ClientOptions() []nats.Option { return n.Dial.Options() }
+// ClientOption is the one option every client adds to its own to connect
+// to n: the Dial's options, nothing on the clusters the toolkit starts.
+func (n Node) ClientOption() nats.Option {
+	opts := n.Dial.Options()
+	return func(o *nats.Options) error {
+		for _, f := range opts {
+			if err := f(o); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

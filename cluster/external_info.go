@@ -71,3 +71,19 @@ func (e *External) Summary() string {
 	return fmt.Sprintf("not started by the toolkit: %s; auth %s; hooks %s; streams %s; connect timeout %s, hook timeout %s",
 		strings.Join(servers, ", "), e.Auth, strings.Join(hooks, " "), strings.Join(e.Streams, " "), e.ConnectTimeout, e.HookTimeout)
 }
+
+// ExternalSummary is External.Summary plus the fault timeouts, or "" when
+// the cluster was started by the toolkit.
+func (c Config) ExternalSummary() string {
+	if c.External == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s, fault verify timeout %s, probe timeout %s", c.External.Summary(), orNemesisDefault(c.FaultVerifyTimeout), orNemesisDefault(c.ProbeTimeout))
+}
+
+func orNemesisDefault(d time.Duration) string {
+	if d == 0 {
+		return "the nemesis default"
+	}
+	return d.String()
+}

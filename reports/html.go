@@ -239,6 +239,9 @@ func params(r *Run) []kv {
 	if s.Cluster.SyncInterval != "" {
 		p = append(p, kv{"sync interval", s.Cluster.SyncInterval})
 	}
+	if x := s.Cluster.ExternalSummary(); x != "" {
+		p = append(p, kv{"external cluster", x})
+	}
 	if !r.Result.StartedAt.IsZero() {
 		p = append(p, kv{"started", r.Result.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}

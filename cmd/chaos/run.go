@@ -34,6 +34,9 @@ type runFlags struct {
 	expand                   workloads.Expander
 	keepData                 bool
 	expect                   []string
+	probeTimeout             time.Duration
+	verifyTimeout            time.Duration
+	ext                      *externalFlags
 }
 
 // runCmd builds `chaos run`. The workload's own flags are bound for the
@@ -66,7 +69,7 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.workload, "workload", workloads.Default, "workload to run: "+strings.Join(workloads.Names(), ", "))
-	fl.StringVar(&f.runtime, "runtime", "auto", "cluster runtime: auto (docker when a daemon answers, else local), docker or local")
+	fl.StringVar(&f.runtime, "runtime", "auto", "cluster runtime: auto (docker when a daemon answers, else local), docker, local, or external (a cluster you run: --server, --monitor, --fault-hook)")
 	fl.StringVar(&f.store, "store", "store", "folder that holds every run's files")
 	fl.DurationVar(&f.timeLimit, "time-limit", workloads.TimeLimitDefault, "how long the workload runs in each cell (timed workloads: kv-update)")
 	fl.StringVar(&f.directGet, "direct-get", "both", "Direct Get on the bucket or stream: on, off or both (both runs two cells side by side)")
@@ -79,6 +82,9 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.DurationVar(&f.recovery, "recovery-timeout", run.DefaultRecoveryTimeout, "how long to wait for the cluster to recover after the final heal (default: 1m, or the workload's own bound)")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 60*time.Second, "time bound of the linearizability check per cell")
 	fl.BoolVar(&f.keepData, "keep-data", false, "keep the nodes' JetStream stores after the run")
+	fl.DurationVar(&f.probeTimeout, "probe-timeout", 2*time.Second, "bound on one monitoring request of the fault checks; a paused node is one that does not answer within it")
+	fl.DurationVar(&f.verifyTimeout, "fault-verify-timeout", 20*time.Second, "how long a fault check waits to see the fault's effect, and its heal's")
+	f.ext = bindExternal(fl)
 	fl.StringArrayVar(&f.expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (e.g. direct-get-on=stale-reads): those cells pass only if it shows, and nothing else does; repeatable")
 	if w, err := workloads.Get(name); err == nil {
 		f.expand = w.Flags(fl)
@@ -144,6 +150,16 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 		f.seed = rand.Uint64N(1<<31) + 1
 	}
 	changed := cmd.Flags().Changed
+	if f.runtime != "external" {
+		for _, n := range externalOnly {
+			if changed(n) {
+				return run.Spec{}, fmt.Errorf("--%s applies to --runtime external only", n)
+			}
+		}
+	}
+	if f.probeTimeout <= 0 || f.verifyTimeout <= 0 {
+		return run.Spec{}, fmt.Errorf("--probe-timeout and --fault-verify-timeout must be positive")
+	}
 	if changed("recovery-timeout") && f.recovery <= 0 {
 		return run.Spec{}, fmt.Errorf("--recovery-timeout %s: want a positive duration", f.recovery)
 	}
@@ -172,6 +188,12 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 	s.Expect = f.expect
 	s.Cluster.RoutePingInterval = f.pingInterval
 	s.Cluster.SyncInterval = f.syncInterval
+	s.Cluster.ProbeTimeout, s.Cluster.FaultVerifyTimeout = f.probeTimeout, f.verifyTimeout
+	if f.runtime == "external" {
+		if err := f.ext.shape(&s, changed); err != nil {
+			return run.Spec{}, err
+		}
+	}
 	return s, s.Validate()
 }
 
@@ -179,7 +201,11 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 func rerunCommand(cmd *cobra.Command, seed uint64) string {
 	parts := []string{"chaos", "run"}
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		if fl.Name == "seed" {
+		switch fl.Name {
+		case "seed":
+			return
+		case "password": // never saved: the rerun reads it from the environment
+			parts = append(parts, `--password="$NATS_PASSWORD"`)
 			return
 		}
 		if sv, ok := fl.Value.(pflag.SliceValue); ok {
@@ -214,23 +240,11 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	}
 	ctx, stop := interruptible("healing, saving the history and tearing down")
 	defer stop()
-	// Build every server version first, so an unknown one fails before
-	// anything starts.
-	for _, v := range spec.ServerVersions {
-		if _, err := serverbin.Path(ctx, v); errors.Is(err, serverbin.ErrNotServed) {
-			return usageErr("%v", err)
-		} else if err != nil {
-			return harnessErr(err)
-		}
-	}
-	rt, err := openRuntime(ctx, f.runtime, os.Stdout)
+	rt, err := f.open(ctx, &spec)
 	if err != nil {
 		return err
 	}
 	defer rt.cleanup()
-	if err := spec.Refuse(rt); err != nil {
-		return usageErr("%v", err)
-	}
 	res, err := run.Execute(ctx, spec, rt, os.Stdout)
 	if err != nil {
 		return harnessErr(err)
@@ -247,6 +261,36 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 		fmt.Printf("%s\nreport: %s\n", reports.Headline(r.Result, r.Expect...), filepath.Join(res.Dir, reports.HTMLFile))
 	}
 	return &exitError{code: code}
+}
+
+// open resolves the runtime and refuses, before anything starts, what it
+// cannot do.
+func (f *runFlags) open(ctx context.Context, spec *run.Spec) (chosenRuntime, error) {
+	if f.runtime == "external" {
+		rt, err := f.openExternal(ctx, spec, os.Stdout)
+		if err != nil {
+			return chosenRuntime{}, err
+		}
+		return chosenRuntime{Runtime: rt, cleanup: func() { cleanupExternal(rt, os.Stdout) }}, nil
+	}
+	// Build every server version first, so an unknown one fails before
+	// anything starts.
+	for _, v := range spec.ServerVersions {
+		if _, err := serverbin.Path(ctx, v); errors.Is(err, serverbin.ErrNotServed) {
+			return chosenRuntime{}, usageErr("%v", err)
+		} else if err != nil {
+			return chosenRuntime{}, harnessErr(err)
+		}
+	}
+	rt, err := openRuntime(ctx, f.runtime, os.Stdout)
+	if err != nil {
+		return chosenRuntime{}, err
+	}
+	if err := spec.Refuse(rt); err != nil {
+		rt.cleanup()
+		return chosenRuntime{}, usageErr("%v", err)
+	}
+	return rt, nil
 }
 
 // interruptible cancels on the first SIGINT/SIGTERM so the run heals, saves
