@@ -305,19 +305,34 @@ func streamExists(ctx context.Context, js jetstream.JetStream, name string, time
 	return true, nil
 }
 
-// deleteStream deletes name if it exists and checks that it is gone.
+// deleteStream deletes name if it exists and checks that it is gone. Right
+// after a delete, a clustered stream's info request can go unanswered for
+// a moment (nobody owns the stream any more), so the check asks again, a
+// few seconds at a time, until the bound.
 func deleteStream(ctx context.Context, js jetstream.JetStream, name string, timeout time.Duration) error {
-	dctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if err := js.DeleteStream(dctx, name); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return err
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		step := min(5*time.Second, time.Until(deadline))
+		dctx, cancel := context.WithTimeout(ctx, step)
+		err := js.DeleteStream(dctx, name)
+		cancel()
+		if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			last = err
+			continue
+		}
+		exists, err := streamExists(ctx, js, name, step)
+		switch {
+		case err != nil:
+			last = err
+		case exists:
+			last = errors.New("still there after the delete")
+		default:
+			return nil
+		}
 	}
-	exists, err := streamExists(ctx, js, name, timeout)
-	switch {
-	case err != nil:
-		return err
-	case exists:
-		return errors.New("still there after the delete")
+	if last == nil {
+		last = ctx.Err()
 	}
-	return nil
+	return last
 }
