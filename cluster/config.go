@@ -62,10 +62,10 @@ func (c Config) WithDefaults() Config {
 	if c.Nodes == 0 {
 		c.Nodes = 3
 	}
-	if c.RoutePingInterval == 0 {
+	if c.RoutePingInterval == 0 && c.External == nil { // an external cluster's are its own, unknown to the run
 		c.RoutePingInterval = time.Second
 	}
-	if c.RoutePingMax == 0 {
+	if c.RoutePingMax == 0 && c.External == nil {
 		c.RoutePingMax = 3
 	}
 	if c.MemoryLimit > 0 && c.MaxMemoryStore == 0 {
@@ -83,7 +83,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("nodes must be 1..9, got %d", c.Nodes)
 	case c.ServerVersion != "" && !versionRE.MatchString(c.ServerVersion):
 		return fmt.Errorf("server version %q is not of the form vX.Y.Z", c.ServerVersion)
-	case c.RoutePingInterval < 100*time.Millisecond:
+	case c.RoutePingInterval < 100*time.Millisecond && c.External == nil:
 		return fmt.Errorf("route ping interval %s is below 100ms", c.RoutePingInterval)
 	case c.MemoryLimit < 0:
 		return fmt.Errorf("memory limit must not be negative")
@@ -98,6 +98,14 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Words describe the cluster for the report: its size and route pings.
+func (c Config) Words() string {
+	if c.External != nil {
+		return fmt.Sprintf("%d nodes not started by the toolkit (route pings as the servers are configured)", c.Nodes)
+	}
+	return fmt.Sprintf("%d nodes, route ping %s", c.Nodes, c.RoutePingInterval)
 }
 
 // GoMemLimitFor is the documented GOMEMLIMIT policy: 80 % of the hard limit,

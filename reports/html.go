@@ -226,7 +226,7 @@ func params(r *Run) []kv {
 		{"nemesis interval", s.NemesisInterval.String()},
 		{"nats-server", versions},
 		{"nats.go (client)", r.ClientVersion + " (" + r.ClientVersionSource + ")"},
-		{"cluster", fmt.Sprintf("%d nodes, route ping %s", s.Cluster.Nodes, s.Cluster.RoutePingInterval)},
+		{"cluster", s.Cluster.Words()},
 		{"recovery timeout / check timeout", fmt.Sprintf("%s / %s", s.RecoveryTimeout, s.CheckTimeout)},
 	}
 	for i, o := range specKV(s) {
@@ -280,7 +280,7 @@ func catchupParams(r *Run) []kv {
 		{"Direct Get", joinBools(s.DirectGet)},
 		{"nats-server", strings.Join(s.ServerVersions, ", ")},
 		{"nats.go (client)", r.ClientVersion + " (" + r.ClientVersionSource + ")"},
-		{"cluster", fmt.Sprintf("%d nodes, route ping %s", s.Cluster.Nodes, s.Cluster.RoutePingInterval)},
+		{"cluster", s.Cluster.Words()},
 	}
 	if o := specCatchup(s); o != nil {
 		if o.Preset != "" {

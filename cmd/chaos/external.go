@@ -68,8 +68,17 @@ func (e *externalFlags) shape(s *run.Spec, changed func(string) bool) error {
 	if len(e.servers) == 0 {
 		return errors.New("--runtime external needs --server, one client URL per node (nats://host:4222,...), and --monitor")
 	}
+	for _, n := range []string{"route-ping-interval", "sync-interval", "keep-data"} {
+		if changed(n) {
+			return fmt.Errorf("--%s does not apply to --runtime external: it configures servers the run starts", n)
+		}
+	}
 	s.Cluster.Nodes = len(e.servers)
 	s.ServerVersions = []string{""} // what the servers report, once connected
+	// Marks the config as external from the start (no route ping defaults);
+	// openExternal fills it with what the servers report.
+	s.Cluster.External = &cluster.External{}
+	s.Cluster.RoutePingInterval, s.Cluster.RoutePingMax = 0, 0
 	return nil
 }
 

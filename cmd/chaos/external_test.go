@@ -64,6 +64,7 @@ func TestExternalRefusalsStartNothing(t *testing.T) {
 		{"server version", []string{"--server", servers, "--monitor", monitors, "--server-version", "v2.10.7"}, "--server-version does not apply to --runtime external"},
 		{"another workload", []string{"--workload", "catchup", "--server", servers, "--monitor", monitors}, "--runtime external runs --workload kv-update only"},
 		{"remote without --yes", []string{"--server", remote, "--monitor", remoteMon}, "0.0.0.0 is not on this machine: pass --yes to run against nats://0.0.0.0:"},
+		{"route pings", []string{"--server", servers, "--monitor", monitors, "--route-ping-interval", "2s"}, "--route-ping-interval does not apply to --runtime external"},
 		{"bad prefix", []string{"--server", servers, "--monitor", monitors, "--name-prefix", "a.b"}, `--name-prefix "a.b"`},
 	}
 	for _, c := range cases {
