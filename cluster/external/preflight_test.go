@@ -20,6 +20,12 @@ func TestPreflightNamesTheMissingPermission(t *testing.T) {
 	}
 	users := []*server.User{
 		{Username: "admin", Password: "pw"},
+		// Exactly the grants the README lists for a user of its own account.
+		{Username: "minimal", Password: "pw", Permissions: &server.Permissions{
+			Publish: &server.SubjectPermission{Allow: []string{"$JS.API.INFO", "$JS.API.STREAM.CREATE.*", "$JS.API.STREAM.UPDATE.*",
+				"$JS.API.STREAM.INFO.*", "$JS.API.STREAM.DELETE.*", "$JS.API.STREAM.MSG.GET.*", "$JS.API.DIRECT.GET.>",
+				"$JS.API.CONSUMER.>", "$JS.API.STREAM.LEADER.STEPDOWN.*", "$KV.>"}},
+			Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}}}},
 		deny("noinfo", "$JS.API.INFO"),
 		deny("nocreate", "$JS.API.STREAM.CREATE.>"),
 		deny("nopublish", "$KV.>"),
@@ -38,6 +44,7 @@ func TestPreflightNamesTheMissingPermission(t *testing.T) {
 		want     string // "" = passes
 	}{
 		{"admin", true, ""},
+		{"minimal", true, ""},
 		{"nostepdown", false, ""}, // no stepdown fault: not needed
 		{"noinfo", false, `to read the JetStream account info: Permissions Violation for Publish to "$JS.API.INFO"`},
 		{"nocreate", false, `to create stream KV_chaos_p (R1): Permissions Violation for Publish to "$JS.API.STREAM.CREATE.KV_chaos_p"`},

@@ -73,6 +73,11 @@ func (e *externalFlags) shape(s *run.Spec, changed func(string) bool) error {
 			return fmt.Errorf("--%s does not apply to --runtime external: it configures servers the run starts", n)
 		}
 	}
+	if len(e.servers) == 1 {
+		// nemesis.WaitRecovered waits for a meta leader, which a standalone
+		// server never has: every cell would read as not recovered.
+		return errors.New("--server lists one server: --runtime external tests a JetStream cluster (the recovery check waits for its meta leader)")
+	}
 	s.Cluster.Nodes = len(e.servers)
 	s.ServerVersions = []string{""} // what the servers report, once connected
 	// Marks the config as external from the start (no route ping defaults);

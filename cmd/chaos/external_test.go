@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/external"
@@ -58,13 +62,14 @@ func TestExternalRefusalsStartNothing(t *testing.T) {
 			"no --fault-hook start given (the heal of --fault-hook kill runs it)"},
 		{"partition without heal", []string{"--server", servers, "--monitor", monitors, "--nemesis", "partition-one", "--fault-hook", "partition=x {nodes}"},
 			"no --fault-hook heal given"},
-		{"memory limits", []string{"--server", servers, "--monitor", monitors, "--nemesis", "latency"}, "there is no hook for network shaping"},
+		{"network shaping", []string{"--server", servers, "--monitor", monitors, "--nemesis", "latency"}, "there is no hook for network shaping"},
 		{"restart hook", []string{"--server", servers, "--monitor", monitors, "--fault-hook", "restart=x"}, "the restart fault runs the stop hook, then start"},
 		{"a typo in a hook", []string{"--server", servers, "--monitor", monitors, "--fault-hook", "kill=docker kill {nod}"}, "unknown variable {nod}"},
 		{"server version", []string{"--server", servers, "--monitor", monitors, "--server-version", "v2.10.7"}, "--server-version does not apply to --runtime external"},
 		{"another workload", []string{"--workload", "catchup", "--server", servers, "--monitor", monitors}, "--runtime external runs --workload kv-update only"},
 		{"remote without --yes", []string{"--server", remote, "--monitor", remoteMon}, "0.0.0.0 is not on this machine: pass --yes to run against nats://0.0.0.0:"},
 		{"route pings", []string{"--server", servers, "--monitor", monitors, "--route-ping-interval", "2s"}, "--route-ping-interval does not apply to --runtime external"},
+		{"one server", []string{"--server", "nats://127.0.0.1:4222", "--monitor", "http://127.0.0.1:8222"}, "--server lists one server"},
 		{"bad prefix", []string{"--server", servers, "--monitor", monitors, "--name-prefix", "a.b"}, `--name-prefix "a.b"`},
 	}
 	for _, c := range cases {
@@ -98,31 +103,63 @@ func TestExternalRefusalsStartNothing(t *testing.T) {
 	})
 }
 
-// TestExternalRefusesMissingPermissions: against a real (in-process)
-// server, a user who may not create streams is refused in one line that
-// names the subject, and nothing is left in the account.
-func TestExternalRefusesMissingPermissions(t *testing.T) {
-	ps := closedPorts(t, 2)
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: ps[0], HTTPHost: "127.0.0.1", HTTPPort: ps[1],
-		JetStream: true, StoreDir: t.TempDir(), ServerName: "solo", NoLog: true, NoSigs: true,
-		Users: []*server.User{{Username: "ro", Password: "pw", Permissions: &server.Permissions{
-			Publish: &server.SubjectPermission{Allow: []string{">"}, Deny: []string{"$JS.API.STREAM.CREATE.>"}}}}}})
-	if err != nil {
-		t.Fatal(err)
+// readmeGrants are the permissions the README lists for the run's user.
+var readmeGrants = &server.Permissions{
+	Publish: &server.SubjectPermission{Allow: []string{"$JS.API.INFO", "$JS.API.STREAM.CREATE.*", "$JS.API.STREAM.UPDATE.*",
+		"$JS.API.STREAM.INFO.*", "$JS.API.STREAM.DELETE.*", "$JS.API.STREAM.MSG.GET.*", "$JS.API.DIRECT.GET.>",
+		"$JS.API.CONSUMER.>", "$JS.API.STREAM.LEADER.STEPDOWN.*", "$KV.>"}},
+	Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
+}
+
+// inProcessCluster starts three routed JetStream servers with these users
+// on 127.0.0.1 and returns their client and monitoring URLs.
+func inProcessCluster(t *testing.T, users []*server.User) (servers, monitors string) {
+	t.Helper()
+	ps := closedPorts(t, 9)
+	var routes []*url.URL
+	for i := range 3 {
+		routes = append(routes, server.RoutesFromStr(fmt.Sprintf("nats://127.0.0.1:%d", ps[3*i+2]))...)
 	}
-	s.Start()
-	defer s.Shutdown()
-	if !s.ReadyForConnections(5 * time.Second) {
-		t.Fatal("server not ready")
+	var ss, ms []string
+	for i := range 3 {
+		s, err := server.NewServer(&server.Options{ServerName: fmt.Sprintf("s%d", i+1), Host: "127.0.0.1", Port: ps[3*i],
+			HTTPHost: "127.0.0.1", HTTPPort: ps[3*i+1], JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+			Cluster: server.ClusterOpts{Name: "test", Host: "127.0.0.1", Port: ps[3*i+2]}, Routes: routes, Users: users})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Start()
+		t.Cleanup(s.Shutdown)
+		if !s.ReadyForConnections(10 * time.Second) {
+			t.Fatal("server not ready")
+		}
+		ss, ms = append(ss, s.ClientURL()), append(ms, fmt.Sprintf("http://127.0.0.1:%d", ps[3*i+1]))
 	}
+	return strings.Join(ss, ","), strings.Join(ms, ",")
+}
+
+// TestExternalPermissions: against a real (in-process) cluster, a user who
+// may not create streams is refused in one line that names the subject,
+// and nothing is left in the account; a user with exactly the grants the
+// README lists runs kv-update with a stepdown fault through, its clients
+// authenticated, and leaves nothing either.
+func TestExternalPermissions(t *testing.T) {
+	servers, monitors := inProcessCluster(t, []*server.User{
+		{Username: "admin", Password: "pw"},
+		{Username: "ro", Password: "pw", Permissions: &server.Permissions{
+			Publish: &server.SubjectPermission{Allow: []string{">"}, Deny: []string{"$JS.API.STREAM.CREATE.>"}}}},
+		{Username: "minimal", Password: "pw", Permissions: readmeGrants},
+	})
 	dir := t.TempDir()
-	cmd := []string{"run", "--runtime", "external", "--server", fmt.Sprintf("nats://127.0.0.1:%d", ps[0]),
-		"--monitor", fmt.Sprintf("http://127.0.0.1:%d", ps[1]), "--user", "ro", "--replicas", "1", "--time-limit", "1s"}
-	code, _, stderr := chaos(t, dir, append(cmd, "--password", "wrong")...)
+	cmd := func(user, password string, more ...string) []string {
+		return append([]string{"run", "--runtime", "external", "--server", servers, "--monitor", monitors,
+			"--user", user, "--password", password, "--time-limit", "1s"}, more...)
+	}
+	code, _, stderr := chaos(t, dir, cmd("ro", "wrong")...)
 	if code != run.ExitUsage || !strings.Contains(stderr, "Authorization Violation: check --creds, --nkey or --user/--password") {
 		t.Errorf("wrong password: exit %d, stderr %q", code, stderr)
 	}
-	code, _, stderr = chaos(t, dir, append(cmd, "--password", "pw")...)
+	code, _, stderr = chaos(t, dir, cmd("ro", "pw")...)
 	want := `the account lacks a permission the run needs, to create stream KV_chaos_`
 	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); code != run.ExitUsage || len(lines) != 1 ||
 		!strings.Contains(stderr, want) || !strings.Contains(stderr, `Permissions Violation for Publish to "$JS.API.STREAM.CREATE.KV_chaos_`) {
@@ -131,9 +168,37 @@ func TestExternalRefusesMissingPermissions(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "store")); err == nil {
 		t.Errorf("a store was created")
 	}
-	if n := s.GlobalAccount().JetStreamUsage().Streams; n != 0 {
-		t.Errorf("%d streams left in the account", n)
+	if n := streamCount(t, servers); n != 0 {
+		t.Errorf("%d streams left in the account after the refusal", n)
 	}
+	code, stdout, stderr := chaos(t, dir, cmd("minimal", "pw", "--keys", "2", "--clients", "2", "--time-limit", "6s",
+		"--nemesis", "stepdown", "--nemesis-interval", "2s")...)
+	if code != run.ExitValid && code != run.ExitInvalid { // with Direct Get on, stale reads may show: a finding, not a failure
+		t.Errorf("the README's grants: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "verified  inject: leader moved") || strings.Contains(stdout, "harness error") {
+		t.Errorf("the stepdown did not run as the README's user:\n%s", stdout)
+	}
+	if n := streamCount(t, servers); n != 0 {
+		t.Errorf("%d streams left in the account after the run", n)
+	}
+}
+
+func streamCount(t *testing.T, servers string) int {
+	t.Helper()
+	nc, err := nats.Connect(servers, nats.UserInfo("admin", "pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ai, err := js.AccountInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ai.Streams
 }
 
 func TestConfirmRemote(t *testing.T) {
