@@ -28,7 +28,7 @@ var Controls = []string{"kill", "stop", "start", "pause", "resume", "wipe", "par
 // outside the largest group, space-separated), {others} (the largest
 // group), their comma-separated forms {nodes_csv} and {others_csv}, and
 // {groups} (every group comma-joined, groups space-separated; a node in no
-// group is a group of its own). {{ and }} are literal braces.
+// group is a group of its own). {{name}} is a literal {name}.
 var varsOf = map[string][]string{
 	"kill": nodeVars, "stop": nodeVars, "start": nodeVars, "pause": nodeVars, "resume": nodeVars, "wipe": nodeVars,
 	"partition": partVars, "heal": partVars,
@@ -78,35 +78,48 @@ func allowed(control string) map[string]string {
 
 // fill replaces {name} with vars[name]. A {name} of lower-case letters and
 // '_' that is not a variable is an error (a typo would otherwise reach the
-// shell); other braces, like ${HOME} or awk's { print }, are left alone.
+// shell); {{name}} is a literal {name}; every other brace, like ${HOME},
+// awk's { print } or YAML's {a: [b]}, is left alone.
 func fill(tmpl string, vars map[string]string) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(tmpl); {
-		switch {
-		case strings.HasPrefix(tmpl[i:], "{{"):
-			b.WriteByte('{')
-			i += 2
+		if tmpl[i] != '{' {
+			b.WriteByte(tmpl[i])
+			i++
 			continue
-		case strings.HasPrefix(tmpl[i:], "}}"):
-			b.WriteByte('}')
-			i += 2
-			continue
-		case tmpl[i] == '{':
-			if j := strings.IndexByte(tmpl[i:], '}'); j > 1 && isVarName(tmpl[i+1:i+j]) {
-				name := tmpl[i+1 : i+j]
-				v, ok := vars[name]
-				if !ok {
-					return "", fmt.Errorf("unknown variable {%s}; this hook takes %s", name, braces(vars))
-				}
-				b.WriteString(v)
-				i += j + 1
-				continue
-			}
 		}
-		b.WriteByte(tmpl[i])
-		i++
+		if name, n := varAt(tmpl[i+1:]); strings.HasPrefix(tmpl[i+1:], "{") && n > 0 && strings.HasPrefix(tmpl[i+1+n:], "}") {
+			b.WriteString("{" + name + "}") // {{name}}: literal
+			i += n + 2
+			continue
+		}
+		name, n := varAt(tmpl[i:])
+		if n == 0 {
+			b.WriteByte('{')
+			i++
+			continue
+		}
+		v, ok := vars[name]
+		if !ok {
+			return "", fmt.Errorf("unknown variable {%s}; this hook takes %s", name, braces(vars))
+		}
+		b.WriteString(v)
+		i += n
 	}
 	return b.String(), nil
+}
+
+// varAt reads "{name}" at the start of s: the name and the length of the
+// whole, or 0 when s does not start with one.
+func varAt(s string) (string, int) {
+	if !strings.HasPrefix(s, "{") {
+		return "", 0
+	}
+	j := strings.IndexByte(s, '}')
+	if j < 2 || !isVarName(s[1:j]) {
+		return "", 0
+	}
+	return s[1:j], j + 1
 }
 
 func isVarName(s string) bool {

@@ -16,10 +16,13 @@ func TestFillReplacesVariablesAndLeavesOtherBraces(t *testing.T) {
 		{"echo {index}:{node}", "echo 0:nats-0", ""},
 		{"for n in {nodes}; do echo $n; done", "for n in nats-1 nats-2; do echo $n; done", ""},
 		{"pods: [{nodes_csv}]", "pods: [nats-1,nats-2]", ""},
-		{"echo ${HOME} {node}", "echo ${HOME} nats-0", ""},                                               // shell braces are not variables
-		{"awk '{ print $1 }' f", "awk '{ print $1 }' f", ""},                                             // nor awk's
-		{"echo {{node}} {node}", "echo {node} nats-0", ""},                                               // {{ }} are literal braces
-		{"echo {}", "echo {}", ""},                                                                       // empty braces stay
+		{"echo ${HOME} {node}", "echo ${HOME} nats-0", ""},                     // shell braces are not variables
+		{"awk '{ print $1 }' f", "awk '{ print $1 }' f", ""},                   // nor awk's
+		{"echo {{node}} {node}", "echo {node} nats-0", ""},                     // {{name}} is a literal {name}
+		{"echo {}", "echo {}", ""},                                             // empty braces stay
+		{"pods: {nats: [{nodes_csv}]}}", "pods: {nats: [nats-1,nats-2]}}", ""}, // YAML's braces stay, }} included
+		{"metadata: {name: x, namespace: nats}", "metadata: {name: x, namespace: nats}", ""},
+		{"a {{ b }} c", "a {{ b }} c", ""},
 		{"echo {nod}", "", "unknown variable {nod}; this hook takes {index} {node} {nodes} {nodes_csv}"}, // a typo never reaches the shell
 		{"echo {node", "echo {node", ""},
 		{"", "", ""},
