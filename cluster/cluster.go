@@ -55,6 +55,9 @@ type Node struct {
 	Name       string `json:"name"`        // server_name, e.g. "n1"
 	ClientURL  string `json:"client_url"`  // nats://127.0.0.1:port
 	MonitorURL string `json:"monitor_url"` // http://127.0.0.1:port
+	// Dial is what a client needs besides the URL (credentials, TLS) on a
+	// cluster the toolkit did not start; nil elsewhere. Never saved.
+	Dial *Dial `json:"-"`
 }
 
 // NodeState is what the runtime knows about a node's process.

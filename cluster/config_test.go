@@ -91,3 +91,33 @@ func TestSystemPasswordHash(t *testing.T) {
 		t.Errorf("the configs' hash does not match SystemPassword: %v", err)
 	}
 }
+
+func TestExternalConfigHasNoRoutePingOfItsOwn(t *testing.T) {
+	ext := Config{Nodes: 3, External: &External{}}.WithDefaults()
+	if ext.RoutePingInterval != 0 || ext.RoutePingMax != 0 || ext.Validate() != nil {
+		t.Errorf("external config %+v (validate %v): the servers' route pings are not the run's", ext, ext.Validate())
+	}
+	if w := ext.Words(); w != "3 nodes not started by the toolkit (route pings as the servers are configured)" {
+		t.Errorf("words %q", w)
+	}
+	if w := (Config{}).WithDefaults().Words(); w != "3 nodes, route ping 1s" {
+		t.Errorf("words %q", w)
+	}
+}
+
+func TestExternalSummaryStatesServersAndTimeouts(t *testing.T) {
+	c := Config{FaultVerifyTimeout: 2 * time.Minute, External: &External{
+		Servers: []ExternalServer{{Name: "nats-0", ClientURL: "nats://nats-0:4222", Version: "2.11.8", ConfigDigest: "sha256:ab"},
+			{Name: "nats-1", ClientURL: "nats://nats-1:4222", Version: "2.11.8"}},
+		Auth: "creds /c", Hooks: map[string]string{"start": "s", "kill": "k"}, Streams: []string{"KV_chaos_1"},
+		ConnectTimeout: time.Minute, HookTimeout: 5 * time.Minute}}
+	want := "not started by the toolkit: nats-0 (nats://nats-0:4222, nats-server 2.11.8, config digest sha256:ab), " +
+		"nats-1 (nats://nats-1:4222, nats-server 2.11.8, config digest none reported); auth creds /c; hooks kill start; " +
+		"streams KV_chaos_1; connect timeout 1m0s, hook timeout 5m0s, fault verify timeout 2m0s, probe timeout the nemesis default"
+	if got := c.ExternalSummary(); got != want {
+		t.Errorf("summary\n%s\nwant\n%s", got, want)
+	}
+	if (Config{}).ExternalSummary() != "" {
+		t.Errorf("a cluster the toolkit started has no external summary")
+	}
+}
