@@ -101,7 +101,11 @@ func (ix *index) earlyRule(r *result, ds []delivery, acks []ackRec, unstable []s
 		if kind == wqConcurrent && a.client == b.client {
 			continue
 		}
-		if b.complete+sampleSlackNanos >= a.invoke+wait || naked(acks, a, b.complete) || overlaps(unstable, a.invoke, b.complete) {
+		if b.complete+sampleSlackNanos >= a.invoke+wait || naked(acks, a, b.complete) {
+			continue
+		}
+		if overlaps(unstable, a.invoke, b.complete) {
+			r.Counts[kind+"_excused"]++ // a leader may have changed: allowed
 			continue
 		}
 		whom := "again"

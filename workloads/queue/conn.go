@@ -49,10 +49,19 @@ func classify(err error, mayApply bool) classified {
 	var apiErr *jetstream.APIError
 	switch {
 	case errors.As(err, &apiErr):
-		// The server answered: it did not apply the request.
+		// The server answered: it did not apply the request, except that a
+		// publish whose Nats-Msg-Id is "in process" has a copy in flight
+		// that may still be stored (nats-server jetstream_batching.go,
+		// checkMsgId with no sequence yet).
 		c.Code = int(apiErr.ErrorCode)
-		if apiErr.ErrorCode == errCodeUnavailable {
+		switch apiErr.ErrorCode {
+		case errCodeUnavailable:
 			c.Kind = history.ErrUnavailable
+		case errCodeMsgIDInProcess:
+			c.Kind = ErrInProcess
+			if mayApply {
+				c.Outcome = history.Info
+			}
 		}
 	case errors.Is(err, nats.ErrNoResponders), errors.Is(err, jetstream.ErrNoStreamResponse):
 		// Nothing took the request, so it was not applied.
@@ -71,6 +80,14 @@ func classify(err error, mayApply bool) classified {
 	}
 	return c
 }
+
+// errCodeMsgIDInProcess is JSStreamDuplicateMessageConflict: "duplicate
+// message id is in process".
+const errCodeMsgIDInProcess jetstream.ErrorCode = 10158
+
+// ErrInProcess is the kind of a publish answered 10158: a copy with its
+// Nats-Msg-Id is being stored.
+const ErrInProcess history.ErrKind = "msg_id_in_process"
 
 // errCodeUnavailable is the server's JSClusterNotAvailErr ("JetStream
 // system temporarily unavailable", 503); nats.go has no constant for it.

@@ -47,13 +47,13 @@ func Summarize(c *Cell, results []checker.Result) []string {
 		}
 	}
 	slices.Sort(lat)
-	consumers := fmt.Sprintf("%d durable pull consumers (%s acks, %d workers each)", o.Consumers, o.Ack, o.Workers)
+	consumers := fmt.Sprintf("%s (%s acks, %s each)", plural(o.Consumers, "durable pull consumer"), o.Ack, plural(o.Workers, "worker"))
 	if o.Pattern == Ordered {
-		consumers = fmt.Sprintf("%d ordered push consumers", o.Consumers)
+		consumers = plural(o.Consumers, "ordered push consumer")
 	}
 	lines := []string{
-		fmt.Sprintf("  queue: %d producers published %d values to a %s R%d stream (%d acknowledged, %d indeterminate, %d failed; %d attempts, %d deduplicated)",
-			o.Producers, ok+info+fail, o.Retention, o.Replicas, ok, info, fail, attempts, dedup),
+		fmt.Sprintf("  queue: %s published %d values to an R%d stream with %s retention (%d acknowledged, %d indeterminate, %d failed; %d attempts, %d deduplicated)",
+			plural(o.Producers, "producer"), ok+info+fail, o.Replicas, o.Retention, ok, info, fail, attempts, dedup),
 		fmt.Sprintf("  %s received %d deliveries (%d redeliveries)", consumers, len(ix.dels), redelivered),
 	}
 	if len(lat) > 0 {
@@ -93,7 +93,7 @@ func verdictSentence(acked, consumers int, results []checker.Result) string {
 		return strings.Join(parts, "; ")
 	}
 	if lost.Verdict == checker.Valid && dup.Verdict == checker.Valid {
-		return fmt.Sprintf("nothing lost or duplicated: all %d acknowledged messages reached each of %d consumers, none again after a confirmed ack, none stored twice", acked, consumers)
+		return fmt.Sprintf("nothing lost or duplicated: all %d acknowledged messages reached each of %s, none again after a confirmed ack, none stored twice", acked, plural(consumers, "consumer"))
 	}
 	return fmt.Sprintf("no loss or duplicate found, but not everything could be decided: %s", firstReason(results))
 }
