@@ -80,3 +80,22 @@ func BenchmarkCheckers1M(b *testing.B) {
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(len(c.Ops)), "ops")
 }
+
+// BenchmarkCheckFromFiles100k is Check as the pipeline and chaos check
+// call it, reading history.jsonl and stream.jsonl of 100,000 messages
+// (301k ops) from disk: the cost of parsing beside the checkers'.
+func BenchmarkCheckFromFiles100k(b *testing.B) {
+	const msgs = 100_000
+	dir := b.TempDir()
+	writeCell(b, dir, syntheticCell(msgs))
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for range b.N {
+		res, err := workload{}.Check(dir, checker.Options{})
+		if err != nil || checker.Worst(res) != checker.Valid {
+			b.Fatalf("%v %+v", err, res)
+		}
+	}
+	b.ReportMetric(float64(msgs)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+	b.ReportMetric((cpuTime() - cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}
