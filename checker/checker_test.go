@@ -134,6 +134,14 @@ var fixtures = map[string]fixtureWant{
 		verdicts: map[string]Verdict{cLin: Invalid},
 		counts:   map[string]map[string]int{cLin: {"keys_illegal": 1, "pieces_illegal": 1}},
 	},
+	// The minimal tie: the update that wrote revision 2 was invoked
+	// at the instant the rejection completed, so they are concurrent.
+	"tie_10071": {
+		counts: map[string]map[string]int{
+			cAttrib: {"rejections": 1, "concurrent_write": 1, "concurrent_write_10071": 1, "spurious": 0},
+			cLin:    {"keys_illegal": 0, "ops_checked": 4},
+		},
+	},
 	"incomplete_stream": {
 		verdicts: map[string]Verdict{cIntegrity: Unknown},
 		counts: map[string]map[string]int{

@@ -122,7 +122,7 @@ func TestSessionMatchesOracle(t *testing.T) {
 			var wrote, read uint64
 			for j := range ops {
 				o := &ops[j]
-				if o.Client != g.Client || o.Key != g.Key || o.Outcome != history.OK || o.Invoke >= g.Invoke {
+				if o.Client != g.Client || o.Key != g.Key || o.Outcome != history.OK || o.Complete >= g.Invoke {
 					continue
 				}
 				if o.IsWrite() {
@@ -165,11 +165,13 @@ func TestAttributionMatchesOracle(t *testing.T) {
 				(U.Err != history.ErrWrongLastSeq && U.Err != history.ErrWrongLastSeqAny) {
 				continue
 			}
+			// The client's latest ok get of the key before the update, in
+			// program order (invoke time, then history order).
 			src := -1
 			for j := range ops {
 				o := &ops[j]
 				if o.Client == U.Client && o.Key == U.Key && o.Type == history.Get && o.Outcome == history.OK &&
-					o.Invoke < U.Invoke && (src < 0 || o.Invoke > ops[src].Invoke) {
+					(o.Invoke < U.Invoke || o.Invoke == U.Invoke && j < u) && (src < 0 || o.Invoke >= ops[src].Invoke) {
 					src = j
 				}
 			}
@@ -187,8 +189,19 @@ func TestAttributionMatchesOracle(t *testing.T) {
 				}
 				if cls != clsStale {
 					for _, en := range h.Stream {
-						if w, ok := writer[en.Value]; ok && en.Key == U.Key && en.Seq > e && w != u && ops[w].Invoke < U.Complete {
+						if w, ok := writer[en.Value]; ok && en.Key == U.Key && en.Seq > e && w != u && ops[w].Invoke <= U.Complete {
 							cls = clsConcurrent
+						}
+					}
+				}
+				if cls == clsSpurious && ops[src].Complete >= U.Invoke {
+					// The get and the update tie: E's write must have been
+					// acknowledged before the update was invoked.
+					cls = clsConcurrent
+					for j := range ops {
+						o := &ops[j]
+						if o.Key == U.Key && o.IsWrite() && o.Outcome == history.OK && o.Rev == e && o.Complete < U.Invoke {
+							cls = clsSpurious
 						}
 					}
 				}
