@@ -86,6 +86,9 @@ type keyVersions struct {
 
 // Check implements Checker.
 func (c *Attribution) Check(h history.History) Result {
+	if r, bad := rejectMalformed(c.Name(), &h); bad {
+		return r
+	}
 	ops := h.Ops
 	perClient, clients := byClient(ops)
 	var rejs []rejection

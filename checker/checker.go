@@ -242,6 +242,18 @@ func refs(ops []history.Op, idx ...int) []OpRef {
 	return out
 }
 
+// rejectMalformed is the result a checker gives a history that does not
+// validate: unknown, with the bad line as the reason. ok is false when the
+// history is fine.
+func rejectMalformed(name string, h *history.History) (r Result, ok bool) {
+	err := h.Validate()
+	if err == nil {
+		return Result{}, false
+	}
+	reason := "malformed history: " + err.Error()
+	return Result{Name: name, Verdict: Unknown, Reason: reason, Summary: reason, Counts: map[string]int{}}, true
+}
+
 // precedes reports whether an op that completed at complete precedes, in
 // real time, an op invoked at invoke: only when strictly earlier. Equal
 // timestamps are concurrent (see the package doc).

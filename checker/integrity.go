@@ -42,6 +42,9 @@ var integrityKinds = []string{"lost_write", "rev_mismatch", "unexpected_value", 
 
 // Check implements Checker.
 func (c *Integrity) Check(h history.History) Result {
+	if r, bad := rejectMalformed(c.Name(), &h); bad {
+		return r
+	}
 	ops := h.Ops
 	si := newStreamIndex(&h)
 	counts := map[string]int{"stream_entries": len(si.entries), "acked_writes": 0, "gets_checked": 0,

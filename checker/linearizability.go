@@ -164,6 +164,9 @@ type linJob struct {
 
 // Check implements Checker.
 func (c *Linearizability) Check(h history.History) Result {
+	if r, bad := rejectMalformed(c.Name(), &h); bad {
+		return r
+	}
 	counts := map[string]int{}
 	for _, k := range []string{"ops_checked", "keys", "keys_illegal", "keys_unknown", "pieces", "pieces_illegal",
 		"pieces_unknown", "pieces_refuted", "pieces_too_large", "ops_refuted", "info_never_applicable", "max_piece_ops", "dropped_failed", "dropped_reads", "info_applied", "info_not_applied", "info_unresolved"} {

@@ -40,6 +40,9 @@ type sessionState struct {
 
 // Check implements Checker.
 func (c *Session) Check(h history.History) Result {
+	if r, bad := rejectMalformed(c.Name(), &h); bad {
+		return r
+	}
 	ops := h.Ops
 	perClient, clients := byClient(ops)
 	st := map[clientKey]*sessionState{}

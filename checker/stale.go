@@ -43,6 +43,9 @@ var (
 
 // Check implements Checker.
 func (c *StaleRead) Check(h history.History) Result {
+	if r, bad := rejectMalformed(c.Name(), &h); bad {
+		return r
+	}
 	ops := h.Ops
 	perKey, keys := byKey(ops)
 	var hits []staleHit
