@@ -15,7 +15,9 @@ func TestIntegrityBranches(t *testing.T) {
 {"client":0,"type":"update","key":"k","value":"b","expected_rev":1,"rev":2,"outcome":"ok","invoke":2000,"complete":3000}`
 	a, b := history.Entry{Seq: 1, Key: "k", Value: "a"}, history.Entry{Seq: 2, Key: "k", Value: "b"}
 	at := func(e history.Entry, seq uint64) history.Entry { e.Seq = seq; return e }
-	entry := func(seq uint64, key, value string) history.Entry { return history.Entry{Seq: seq, Key: key, Value: value} }
+	entry := func(seq uint64, key, value string) history.Entry {
+		return history.Entry{Seq: seq, Key: key, Value: value}
+	}
 	cases := []struct {
 		name     string
 		extra    string // ops after base
