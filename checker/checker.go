@@ -75,8 +75,13 @@ type Result struct {
 	// Anomalies are examples, at most Options.MaxExamples of each kind.
 	Anomalies []Anomaly `json:"anomalies,omitempty"`
 	// Files are the paths the checker wrote.
-	Files     []string `json:"files,omitempty"`
-	ElapsedMs float64  `json:"elapsed_ms"`
+	Files []string `json:"files,omitempty"`
+	// InternalErrors are disagreements between a checker's own methods
+	// (e.g. the interval bounds refute a piece porcupine finds
+	// linearizable): bugs in the checker, never a verdict. What they touch
+	// is left undecided.
+	InternalErrors []string `json:"internal_errors,omitempty"`
+	ElapsedMs      float64  `json:"elapsed_ms"`
 }
 
 // Bucket is one bar of a histogram: Count values v with previous bucket's
