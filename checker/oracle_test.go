@@ -239,17 +239,30 @@ func TestPiecesMatchWholeKeys(t *testing.T) {
 		return out
 	}
 	model := kvPieceModel()
+	compared := map[porcupine.CheckResult]int{} // keys by the untouched verdict
+	defer func() {
+		t.Logf("keys compared, by untouched verdict: %v", compared)
+		if compared[porcupine.Ok] == 0 || compared[porcupine.Illegal] == 0 {
+			t.Errorf("keys compared, by untouched verdict: %v; want both ok and illegal ones", compared)
+		}
+	}()
 	for name, cfg := range simConfigs {
 		for _, stale := range []float64{0, 0.02} {
 			for _, complete := range []bool{true, false} {
 				cfg.Ops, cfg.Seed, cfg.StaleRate, cfg.InfoRate = scaled(1500), 11, stale, 0.03
-				untouched := 5 * time.Second
+				// Porcupine on the untouched history of a 48-client hot key
+				// gives up within a few hundred ops: that is why tighten
+				// exists. Under -short the hot key has 10 clients, which
+				// porcupine decides untouched in well under a second; the
+				// long run keeps 48 and compares the pieces with the
+				// tightened whole only.
+				untouched, intractable := 10*time.Second, false
 				if cfg.Clients > 8 {
-					// Porcupine on the untouched history of a hot key gives up
-					// within a few hundred ops: that is why tighten exists.
-					cfg.Ops, untouched = 400, time.Second
+					cfg.Ops = 400
 					if testing.Short() {
-						untouched = time.Millisecond
+						cfg.Clients, cfg.Ops = 10, 300
+					} else {
+						untouched, intractable = time.Second, true
 					}
 				}
 				h := simulate(cfg)
@@ -262,11 +275,11 @@ func TestPiecesMatchWholeKeys(t *testing.T) {
 				for k, ops := range perKey {
 					whole := porcupine.CheckOperationsTimeout(model, toOperations(copyOps(ops), false), untouched)
 					tight, refuted := tighten(copyOps(ops))
-					tightWhole := porcupine.CheckOperationsTimeout(model, toOperations(tight, false), 5*time.Second)
+					tightWhole := porcupine.CheckOperationsTimeout(model, toOperations(tight, false), 10*time.Second)
 					piecesOK, piecesUnknown := true, false
 					pieces := chunkKey(tight, 5)
 					for _, p := range pieces {
-						switch porcupine.CheckOperationsTimeout(model, toOperations(p, false), 5*time.Second) {
+						switch porcupine.CheckOperationsTimeout(model, toOperations(p, false), 10*time.Second) {
 						case porcupine.Illegal:
 							piecesOK = false
 						case porcupine.Unknown:
@@ -274,14 +287,15 @@ func TestPiecesMatchWholeKeys(t *testing.T) {
 						}
 					}
 					switch {
-					case whole == porcupine.Unknown || tightWhole == porcupine.Unknown || piecesUnknown && piecesOK:
-						t.Logf("%s key %s: porcupine timed out: untouched %s, tightened %s, pieces ok %v unknown %v",
-							tag, k, whole, tightWhole, piecesOK, piecesUnknown)
-						if whole == porcupine.Illegal && piecesOK && !piecesUnknown || whole == porcupine.Ok && !piecesOK {
-							t.Errorf("%s key %s: untouched %s but pieces ok %v", tag, k, whole, piecesOK)
-						}
-					case whole != tightWhole || (whole == porcupine.Ok) != piecesOK:
-						t.Errorf("%s key %s: whole %s, tightened %s, %d pieces ok %v", tag, k, whole, tightWhole, len(pieces), piecesOK)
+					case tightWhole == porcupine.Unknown || piecesUnknown && piecesOK:
+						t.Errorf("%s key %s: porcupine did not finish (tightened %s, pieces unknown %v): nothing compared",
+							tag, k, tightWhole, piecesUnknown)
+					case whole == porcupine.Unknown && !intractable:
+						t.Errorf("%s key %s: porcupine did not finish the untouched history: nothing compared", tag, k)
+					case whole != porcupine.Unknown && whole != tightWhole:
+						t.Errorf("%s key %s: untouched %s, tightened %s", tag, k, whole, tightWhole)
+					case (tightWhole == porcupine.Ok) != piecesOK:
+						t.Errorf("%s key %s: tightened %s, %d pieces ok %v", tag, k, tightWhole, len(pieces), piecesOK)
 					}
 					if len(refuted) > 0 && piecesOK {
 						t.Errorf("%s key %s: %d ops refuted, yet linearizable: %s", tag, k, len(refuted), refuted[0].why)
@@ -292,6 +306,7 @@ func TestPiecesMatchWholeKeys(t *testing.T) {
 					if !piecesOK || len(refuted) > 0 {
 						illegal++
 					}
+					compared[whole]++
 				}
 				r := NewLinearizability(Options{ChunkOps: 5}).Check(h)
 				if r.Counts["keys_illegal"] != illegal || r.Counts["keys_unknown"] != 0 {
