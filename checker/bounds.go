@@ -160,6 +160,12 @@ func tighten(ops []*linOp) ([]*linOp, []refutation) {
 				rf.related = []*linOp{loBy[v-1]}
 				rf.why = fmt.Sprintf("it ended at %s but revision %d cannot take effect before %s, when %s started",
 					fmtT(o.ret), ws[v-1].rev, fmtT(c), opName(loBy[v-1]))
+			case v < m && c > o.call:
+				// Both ends moved: the proof needs the op that set each, which
+				// may sit in other pieces (the witness spans them).
+				rf.related = []*linOp{loBy[v-1], hiBy[v]}
+				rf.why = fmt.Sprintf("revision %d, which it read, cannot take effect before %s, when %s started, but revision %d had taken effect by %s, when %s ended",
+					ws[v-1].rev, fmtT(c), opName(loBy[v-1]), ws[v].rev, fmtT(r), opName(hiBy[v]))
 			case v < m:
 				rf.related = []*linOp{hiBy[v]}
 				rf.why = fmt.Sprintf("it started at %s but revision %d had taken effect by %s, when %s ended",

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
 // Pieces the interval bounds refute are confirmed by porcupine, and the
@@ -71,5 +73,23 @@ func TestExplainDisagreementIsInternalError(t *testing.T) {
 	if r.Verdict != Unknown || r.Counts["internal_errors"] != 1 || !strings.Contains(r.InternalErrors[0], "then found one when re-run") ||
 		r.Counts["keys_illegal"] != 0 {
 		t.Errorf("%s %v: %s; %q", r.Verdict, r.Counts, r.Reason, r.InternalErrors)
+	}
+}
+
+// Found by the long differential run: the get of revision 1 is refuted
+// through a bound (revision 1's write must follow the not-found get at
+// 2000) set by an op in another piece. The witness must span that piece,
+// or porcupine, shown the get's piece alone, finds it linearizable.
+func TestRefutationWitnessSpansPieces(t *testing.T) {
+	ops := parseOps(t, `{"client":1,"type":"get","key":"k","outcome":"ok","err":"not_found","invoke":0,"complete":1000}
+{"client":0,"type":"get","key":"k","outcome":"ok","err":"not_found","invoke":2000,"complete":2000}
+{"client":1,"type":"create","key":"k","value":"a","rev":1,"outcome":"ok","invoke":1000,"complete":1000}
+{"client":1,"type":"put","key":"k","value":"b","rev":2,"outcome":"ok","invoke":1000,"complete":1000}
+{"client":0,"type":"get","key":"k","value":"a","rev":1,"outcome":"ok","invoke":1000,"complete":2000}`)
+	h := history.History{Ops: ops, Stream: []history.Entry{{Seq: 1, Key: "k", Value: "a"}, {Seq: 2, Key: "k", Value: "b"}}, StreamComplete: true}
+	r := NewLinearizability(Options{ChunkOps: 1}).Check(h)
+	if r.Verdict != Invalid || len(r.InternalErrors) != 0 || r.Counts["pieces"] < 2 ||
+		r.Counts["pieces_refuted_confirmed"] != r.Counts["pieces_refuted"] {
+		t.Errorf("%s %v: %s %q", r.Verdict, r.Counts, r.Summary, r.InternalErrors)
 	}
 }
