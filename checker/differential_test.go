@@ -152,7 +152,8 @@ func impliesIllegal(checker string, a Anomaly, ops []history.Op) string {
 				return "spurious_10071"
 			}
 		}
-	case checker == cIntegrity && a.Kind == "cas_violation" && strings.Contains(a.Description, "two writes took effect"):
+	case checker == cIntegrity && a.Kind == "cas_violation" &&
+		(strings.Contains(a.Description, "two writes took effect") || strings.Contains(a.Description, "the key already held")):
 		return a.Kind
 	}
 	return ""

@@ -196,8 +196,8 @@ func perturbOnce(h *history.History, r *rand.Rand) string {
 			}
 		}
 		return "stale get"
-	case 1: // a rejected update succeeds too: a double-success CAS
-		i := pick(func(o *history.Op) bool { return o.Type == history.Update && o.Err == history.ErrWrongLastSeq })
+	case 1: // a rejected update or create succeeds too: a double-success CAS
+		i := pick(func(o *history.Op) bool { return o.Err == history.ErrWrongLastSeq || o.Err == history.ErrKeyExists })
 		if i < 0 {
 			return "none"
 		}

@@ -1,0 +1,173 @@
+package checker
+
+// A mutant deletes one branch of a checker (or breaks one rule) by
+// replacing old, which must occur exactly once in file, with new.
+// killers are the tests written to catch it: TestMutants requires at
+// least one of them among the tests that fail. See MUTATION.md.
+type mutant struct {
+	name     string
+	file     string // from the module root
+	old, new string
+	killers  []string
+}
+
+var mutants = []mutant{
+	// session
+	{"session: read-your-writes check deleted", "checker/session.go",
+		"if got < s.wrote {", "if false {", []string{"TestFixtures", "TestTies", "TestSessionMatchesOracle"}},
+	{"session: monotonic-reads check deleted", "checker/session.go",
+		"if got < s.read {", "if false {", []string{"TestFixtures", "TestTies", "TestSessionMatchesOracle"}},
+	{"session: a tie counts as before", "checker/session.go",
+		"precedes(ops[byComplete[done]].Complete, o.Invoke)", "ops[byComplete[done]].Complete <= o.Invoke", []string{"TestTies", "TestDifferential"}},
+
+	// stale-read
+	{"stale-read: a tie counts as before", "checker/stale.go",
+		"precedes(ops[ws[byAck[j]]].Complete, g.Invoke)", "ops[ws[byAck[j]]].Complete <= g.Invoke", []string{"TestTies", "TestDifferential"}},
+	{"stale-read: missed versions miscounted", "checker/stale.go",
+		"newer := inserted - older", "newer := inserted", []string{"TestStaleReadMatchesOracle", "TestFixtures"}},
+	{"stale-read: verdict ignores stale reads", "checker/stale.go",
+		"case len(hits) > 0:", "case false:", []string{"TestFixtures", "TestTies"}},
+
+	// wrong-last-seq
+	{"wrong-last-seq: stale_read class deleted", "checker/attribution.go",
+		"if precedes(ops[w].Complete, g.Invoke) {", "if false {", []string{"TestFixtures", "TestAttributionMatchesOracle"}},
+	{"wrong-last-seq: concurrent_write class deleted", "checker/attribution.go",
+		"if !precedes(u.Complete, v.invoke) {", "if false {", []string{"TestFixtures", "TestAttributionMatchesOracle"}},
+	{"wrong-last-seq: a tie counts as before (the issue's bug)", "checker/attribution.go",
+		"if !precedes(u.Complete, v.invoke) {", "if v.invoke < u.Complete {", []string{"TestTies", "TestTieFixtureValidEverywhere"}},
+	{"wrong-last-seq: own-value exclusion deleted", "checker/attribution.go",
+		"if v.writer == rj.upd {", "if false {", []string{"TestAttributionBranches"}},
+	{"wrong-last-seq: a get that ties with the update ignored", "checker/attribution.go",
+		"if !precedes(g.Complete, u.Invoke) {", "if false {", []string{"TestTies"}},
+	{"wrong-last-seq: unresolved-write branch deleted", "checker/attribution.go",
+		"if len(k.unresolved) > 0 && !precedes(u.Complete, k.unresolved[0]) {", "if false {", []string{"TestTies", "TestAttributionBranches"}},
+	{"wrong-last-seq: unresolved write, a tie counts as before", "checker/attribution.go",
+		"!precedes(u.Complete, k.unresolved[0])", "k.unresolved[0] < u.Complete", []string{"TestTies"}},
+	{"wrong-last-seq: stream values nobody acknowledged ignored", "checker/attribution.go",
+		"if k == nil || e.Operation != \"\" {", "if true {", []string{"TestAttributionBranches"}},
+	{"wrong-last-seq: get of another revision not unattributed", "checker/attribution.go",
+		"if g.Rev != e {", "if false {", []string{"TestAttributionBranches"}},
+	{"wrong-last-seq: spurious 10071 not invalid", "checker/attribution.go",
+		"counts[clsStale] > 0 || counts[clsSpurious+\"_10071\"] > 0", "counts[clsStale] > 0", []string{"TestFixtures"}},
+	{"wrong-last-seq: unattributed not unknown", "checker/attribution.go",
+		"case counts[clsUnknown] > 0:", "case false:", []string{"TestAttributionBranches"}},
+
+	{"wrong-last-seq: 10071 naming the expected revision not counted", "checker/attribution.go",
+		"counts[\"errseq_equals_expected\"]++", "_ = 0", []string{"TestFixtures"}},
+
+	// stream-integrity
+	{"stream-integrity: lost_write deleted", "checker/integrity.go",
+		"if _, ok := si.at(o.Rev); !ok && !complete {", "if true {", []string{"TestFixtures", "TestIntegrityBranches"}},
+	{"stream-integrity: rev_mismatch deleted", "checker/integrity.go",
+		"if e, ok := si.value(o.Value); ok {", "if e, ok := si.value(o.Value); ok && false {", []string{"TestIntegrityBranches"}},
+	{"stream-integrity: unexpected_value deleted", "checker/integrity.go",
+		"case !ok || ops[b].Key != e.Key:", "case false:", []string{"TestFixtures", "TestIntegrityBranches"}},
+	{"stream-integrity: failed_write_applied deleted", "checker/integrity.go",
+		"case ops[b].Outcome == history.Fail:", "case false:", []string{"TestFixtures", "TestIntegrityBranches"}},
+	{"stream-integrity: duplicate_value deleted", "checker/integrity.go",
+		"for _, d := range si.dups {", "for _, d := range si.dups[:0] {", []string{"TestIntegrityBranches"}},
+	{"stream-integrity: unexpected_tombstone deleted", "checker/integrity.go",
+		"if e.Operation != \"\" {\n\t\t\tadd(\"unexpected_tombstone\"", "if false {\n\t\t\tadd(\"unexpected_tombstone\"", []string{"TestIntegrityBranches"}},
+	{"stream-integrity: bad_read deleted", "checker/integrity.go",
+		"add(\"bad_read\", o.Key, d, at, i)", "_, _ = d, at", []string{"TestIntegrityBranches"}},
+	{"stream-integrity: cas_violation deleted", "checker/integrity.go",
+		"add(\"cas_violation\", e.Key, d, entries, idx...)", "_, _, _ = d, entries, idx", []string{"TestIntegrityBranches", "TestDoubleCASCaughtWhenPorcupineTimesOut"}},
+	{"stream-integrity: create over a live value allowed", "checker/integrity.go",
+		"if pe != nil && pe.Operation == \"\" {", "if false {", []string{"TestIntegrityBranches"}},
+	{"stream-integrity: unverifiable CAS reported as a violation", "checker/integrity.go",
+		"case prevSeq < expected && expected < e.Seq && !complete:", "case false:", []string{"TestIntegrityBranches"}},
+	{"stream-integrity: a double-success CAS described as a missing revision", "checker/integrity.go",
+		"if prevSeq > expected {", "if false {", []string{"TestDoubleCASCaughtWhenPorcupineTimesOut"}},
+	{"stream-integrity: applied timeouts not tallied", "checker/integrity.go",
+		"counts[\"info_applied\"]++", "_ = 0", []string{"TestFixtures", "TestIntegrityBranches"}},
+	{"stream-integrity: incomplete stream not unknown", "checker/integrity.go",
+		"case !complete:\n\t\tr.Verdict = Unknown", "case false:\n\t\tr.Verdict = Unknown", []string{"TestFixtures", "TestIntegrityBranches"}},
+
+	// resolveInfo, shared by wrong-last-seq, stream-integrity, linearizability
+	{"resolveInfo: stream value under another key settles a write", "checker/index.go",
+		"if e, ok := s.value(o.Value); ok && e.Key == o.Key {", "if e, ok := s.value(o.Value); ok {", []string{"TestIntegrityBranches"}},
+	{"resolveInfo: a get of another key settles a write", "checker/index.go",
+		"if w, ok := pending[o.Value]; ok && ops[w].Key == o.Key {", "if w, ok := pending[o.Value]; ok {", []string{"TestIntegrityBranches"}},
+	{"resolveInfo: gets never settle a write", "checker/index.go",
+		"if len(pending) > 0 {", "if false {", []string{"TestIntegrityBranches"}},
+	{"resolveInfo: a complete stream never rules a write out", "checker/index.go",
+		"if complete {\n\t\t\tout[w] = infoWrite{how: resNotApplied}", "if false {\n\t\t\tout[w] = infoWrite{how: resNotApplied}", []string{"TestFixtures", "TestIntegrityBranches"}},
+
+	// linearizability: model
+	{"model: a get need not match the value", "checker/model.go",
+		"if s.exists && s.value == o.value && s.matches(o.rev) {", "if s.exists && s.matches(o.rev) {", []string{"TestModelUnsettledWrite", "TestDifferential"}},
+	{"model: an update need not match its expected revision", "checker/model.go",
+		"if s.matches(o.expected) && o.rev > o.expected {", "if o.rev > o.expected {", []string{"TestFixtures", "TestDifferential"}},
+	{"model: a 10071 allowed in any state", "checker/model.go",
+		"return s.unknown || s.rev != o.expected, s", "return true, s", []string{"TestFixtures", "TestDifferential"}},
+	{"model: a create need not find the key absent", "checker/model.go",
+		"if !s.exists && o.rev > s.rev {", "if o.rev > s.rev {", []string{"TestDifferential"}},
+	{"model: an unsettled write must have happened", "checker/model.go",
+		"dst = append(dst, s) // it did not happen", "// it did not happen", []string{"TestModelUnsettledWrite", "TestDifferential"}},
+
+	// linearizability: bounds, pieces, scaled times
+	{"bounds: a write's empty interval not refuted", "checker/bounds.go",
+		"if lo[j] > hi[j] {", "if false {", []string{"TestFixtures", "TestRefutedPiecesAreConfirmed", "TestDifferential"}},
+	{"bounds: a get's empty interval not refuted", "checker/bounds.go",
+		"if c > r {\n\t\t\trf := refutation{op: o}", "if false {\n\t\t\trf := refutation{op: o}", []string{"TestFixtures", "TestRefutedPiecesAreConfirmed", "TestDifferential"}},
+	{"bounds: a get's witness omits the op that set its lower bound", "checker/bounds.go",
+		"rf.related = []*linOp{loBy[v-1], hiBy[v]}", "rf.related = []*linOp{hiBy[v]}", []string{"TestRefutationWitnessSpansPieces"}},
+	{"bounds: a rejection never refuted", "checker/bounds.go",
+		"if j == m || ws[j].rev != o.expected || o.call <= hi[j] || (j+1 < m && o.ret >= lo[j+1]) {", "if true {", []string{"TestRefutedPiecesAreConfirmed"}},
+	{"bounds: an unsettled write's interval not ended", "checker/bounds.go",
+		"o.ret = min(o.ret, hi[j])", "_ = hi[j]", []string{"TestUnsettledUpdatesStillCut"}},
+	{"bounds: a tie between a return and a call is an order", "checker/bounds.go",
+		"return 4*t + 2", "return 4*t - 1", []string{"TestTies", "TestDifferential"}},
+	{"chunkKey: cut while a write is in flight", "checker/chunk.go",
+		"case x.isWrite() && (x.out == oOK || x.out == oUnknown):", "case false:", []string{"TestDifferential", "TestPiecesMatchWholeKeys"}},
+	{"chunkKey: cut while a rejection of the current revision is in flight", "checker/chunk.go",
+		"case x.out == oWrongSeq && x.expected == v:", "case false:", []string{"TestDifferential", "TestPiecesMatchWholeKeys"}},
+	{"linearizability: 10164 read as 10071", "checker/linearizability.go",
+		"case o.Type == history.Update && o.Err == history.ErrWrongLastSeq:", "case o.Type == history.Update && (o.Err == history.ErrWrongLastSeq || o.Err == history.ErrWrongLastSeqAny):",
+		[]string{"TestFixtures", "TestDifferential"}},
+	{"linearizability: create rejections dropped", "checker/linearizability.go",
+		"case o.Type == history.Create && (o.Err == history.ErrKeyExists || o.Err == history.ErrWrongLastSeq):", "case false:",
+		[]string{"TestDifferential"}},
+	{"linearizability: applied timeouts not bounded by later acks", "checker/linearizability.go",
+		"l.ret = returnBound(r.rev, o.Invoke)", "_, l.ret = returnBound, int64(math.MaxInt64)", []string{"TestDifferential"}},
+	{"linearizability: refuted pieces declared illegal unconfirmed", "checker/linjobs.go",
+		"confirm(model, j, remaining)", "j.res, j.confirmed = porcupine.Illegal, porcupine.Illegal", []string{"TestRefutationDisagreementIsInternalError"}},
+	{"linearizability: porcupine disagreeing with a refutation ignored", "checker/linjobs.go",
+		"if len(ops) < len(j.piece) {", "if true {", []string{"TestRefutationDisagreementIsInternalError"}},
+	{"linearizability: a verbose re-run disagreeing ignored", "checker/explain.go",
+		"\tswitch res {\n\tcase porcupine.Ok:", "\tswitch res {\n\tcase \"never\":", []string{"TestExplainDisagreementIsInternalError"}},
+
+	// every checker: malformed input
+	{"checkers: malformed histories checked anyway", "checker/checker.go",
+		"err := h.Validate()", "var err error", []string{"TestMalformedHistoriesAreUnknown"}},
+
+	// history: validation on load
+	{"history: completion before invocation accepted", "history/validate.go",
+		"case o.Complete < o.Invoke:", "case false:", []string{"TestMalformedFixtures", "TestMalformedHistoriesAreUnknown"}},
+	{"history: negative invoke time accepted", "history/validate.go",
+		"case o.Invoke < 0:", "case false:", []string{"TestMalformedFixtures"}},
+	{"history: unknown type accepted", "history/validate.go",
+		"return fmt.Errorf(\"unknown type", "_ = fmt.Errorf(\"unknown type", []string{"TestMalformedFixtures"}},
+	{"history: unknown outcome accepted", "history/validate.go",
+		"return fmt.Errorf(\"unknown outcome", "_ = fmt.Errorf(\"unknown outcome", []string{"TestMalformedFixtures"}},
+	{"history: missing key accepted", "history/validate.go",
+		"case o.Key == \"\":", "case false:", []string{"TestMalformedFixtures"}},
+	{"history: write without a value accepted", "history/validate.go",
+		"case o.IsWrite() && o.Value == \"\":", "case false:", []string{"TestMalformedFixtures"}},
+	{"history: ok write without a revision accepted", "history/validate.go",
+		"case o.IsWrite() && o.Rev == 0:", "case false:", []string{"TestMalformedFixtures"}},
+	{"history: ok op with an error accepted", "history/validate.go",
+		"case o.Err != ErrNone && (o.Err != ErrNotFound || o.Type != Get):", "case false:", []string{"TestMalformedFixtures"}},
+	{"history: ok get without a revision accepted", "history/validate.go",
+		"case o.Type == Get && o.Err != ErrNotFound && o.Rev == 0:", "case false:", []string{"TestMalformedFixtures"}},
+	{"history: stream entry without a sequence accepted", "history/validate.go",
+		"case e.Seq == 0:", "case false:", []string{"TestMalformedFixtures"}},
+	{"history: stream header without its fields accepted", "history/store.go",
+		"case head.Complete == nil || head.Count == nil:", "case false:", []string{"TestMalformedFixtures"}},
+	{"history: fault record with a client accepted", "history/validate.go",
+		"if o.Client != NemesisClient {", "if false {", []string{"TestMalformedFixtures"}},
+	{"history: repeated stream sequence accepted", "history/validate.go",
+		"if j, ok := seen[e.Seq]; ok {", "if j, ok := seen[e.Seq]; ok && false {", []string{"TestMalformedFixtures", "TestValidateInMemory"}},
+	{"history: a mistyped last line read as torn", "history/store.go",
+		"if !errors.As(err, &syntax) {", "if !errors.As(err, &syntax) && false {", []string{"TestReadOpsTornLastLine"}},
+}
