@@ -137,6 +137,16 @@ var fixtures = map[string]fixtureWant{
 			cLin:       {"keys_illegal": 1},
 		},
 	},
+	// The timed-out put is in the stream at seq 1, below seq 2, acknowledged
+	// at 2ms on another key: it took effect by then, so the get at 3ms
+	// cannot miss it.
+	"applied_timeout": {
+		verdicts: map[string]Verdict{cLin: Invalid},
+		counts: map[string]map[string]int{
+			cIntegrity: {"info_applied": 1},
+			cLin:       {"info_applied": 1, "keys_illegal": 1},
+		},
+	},
 	"future_read": {
 		verdicts: map[string]Verdict{cLin: Invalid},
 		counts:   map[string]map[string]int{cLin: {"keys_illegal": 1, "pieces_illegal": 1}},

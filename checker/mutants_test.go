@@ -129,7 +129,7 @@ var mutants = []mutant{
 		"case o.Type == history.Create && (o.Err == history.ErrKeyExists || o.Err == history.ErrWrongLastSeq):", "case false:",
 		[]string{"TestDifferential"}},
 	{"linearizability: applied timeouts not bounded by later acks", "checker/linearizability.go",
-		"l.ret = returnBound(r.rev, o.Invoke)", "_, l.ret = returnBound, int64(math.MaxInt64)", []string{"TestDifferential"}},
+		"l.ret = returnBound(r.rev, o.Invoke)", "_, l.ret = returnBound, int64(math.MaxInt64)", []string{"TestFixtures", "TestDifferential"}},
 	{"linearizability: refuted pieces declared illegal unconfirmed", "checker/linjobs.go",
 		"confirm(model, j, remaining)", "j.res, j.confirmed = porcupine.Illegal, porcupine.Illegal", []string{"TestRefutationDisagreementIsInternalError"}},
 	{"linearizability: porcupine disagreeing with a refutation ignored", "checker/linjobs.go",
