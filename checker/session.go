@@ -90,31 +90,15 @@ func (c *Session) Check(h history.History) Result {
 			if o.Type != history.Get {
 				continue
 			}
-			s := state(o)
 			gets++
-			got := o.Rev // 0 when not found
-			violated := false
-			if got < s.wrote {
+			r, m := judgeGet(ops, i, state(o), ex)
+			if r {
 				ryw++
-				violated = true
-				if ex.want("read_your_writes") {
-					ex.add(Anomaly{Kind: "read_your_writes", Key: o.Key,
-						Description: fmt.Sprintf("client %d read %s at revision %d after its own write of revision %d was acknowledged (%.3fms earlier)",
-							o.Client, o.Key, got, s.wrote, ms(o.Invoke-ops[s.wroteIdx].Complete)),
-						Ops: refs(ops, int(s.wroteIdx), int(i))})
-				}
 			}
-			if got < s.read {
+			if m {
 				mono++
-				violated = true
-				if ex.want("monotonic_reads") {
-					ex.add(Anomaly{Kind: "monotonic_reads", Key: o.Key,
-						Description: fmt.Sprintf("client %d read %s at revision %d after it had already read revision %d",
-							o.Client, o.Key, got, s.read),
-						Ops: refs(ops, int(s.readIdx), int(i))})
-				}
 			}
-			if violated {
+			if r || m {
 				bad++
 			}
 		}
@@ -137,4 +121,31 @@ func (c *Session) Check(h history.History) Result {
 		r.Summary = fmt.Sprintf("no read-your-writes or monotonic-read violations in %d gets", gets)
 	}
 	return r
+}
+
+// judgeGet reports whether the get at i breaks read-your-writes and
+// monotonic reads against s, what its client did before it, and keeps an
+// example of each.
+func judgeGet(ops []history.Op, i int32, s *sessionState, ex *examples) (ryw, mono bool) {
+	o := &ops[i]
+	got := o.Rev // 0 when not found
+	if got < s.wrote {
+		ryw = true
+		if ex.want("read_your_writes") {
+			ex.add(Anomaly{Kind: "read_your_writes", Key: o.Key,
+				Description: fmt.Sprintf("client %d read %s at revision %d after its own write of revision %d was acknowledged (%.3fms earlier)",
+					o.Client, o.Key, got, s.wrote, ms(o.Invoke-ops[s.wroteIdx].Complete)),
+				Ops: refs(ops, int(s.wroteIdx), int(i))})
+		}
+	}
+	if got < s.read {
+		mono = true
+		if ex.want("monotonic_reads") {
+			ex.add(Anomaly{Kind: "monotonic_reads", Key: o.Key,
+				Description: fmt.Sprintf("client %d read %s at revision %d after it had already read revision %d",
+					o.Client, o.Key, got, s.read),
+				Ops: refs(ops, int(s.readIdx), int(i))})
+		}
+	}
+	return ryw, mono
 }
