@@ -26,9 +26,10 @@
 //
 // # Input
 //
-// Every checker first validates the history (history.History.Validate): a
-// malformed one (a completion before its invocation, an unknown type...)
-// gets an unknown verdict whose reason names the bad line, never a verdict.
+// Every checker first validates the history (Validate): a malformed one (a
+// completion before its invocation, an unknown type, an ok write without
+// its revision...) gets an unknown verdict whose reason names the bad line,
+// never a verdict.
 package checker
 
 import (
@@ -245,18 +246,6 @@ func refs(ops []history.Op, idx ...int) []OpRef {
 		}
 	}
 	return out
-}
-
-// rejectMalformed is the result a checker gives a history that does not
-// validate: unknown, with the bad line as the reason. ok is false when the
-// history is fine.
-func rejectMalformed(name string, h *history.History) (r Result, ok bool) {
-	err := h.Validate()
-	if err == nil {
-		return Result{}, false
-	}
-	reason := "malformed history: " + err.Error()
-	return Result{Name: name, Verdict: Unknown, Reason: reason, Summary: reason, Counts: map[string]int{}}, true
 }
 
 // precedes reports whether an op that completed at complete precedes, in

@@ -225,6 +225,7 @@ func failText(o *history.Op) string {
 func checkCAS(ops []history.Op, si *streamIndex, best map[string]int32, complete bool, counts map[string]int,
 	add func(kind, key, desc string, entries []history.Entry, idx ...int)) {
 	prev := map[string]int32{} // key -> its latest entry so far
+	checked, unverifiable := 0, 0
 	for ei := range si.entries {
 		e := &si.entries[ei]
 		p, hasPrev := prev[e.Key]
@@ -237,50 +238,53 @@ func checkCAS(ops []history.Op, si *streamIndex, best map[string]int32, complete
 		if w.Key != e.Key || w.Outcome == history.Fail || (w.Type != history.Update && w.Type != history.Create) {
 			continue
 		}
-		counts["cas_checked"]++
+		checked++
 		var pe *history.Entry
 		var prevSeq uint64
 		if hasPrev {
 			pe = &si.entries[p]
 			prevSeq = pe.Seq
 		}
-		entries := []history.Entry{*e}
-		idx := []int{int(b)}
+		var d string
+		if w.Type == history.Create {
+			if pe == nil || pe.Operation != "" {
+				continue
+			}
+			d = fmt.Sprintf("is stored at seq %d although the key already held %q at seq %d", e.Seq, pe.Value, pe.Seq)
+		} else {
+			expected := w.ExpectedRev
+			switch {
+			case prevSeq == expected:
+				continue
+			case prevSeq < expected && expected < e.Seq && !complete:
+				if _, ok := si.at(expected); !ok {
+					unverifiable++ // the expected entry may be in the part not read
+					continue
+				}
+			}
+			d = fmt.Sprintf("expecting revision %d is stored at seq %d, but the key's previous entry is ", expected, e.Seq)
+			if pe == nil {
+				d += "none"
+			} else {
+				d += fmt.Sprintf("seq %d (%q)", pe.Seq, pe.Value)
+			}
+			if prevSeq > expected {
+				d += ": two writes took effect on one expected revision"
+			} else {
+				d += fmt.Sprintf(": seq %d is not an earlier entry of %s", expected, e.Key)
+			}
+		}
+		entries, idx := []history.Entry{*e}, []int{int(b)}
 		if pe != nil {
 			entries = []history.Entry{*pe, *e}
 			if pb, ok := best[pe.Value]; ok && pe.Operation == "" {
 				idx = append(idx, int(pb))
 			}
 		}
-		what := fmt.Sprintf("client %d's %s of %s (%s)", w.Client, w.Type, e.Key, w.Outcome)
-		if w.Type == history.Create {
-			if pe != nil && pe.Operation == "" {
-				add("cas_violation", e.Key, fmt.Sprintf("%s is stored at seq %d although the key already held %q at seq %d",
-					what, e.Seq, pe.Value, pe.Seq), entries, idx...)
-			}
-			continue
-		}
-		expected := w.ExpectedRev
-		switch {
-		case prevSeq == expected:
-			continue
-		case prevSeq < expected && expected < e.Seq && !complete:
-			if _, ok := si.at(expected); !ok {
-				counts["unverifiable_cas"]++ // the expected entry may be in the part not read
-				continue
-			}
-		}
-		d := fmt.Sprintf("%s expecting revision %d is stored at seq %d, but the key's previous entry is ", what, expected, e.Seq)
-		if pe == nil {
-			d += "none"
-		} else {
-			d += fmt.Sprintf("seq %d (%q)", pe.Seq, pe.Value)
-		}
-		if prevSeq > expected {
-			d += ": two writes took effect on one expected revision"
-		} else {
-			d += fmt.Sprintf(": seq %d is not an earlier entry of %s", expected, e.Key)
-		}
-		add("cas_violation", e.Key, d, entries, idx...)
+		add("cas_violation", e.Key, fmt.Sprintf("client %d's %s of %s (%s) %s", w.Client, w.Type, e.Key, w.Outcome, d), entries, idx...)
+	}
+	counts["cas_checked"] = checked
+	if !complete {
+		counts["unverifiable_cas"] = unverifiable
 	}
 }

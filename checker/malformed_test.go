@@ -3,6 +3,7 @@ package checker
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,8 +85,53 @@ func TestMalformedHistoriesAreUnknown(t *testing.T) {
 		}
 	}
 	t.Logf("%d malformed fixtures checked", tested)
-	if tested < 15 {
+	if tested < 14 {
 		t.Errorf("only %d malformed fixtures reached the checkers", tested)
+	}
+}
+
+// kvMalformed lists testdata/malformed: records the loader accepts, as any
+// workload may write them, that the KV checkers cannot judge. Each names
+// the line Validate must report and a phrase it must contain.
+var kvMalformed = map[string]struct {
+	line int
+	says string
+}{
+	"missing_value":        {3, "update without a value"},
+	"ok_write_without_rev": {3, "ok put without a revision"},
+	"ok_get_without_rev":   {3, "ok get without a revision"},
+	"not_found_with_rev":   {3, "get not found with revision 1"},
+}
+
+func TestKVMalformedFixtures(t *testing.T) {
+	files, _ := filepath.Glob("testdata/malformed/*.jsonl")
+	if len(files) != len(kvMalformed) {
+		t.Errorf("%d fixtures on disk, %d in the table", len(files), len(kvMalformed))
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		want, ok := kvMalformed[name]
+		if !ok {
+			t.Errorf("%s is not in the table", f)
+			continue
+		}
+		ops, err := history.ReadOps(f)
+		if err != nil {
+			t.Errorf("%s: the loader rejects it: %v", f, err)
+			continue
+		}
+		h := history.History{Ops: ops, StreamComplete: true}
+		err = Validate(h)
+		prefix := fmt.Sprintf("history.jsonl:%d: ", want.line)
+		if err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), want.says) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: Validate: %v; want one line starting %q and saying %q", f, err, prefix, want.says)
+			continue
+		}
+		for _, r := range Run(h, All(Options{})) {
+			if r.Verdict != Unknown || r.Reason != "malformed history: "+err.Error() {
+				t.Errorf("%s: %s: %s, reason %q", f, r.Name, r.Verdict, r.Reason)
+			}
+		}
 	}
 }
 

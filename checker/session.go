@@ -65,8 +65,12 @@ func (c *Session) Check(h history.History) Result {
 		byInvoke := perClient[cl]
 		// The client's ops in completion order: an op counts for a later
 		// one only once it precedes it (see the package doc on ties).
-		byComplete := append([]int32(nil), byInvoke...)
-		sort.SliceStable(byComplete, func(a, b int) bool { return ops[byComplete[a]].Complete < ops[byComplete[b]].Complete })
+		byComplete := byInvoke // a client that waits for each op: already in order
+		less := func(a, b int) bool { return ops[byComplete[a]].Complete < ops[byComplete[b]].Complete }
+		if !sort.SliceIsSorted(byComplete, less) {
+			byComplete = append([]int32(nil), byInvoke...)
+			sort.SliceStable(byComplete, less)
+		}
 		done := 0
 		for _, i := range byInvoke {
 			o := &ops[i]
