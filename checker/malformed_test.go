@@ -99,7 +99,7 @@ var kvMalformed = map[string]struct {
 }{
 	"missing_value":        {3, "update without a value"},
 	"ok_write_without_rev": {3, "ok put without a revision"},
-	"ok_get_without_rev":   {3, "ok get without a revision"},
+	"ok_get_without_rev":   {3, "ok get of a value without its revision"},
 	"not_found_with_rev":   {3, "get not found with revision 1"},
 }
 

@@ -11,7 +11,8 @@ import (
 // naming its line (a *history.LineError): whatever history.History.Validate
 // rejects, and, on top, a write without a value (values tell writes apart),
 // an ok write without the revision it was acknowledged with, or an ok get
-// whose revision and not_found disagree. Every checker calls it first and
+// whose revision, value and not_found disagree (revision 0 and no value is
+// a not-found get, as every checker reads it). Every checker calls it first and
 // answers a malformed history with unknown; callers may call it to fail
 // loudly instead.
 func Validate(h history.History) error {
@@ -38,8 +39,8 @@ func validateKV(o *history.Op) error {
 		return fmt.Errorf("ok %s without a revision", o.Type)
 	case o.Type == history.Get && o.Err == history.ErrNotFound && o.Rev != 0:
 		return fmt.Errorf("get not found with revision %d", o.Rev)
-	case o.Type == history.Get && o.Err != history.ErrNotFound && o.Rev == 0:
-		return errors.New(`ok get without a revision (a missing key is recorded with err "not_found")`)
+	case o.Type == history.Get && o.Rev == 0 && o.Value != "":
+		return errors.New("ok get of a value without its revision") // revision 0 with no value reads as not found
 	}
 	return nil
 }
