@@ -17,7 +17,10 @@ import (
 // Name is what --workload takes.
 const Name = "queue"
 
-func init() { workloads.Register(workload{}) }
+func init() {
+	workloads.Register(workload{})
+	history.RegisterOpTypes(OpPublish, OpFetch, OpDeliver, OpAck, OpAckSync, OpNak, OpConsumerInfo, OpStreamInfo, OpRun, OpDrain)
+}
 
 // workload plugs the queue workload into the pipeline.
 type workload struct{}
