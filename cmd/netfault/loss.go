@@ -77,41 +77,19 @@ func dropTable(conn *nftables.Conn, t *nftables.Table) {
 func queueLoss(conn *nftables.Conn, basis uint32, ips []netip.Addr) {
 	dropTable(conn, newLossTable())
 	t := conn.AddTable(newLossTable())
-	s4 := &nftables.Set{Table: t, Name: peers4, KeyType: nftables.TypeIPAddr}
-	s6 := &nftables.Set{Table: t, Name: peers6, KeyType: nftables.TypeIP6Addr}
-	var e4, e6 []nftables.SetElement
-	for _, ip := range ips {
-		if ip.Is4() {
-			e4 = append(e4, nftables.SetElement{Key: ip.AsSlice()})
-		} else {
-			e6 = append(e6, nftables.SetElement{Key: ip.AsSlice()})
-		}
-	}
-	// AddSet only fails on a malformed set; the error also lands in conn and
-	// is returned by Flush.
-	_ = conn.AddSet(s4, e4)
-	_ = conn.AddSet(s6, e6)
-	for _, h := range []struct {
-		name string
-		hook *nftables.ChainHook
-		dst  bool
-	}{{"input", nftables.ChainHookInput, false}, {"output", nftables.ChainHookOutput, true}} {
-		accept := nftables.ChainPolicyAccept
-		ch := conn.AddChain(&nftables.Chain{
-			Name: h.name, Table: t, Type: nftables.ChainTypeFilter,
-			Hooknum: h.hook, Priority: nftables.ChainPriorityFilter, Policy: &accept,
-		})
+	s4, s6 := addPeerSets(conn, t, peers4, peers6, ips)
+	filterChains(conn, t, func(ch *nftables.Chain, dst bool) {
 		for _, s := range []struct {
 			v6  bool
 			set *nftables.Set
 		}{{false, s4}, {true, s6}} {
-			match := matchSet(s.v6, h.dst, s.set)
+			match := matchSet(s.v6, dst, s.set)
 			conn.AddRule(&nftables.Rule{Table: t, Chain: ch, UserData: tagSeen,
 				Exprs: append(match, &expr.Counter{})})
 			conn.AddRule(&nftables.Rule{Table: t, Chain: ch, UserData: tagDrop,
 				Exprs: append(append(slices.Clone(match), randomBelow(basis)...), &expr.Counter{}, &expr.Verdict{Kind: expr.VerdictDrop})})
 		}
-	}
+	})
 }
 
 // matchSet is "ip[6] saddr|daddr @set" for an inet table.
