@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"strings"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
@@ -64,6 +65,11 @@ func NewPage(r *Run) *Page {
 	p.Blocks = runBlocks(res)
 	if r.view != nil {
 		r.view.Page(p)
+	}
+	for _, c := range res.Checks { // across cells: in the headline, whatever the view said
+		if c.Verdict != checker.Valid {
+			p.Headline = append(p.Headline, fmt.Sprintf("Across cells, %s is %s: %s.", c.Name, c.Verdict, strings.TrimSuffix(c.Summary, ".")))
+		}
 	}
 	return p
 }
