@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -115,6 +116,26 @@ func startCluster(t testing.TB, cfg cluster.Config) cluster.Cluster {
 		}
 	})
 	return c
+}
+
+// createStream creates a stream, asking again within 30 s when the API
+// did not answer in time: a new R3 stream's raft group can take longer
+// than one request's timeout to form on a loaded machine, and creating the
+// same config twice is idempotent.
+func createStream(t testing.TB, js jetstream.JetStream, cfg jetstream.StreamConfig) {
+	t.Helper()
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err = js.CreateStream(ctx, cfg)
+		cancel()
+		if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("create stream %s: %v", cfg.Name, err)
+	}
 }
 
 func waitFor(t testing.TB, timeout time.Duration, what string, cond func() error) {
@@ -249,9 +270,7 @@ func TestControls(t *testing.T) {
 	})
 	nodes := c.Nodes()
 	_, js := connect(t, nodes...)
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "FILE", Subjects: []string{"file.>"}, Replicas: 3}); err != nil {
-		t.Fatal(err)
-	}
+	createStream(t, js, jetstream.StreamConfig{Name: "FILE", Subjects: []string{"file.>"}, Replicas: 3})
 	publish(t, js, "file.a", 50, []byte("hello"))
 
 	t.Run("Record", func(t *testing.T) {

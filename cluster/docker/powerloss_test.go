@@ -45,9 +45,7 @@ func TestPowerLossStore(t *testing.T) {
 			c := startCluster(t, cluster.Config{PowerLossStore: true, SyncInterval: tc.sync, RunID: "powerloss"})
 			checkMounted(t, c)
 			_, js := connect(t, c.Nodes()...)
-			if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "P", Subjects: []string{"p"}, Replicas: 3}); err != nil {
-				t.Fatal(err)
-			}
+			createStream(t, js, jetstream.StreamConfig{Name: "P", Subjects: []string{"p"}, Replicas: 3})
 			const n = 200
 			publish(t, js, "p", n, make([]byte, 512))
 			all := []int{0, 1, 2}
