@@ -20,9 +20,13 @@ import (
 //     get was invoked, so the get itself was stale (the seed's case).
 //   - concurrent_write: a version newer than E exists, acknowledged or
 //     visible in the stream (an indeterminate write found there counts),
-//     that was not acknowledged when the get was invoked and whose writer was
-//     invoked before the update completed: it raced. With an incomplete
-//     stream an unresolved indeterminate write to the key counts too.
+//     that was not acknowledged when the get was invoked and whose writer
+//     does not follow the update (it was invoked before the update completed
+//     or at that instant): it raced. With an incomplete stream an unresolved
+//     indeterminate write to the key counts too. So does E's own write when
+//     the get ended at the instant the update was invoked (a tie: the update
+//     may have gone first) and E's write was not acknowledged before the
+//     update was invoked.
 //   - spurious: neither. E was still the key's latest revision and nothing
 //     else wrote the key: the server rejected a current revision.
 //
@@ -66,6 +70,7 @@ type rejection struct {
 type version struct {
 	rev    uint64
 	invoke int64 // writer's invoke time; MinInt64 when nobody wrote it
+	acked  int64 // writer's complete time if acknowledged, else MaxInt64 (it may have taken effect any time)
 	writer int32 // -1 when nobody wrote it
 	entry  int32 // stream entry, -1 if not seen there
 }
@@ -81,6 +86,9 @@ type keyVersions struct {
 
 // Check implements Checker.
 func (c *Attribution) Check(h history.History) Result {
+	if r, bad := rejectMalformed(c.Name(), &h); bad {
+		return r
+	}
 	ops := h.Ops
 	perClient, clients := byClient(ops)
 	var rejs []rejection
@@ -187,12 +195,12 @@ func buildVersions(h *history.History, rejs []rejection) map[string]*keyVersions
 		case history.OK:
 			if o.Rev > 0 {
 				k.acked = append(k.acked, int32(i))
-				k.vers = append(k.vers, version{rev: o.Rev, invoke: o.Invoke, writer: int32(i), entry: -1})
+				k.vers = append(k.vers, version{rev: o.Rev, invoke: o.Invoke, acked: o.Complete, writer: int32(i), entry: -1})
 			}
 		case history.Info:
 			switch res := info[int32(i)]; res.how {
 			case resStream, resObserved:
-				k.vers = append(k.vers, version{rev: res.rev, invoke: o.Invoke, writer: int32(i), entry: -1})
+				k.vers = append(k.vers, version{rev: res.rev, invoke: o.Invoke, acked: math.MaxInt64, writer: int32(i), entry: -1})
 			case resUnresolved:
 				k.unresolved = append(k.unresolved, o.Invoke)
 			}
@@ -206,7 +214,7 @@ func buildVersions(h *history.History, rejs []rejection) map[string]*keyVersions
 		if k == nil || (e.Operation != "" && e.Value == "") {
 			continue
 		}
-		v := version{rev: e.Seq, invoke: math.MinInt64, writer: -1, entry: int32(ei)}
+		v := version{rev: e.Seq, invoke: math.MinInt64, acked: math.MaxInt64, writer: -1, entry: int32(ei)}
 		if w, ok := writerOf[e.Value]; ok && ops[w].Key == e.Key {
 			if ops[w].Outcome == history.OK && ops[w].Rev == e.Seq {
 				continue // already there as an acknowledged write
@@ -265,7 +273,7 @@ func classify(ops []history.Op, k *keyVersions, rj rejection, ex *examples) (str
 	// stale_read: a newer version acknowledged before the get was invoked.
 	if i := sort.Search(len(k.acked), func(i int) bool { return ops[k.acked[i]].Rev > e }); i < len(k.acked) {
 		w := k.ackMin[i]
-		if ops[w].Complete < g.Invoke {
+		if precedes(ops[w].Complete, g.Invoke) {
 			return clsStale, desc(clsStale, fmt.Sprintf("its get (node %s) returned revision %d although revision %d (client %d) had been acknowledged %.3fms before the get was invoked",
 				nodeName(g.Node), e, ops[w].Rev, ops[w].Client, ms(g.Invoke-ops[w].Complete)), int(rj.src), int(w), int(rj.upd))
 		}
@@ -282,7 +290,7 @@ func classify(ops []history.Op, k *keyVersions, rj rejection, ex *examples) (str
 				}
 			}
 		}
-		if v.invoke < u.Complete {
+		if !precedes(u.Complete, v.invoke) {
 			what := fmt.Sprintf("revision %d was written concurrently", v.rev)
 			switch {
 			case v.writer < 0:
@@ -297,7 +305,22 @@ func classify(ops []history.Op, k *keyVersions, rj rejection, ex *examples) (str
 			return clsConcurrent, desc(clsConcurrent, what, int(rj.src), int(v.writer), int(rj.upd))
 		}
 	}
-	if len(k.unresolved) > 0 && k.unresolved[0] < u.Complete {
+	// The get ended at the very instant the update was invoked, so it does
+	// not precede the update: the update may have taken effect first, and if
+	// revision e's own write may not have taken effect by then either, the
+	// key may still have held an older revision.
+	if !precedes(g.Complete, u.Invoke) {
+		i := sort.Search(len(k.vers), func(i int) bool { return k.vers[i].rev >= e })
+		if i == len(k.vers) || k.vers[i].rev != e || !precedes(k.vers[i].acked, u.Invoke) {
+			w := -1
+			if i < len(k.vers) && k.vers[i].rev == e {
+				w = int(k.vers[i].writer)
+			}
+			return clsConcurrent, desc(clsConcurrent, fmt.Sprintf("its get ended as it was invoked, and revision %d's write was not known to have taken effect before the update was invoked", e),
+				int(rj.src), w, int(rj.upd))
+		}
+	}
+	if len(k.unresolved) > 0 && !precedes(u.Complete, k.unresolved[0]) {
 		return clsConcurrent, desc(clsConcurrent, "an indeterminate write to the key, which the incomplete stream cannot settle, may have raced it",
 			int(rj.src), int(rj.upd))
 	}

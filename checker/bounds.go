@@ -155,14 +155,23 @@ func tighten(ops []*linOp) ([]*linOp, []refutation) {
 		}
 		if c > r {
 			rf := refutation{op: o}
-			if v >= 1 && c > o.ret {
+			switch {
+			case v >= 1 && c > o.ret:
 				rf.related = []*linOp{loBy[v-1]}
 				rf.why = fmt.Sprintf("it ended at %s but revision %d cannot take effect before %s, when %s started",
 					fmtT(o.ret), ws[v-1].rev, fmtT(c), opName(loBy[v-1]))
-			} else {
+			case v < m && c > o.call:
+				// Both ends moved: the proof needs the op that set each, which
+				// may sit in other pieces (the witness spans them).
+				rf.related = []*linOp{loBy[v-1], hiBy[v]}
+				rf.why = fmt.Sprintf("revision %d, which it read, cannot take effect before %s, when %s started, but revision %d had taken effect by %s, when %s ended",
+					ws[v-1].rev, fmtT(c), opName(loBy[v-1]), ws[v].rev, fmtT(r), opName(hiBy[v]))
+			case v < m:
 				rf.related = []*linOp{hiBy[v]}
 				rf.why = fmt.Sprintf("it started at %s but revision %d had taken effect by %s, when %s ended",
 					fmtT(o.call), ws[v].rev, fmtT(r), opName(hiBy[v]))
+			default: // only an op that ends before it starts, which validation rejects first
+				rf.why = fmt.Sprintf("it ended at %s, before it started at %s", fmtT(o.ret), fmtT(o.call))
 			}
 			out = append(out, rf)
 			continue

@@ -7,6 +7,29 @@
 // a million ops is checked in seconds. The linearizability checker is the
 // exception in theory (porcupine's search is exponential in the worst case)
 // and is bounded by Options.Timeout.
+//
+// # Real-time order and ties
+//
+// Every checker orders ops by one rule, porcupine's: op A precedes op B
+// only if A completed strictly before B was invoked (A.Complete <
+// B.Invoke); ops with equal timestamps are concurrent, and so is a
+// zero-length op (Invoke == Complete) with every op in flight at that
+// instant. Porcupine sorts a call before a return at the same time
+// (porcupine's checker.go, byTime), which is this rule. The checkers use
+// precedes for it; the linearizability checker hands porcupine scaled
+// times (scaleCall, scaleRet) that keep it.
+//
+// A client's own ops are in program order: by invoke time, ties in
+// history order (the order they completed in, as recorded). That order
+// only says which get supplied an update's expected revision; whether one
+// op could have observed another is always decided by precedes.
+//
+// # Input
+//
+// Every checker first validates the history (Validate): a malformed one (a
+// completion before its invocation, an unknown type, an ok write without
+// its revision...) gets an unknown verdict whose reason names the bad line,
+// never a verdict.
 package checker
 
 import (
@@ -53,8 +76,13 @@ type Result struct {
 	// Anomalies are examples, at most Options.MaxExamples of each kind.
 	Anomalies []Anomaly `json:"anomalies,omitempty"`
 	// Files are the paths the checker wrote.
-	Files     []string `json:"files,omitempty"`
-	ElapsedMs float64  `json:"elapsed_ms"`
+	Files []string `json:"files,omitempty"`
+	// InternalErrors are disagreements between a checker's own methods
+	// (e.g. the interval bounds refute a piece porcupine finds
+	// linearizable): bugs in the checker, never a verdict. What they touch
+	// is left undecided.
+	InternalErrors []string `json:"internal_errors,omitempty"`
+	ElapsedMs      float64  `json:"elapsed_ms"`
 }
 
 // Bucket is one bar of a histogram: Count values v with previous bucket's
@@ -219,6 +247,11 @@ func refs(ops []history.Op, idx ...int) []OpRef {
 	}
 	return out
 }
+
+// precedes reports whether an op that completed at complete precedes, in
+// real time, an op invoked at invoke: only when strictly earlier. Equal
+// timestamps are concurrent (see the package doc).
+func precedes(complete, invoke int64) bool { return complete < invoke }
 
 // isClientOp reports whether the op is a client operation a checker should
 // look at (fault records are not).

@@ -130,9 +130,34 @@ var fixtures = map[string]fixtureWant{
 			cLin:       {"dropped_failed": 1},
 		},
 	},
+	"double_cas": {
+		verdicts: map[string]Verdict{cIntegrity: Invalid, cLin: Invalid},
+		counts: map[string]map[string]int{
+			cIntegrity: {"cas_violation": 1, "cas_checked": 3, "lost_write": 0, "rev_mismatch": 0},
+			cLin:       {"keys_illegal": 1},
+		},
+	},
+	// The timed-out put is in the stream at seq 1, below seq 2, acknowledged
+	// at 2ms on another key: it took effect by then, so the get at 3ms
+	// cannot miss it.
+	"applied_timeout": {
+		verdicts: map[string]Verdict{cLin: Invalid},
+		counts: map[string]map[string]int{
+			cIntegrity: {"info_applied": 1},
+			cLin:       {"info_applied": 1, "keys_illegal": 1},
+		},
+	},
 	"future_read": {
 		verdicts: map[string]Verdict{cLin: Invalid},
 		counts:   map[string]map[string]int{cLin: {"keys_illegal": 1, "pieces_illegal": 1}},
+	},
+	// The minimal tie: the update that wrote revision 2 was invoked
+	// at the instant the rejection completed, so they are concurrent.
+	"tie_10071": {
+		counts: map[string]map[string]int{
+			cAttrib: {"rejections": 1, "concurrent_write": 1, "concurrent_write_10071": 1, "spurious": 0},
+			cLin:    {"keys_illegal": 0, "ops_checked": 4},
+		},
 	},
 	"incomplete_stream": {
 		verdicts: map[string]Verdict{cIntegrity: Unknown},
@@ -238,6 +263,27 @@ func TestLinearizabilityTimeoutIsUnknown(t *testing.T) {
 	r := NewLinearizability(Options{Timeout: time.Nanosecond}).Check(loadFixture(t, "clean"))
 	if r.Verdict != Unknown || r.Reason == "" || r.Counts["keys_unknown"] != 2 {
 		t.Errorf("verdict %s, reason %q, counts %v", r.Verdict, r.Reason, r.Counts)
+	}
+}
+
+// Two updates expecting one revision both succeed. Linearizability sees it
+// only if porcupine finishes; stream-integrity sees it in linear time.
+func TestDoubleCASCaughtWhenPorcupineTimesOut(t *testing.T) {
+	h := loadFixture(t, "double_cas")
+	results := Run(h, All(Options{Timeout: time.Nanosecond}))
+	got := map[string]Result{}
+	for _, r := range results {
+		got[r.Name] = r
+	}
+	if r := got[cLin]; r.Verdict != Unknown {
+		t.Fatalf("linearizability %s (%s): the timeout did not bite, so this test shows nothing", r.Verdict, r.Summary)
+	}
+	if r := got[cIntegrity]; r.Verdict != Invalid || r.Counts["cas_violation"] != 1 || len(r.Anomalies) != 1 ||
+		!strings.Contains(r.Anomalies[0].Description, "two writes took effect on one expected revision") {
+		t.Errorf("stream-integrity %s %v: %+v", r.Verdict, r.Counts, r.Anomalies)
+	}
+	if w := Worst(results); w != Invalid {
+		t.Errorf("worst verdict %s", w)
 	}
 }
 

@@ -50,8 +50,9 @@ func TestDeleteFixtures(t *testing.T) {
 			NameDeletes:   {CountResurrectedRead: 1, CountDeleteNotHonoured: 0},
 			NameStaleRead: {CountStaleReads: 1},
 		}},
-		{"create_over_live_key", map[string]Verdict{NameDeletes: Invalid, NameLinearizability: Invalid}, map[string]map[string]int{
-			NameDeletes: {CountCreateOverLiveKey: 1, CountCreatesAfterMarker: 0},
+		{"create_over_live_key", map[string]Verdict{NameDeletes: Invalid, NameLinearizability: Invalid, NameIntegrity: Invalid}, map[string]map[string]int{
+			NameDeletes:   {CountCreateOverLiveKey: 1, CountCreatesAfterMarker: 0},
+			NameIntegrity: {CountCASViolation: 1},
 		}},
 	}
 	for _, c := range cases {
@@ -74,5 +75,34 @@ func TestDeleteFixtures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A create stored after a value, with a sequence between them that the
+// observers missed, may follow a delete marker stored there: unverifiable,
+// not a CAS violation, for every checker.
+func TestCreateAfterAnUnseenSequence(t *testing.T) {
+	ms := int64(1_000_000)
+	op := func(typ history.OpType, value string, rev uint64, inv int64) history.Op {
+		return history.Op{Client: 0, Node: "n1", Type: typ, Key: "k0", Value: value, Rev: rev, Outcome: history.OK,
+			Invoke: inv * ms, Complete: (inv + 1) * ms}
+	}
+	ops := []history.Op{op(history.Create, "c0-1", 1, 1), op(history.Delete, "c0-2", 2, 3), op(history.Create, "c0-3", 3, 5)}
+	stream := []history.Entry{{Seq: 1, Key: "k0", Value: "c0-1"}, {Seq: 3, Key: "k0", Value: "c0-3"}}
+	h := history.History{Ops: ops, Stream: stream} // incomplete: seq 2 was not seen
+	in := NewIntegrity(Options{}).Check(h)
+	if in.Counts[CountCASViolation] != 0 || in.Counts["unverifiable_cas"] != 1 || in.Verdict != Unknown {
+		t.Errorf("integrity: %s %s, counts %v", in.Verdict, in.Summary, in.Counts)
+	}
+	final := Final{Entries: stream[1:], Complete: true, PerKey: 1, Observed: stream}
+	de := NewDeletes(Options{}, final).Check(h)
+	if de.Verdict != Valid || de.Counts[CountCreatesAfterMarker] != 1 {
+		t.Errorf("deletes: %s %s, counts %v", de.Verdict, de.Summary, de.Counts)
+	}
+	// The same with the stream complete and the marker in it is clean.
+	h.Stream = []history.Entry{stream[0], {Seq: 2, Key: "k0", Value: "c0-2", Operation: "del"}, stream[1]}
+	h.StreamComplete = true
+	if in := NewIntegrity(Options{}).Check(h); in.Verdict != Valid {
+		t.Errorf("integrity on the complete stream: %s %s", in.Verdict, in.Summary)
 	}
 }

@@ -21,15 +21,25 @@ import (
 //   - bad_read: an ok get whose (revision, value) is not the stream's entry
 //     at that sequence (a not-found get with a revision saw a marker: it
 //     must be that marker).
+//   - cas_violation: an update that took effect (acknowledged, or
+//     indeterminate and found in the stream) stored at seq S whose key's
+//     previous entry before S is not at the revision it expected, or a
+//     create stored after a live entry of its key. The server checks
+//     Nats-Expected-Last-Subject-Sequence against the subject's last
+//     sequence, so two updates expecting one revision cannot both be
+//     stored: this catches a double-success CAS in linear time, whether or
+//     not porcupine finishes. With an incomplete stream, a missing expected
+//     revision is unverifiable (unverifiable_cas) rather than an anomaly.
 //
 // Indeterminate writes are tallied as info_applied, info_not_applied and
 // info_unresolved. If the stream is incomplete the verdict is unknown unless
 // an anomaly is found in the part that was read (an entry present in a
 // partial stream is still proof).
 //
-// Counts: acked_writes, stream_entries, gets_checked, plus one count per
-// anomaly kind above (always present) and the info_* tallies; with an
-// incomplete stream, unverifiable_writes and unverifiable_reads.
+// Counts: acked_writes, stream_entries, gets_checked, cas_checked, plus one
+// count per anomaly kind above (always present) and the info_* tallies;
+// with an incomplete stream, unverifiable_writes, unverifiable_reads and
+// unverifiable_cas.
 type Integrity struct{ opts Options }
 
 // NewIntegrity returns the lost-write / unexpected-value checker.
@@ -39,16 +49,19 @@ func NewIntegrity(opts Options) *Integrity { return &Integrity{opts: opts.withDe
 func (*Integrity) Name() string { return NameIntegrity }
 
 var integrityKinds = []string{CountLostWrite, CountRevMismatch, CountUnexpectedValue, CountFailedWriteApplied,
-	CountDuplicateValue, CountUnexpectedTombstone, CountBadRead}
+	CountDuplicateValue, CountUnexpectedTombstone, CountBadRead, CountCASViolation}
 
 // Check implements Checker.
 func (c *Integrity) Check(h history.History) Result {
+	if r, bad := rejectMalformed(c.Name(), &h); bad {
+		return r
+	}
 	ops := h.Ops
 	si := newStreamIndex(&h)
-	counts := map[string]int{"stream_entries": len(si.entries), CountAckedWrites: 0, "gets_checked": 0,
+	counts := map[string]int{"stream_entries": len(si.entries), CountAckedWrites: 0, "gets_checked": 0, "cas_checked": 0,
 		"info_applied": 0, "info_not_applied": 0, "info_unresolved": 0}
 	if !h.StreamComplete {
-		counts["unverifiable_writes"], counts["unverifiable_reads"] = 0, 0
+		counts["unverifiable_writes"], counts["unverifiable_reads"], counts["unverifiable_cas"] = 0, 0, 0
 	}
 	for _, k := range integrityKinds {
 		counts[k] = 0
@@ -125,6 +138,7 @@ func (c *Integrity) Check(h history.History) Result {
 				e.Seq, e.Value, ops[b].Client, ops[b].Type, failText(&ops[b])), []history.Entry{*e}, int(b))
 		}
 	}
+	checkCAS(ops, si, best, complete, counts, add)
 	for _, d := range si.dups {
 		e := &si.entries[d]
 		first := si.entries[si.byValue[e.Value]]
@@ -180,7 +194,7 @@ func (c *Integrity) Check(h history.History) Result {
 	switch {
 	case len(found) > 0:
 		r.Verdict = Invalid
-		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" (%d acknowledged writes, %d stream entries)", counts["acked_writes"], len(si.entries))
+		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" (%d acknowledged writes, %d stream entries)", counts[CountAckedWrites], len(si.entries))
 		if !complete {
 			r.Summary += "; stream incomplete"
 		}
@@ -188,11 +202,11 @@ func (c *Integrity) Check(h history.History) Result {
 		r.Verdict = Unknown
 		r.Reason = fmt.Sprintf("the stream could not be read in full (%d entries read): lost writes and unexpected values cannot be ruled out", len(si.entries))
 		r.Summary = fmt.Sprintf("stream incomplete: %d of %d acknowledged writes and %d of %d reads could not be verified",
-			counts["unverifiable_writes"], counts["acked_writes"], counts["unverifiable_reads"], counts["gets_checked"])
+			counts["unverifiable_writes"], counts[CountAckedWrites], counts["unverifiable_reads"], counts["gets_checked"])
 	default:
 		r.Verdict = Valid
 		r.Summary = fmt.Sprintf("all %d acknowledged writes are in the stream, all %d entries were written by live ops, all %d reads match",
-			counts["acked_writes"], len(si.entries), counts["gets_checked"])
+			counts[CountAckedWrites], len(si.entries), counts["gets_checked"])
 	}
 	return r
 }
@@ -205,4 +219,77 @@ func failText(o *history.Op) string {
 		return string(o.Err)
 	}
 	return "fail"
+}
+
+// checkCAS walks the stream in sequence order and checks each update and
+// create that took effect against the entry its key held just before it.
+func checkCAS(ops []history.Op, si *streamIndex, best map[string]int32, complete bool, counts map[string]int,
+	add func(kind, key, desc string, entries []history.Entry, idx ...int)) {
+	prev := map[string]int32{} // key -> its latest entry so far
+	checked, unverifiable := 0, 0
+	for ei := range si.entries {
+		e := &si.entries[ei]
+		p, hasPrev := prev[e.Key]
+		prev[e.Key] = int32(ei)
+		b, ok := best[e.Value]
+		if e.Operation != "" || !ok || si.byValue[e.Value] != int32(ei) {
+			continue // tombstones, values nobody wrote and duplicates are reported above
+		}
+		w := &ops[b]
+		if w.Key != e.Key || w.Outcome == history.Fail || (w.Type != history.Update && w.Type != history.Create) {
+			continue
+		}
+		checked++
+		var pe *history.Entry
+		var prevSeq uint64
+		if hasPrev {
+			pe = &si.entries[p]
+			prevSeq = pe.Seq
+		}
+		var d string
+		if w.Type == history.Create {
+			if pe == nil || pe.Operation != "" {
+				continue
+			}
+			if !complete && e.Seq-pe.Seq > uint64(ei-int(p)) {
+				unverifiable++ // a delete marker may sit in the part not read
+				continue
+			}
+			d = fmt.Sprintf("is stored at seq %d although the key already held %q at seq %d", e.Seq, pe.Value, pe.Seq)
+		} else {
+			expected := w.ExpectedRev
+			switch {
+			case prevSeq == expected:
+				continue
+			case prevSeq < expected && expected < e.Seq && !complete:
+				if _, ok := si.at(expected); !ok {
+					unverifiable++ // the expected entry may be in the part not read
+					continue
+				}
+			}
+			d = fmt.Sprintf("expecting revision %d is stored at seq %d, but the key's previous entry is ", expected, e.Seq)
+			if pe == nil {
+				d += "none"
+			} else {
+				d += fmt.Sprintf("seq %d (%q)", pe.Seq, pe.Value)
+			}
+			if prevSeq > expected {
+				d += ": two writes took effect on one expected revision"
+			} else {
+				d += fmt.Sprintf(": seq %d is not an earlier entry of %s", expected, e.Key)
+			}
+		}
+		entries, idx := []history.Entry{*e}, []int{int(b)}
+		if pe != nil {
+			entries = []history.Entry{*pe, *e}
+			if pb, ok := best[pe.Value]; ok && pe.Operation == "" {
+				idx = append(idx, int(pb))
+			}
+		}
+		add(CountCASViolation, e.Key, fmt.Sprintf("client %d's %s of %s (%s) %s", w.Client, w.Type, e.Key, w.Outcome, d), entries, idx...)
+	}
+	counts["cas_checked"] = checked
+	if !complete {
+		counts["unverifiable_cas"] = unverifiable
+	}
 }

@@ -3,12 +3,8 @@ package checker
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -33,17 +29,24 @@ import (
 // keeps porcupine from stalling on hot keys and proves many anomalies
 // outright (see bounds.go); then the key is cut into pieces at points where
 // its state is known (see chunkKey) and porcupine checks the pieces in
-// parallel within Options.Timeout. Neither step changes the verdict. For the first non-linearizable piece of a key, up to
-// Options.MaxVisualizations porcupine HTML files are written to
-// Options.OutDir.
+// parallel within Options.Timeout. Neither step changes the verdict. A
+// piece the bounds refute is then checked by porcupine too (a witness of
+// the ops in conflict first, then the whole piece): if porcupine finds a
+// linearization, that disagreement is an internal error (Result.
+// InternalErrors) and the key is undecided; if it does not finish in time
+// the bounds' proof stands and the summary says so. For the first
+// non-linearizable piece of a key, up to Options.MaxVisualizations
+// porcupine HTML files are written to Options.OutDir.
 //
 // Counts: ops_checked, keys, keys_illegal, keys_unknown, pieces,
-// pieces_illegal, pieces_unknown, pieces_refuted (illegal pieces proved so
-// by the interval bounds of bounds.go, without a search), pieces_too_large
-// (over maxPieceOps, left unknown), ops_refuted, max_piece_ops,
-// dropped_failed, dropped_reads, info_applied, info_not_applied,
-// info_unresolved, info_never_applicable (unresolved updates or creates
-// that started after their expected state was gone: dropped).
+// pieces_illegal, pieces_unknown, pieces_refuted (pieces the interval
+// bounds of bounds.go prove illegal), pieces_refuted_confirmed (porcupine
+// agreed), pieces_refuted_unconfirmed (porcupine did not finish),
+// pieces_too_large (over maxPieceOps, left unknown), ops_refuted,
+// max_piece_ops, dropped_failed, dropped_reads, info_applied,
+// info_not_applied, info_unresolved, info_never_applicable (unresolved
+// updates or creates that started after their expected state was gone:
+// dropped), internal_errors.
 type Linearizability struct{ opts Options }
 
 // NewLinearizability returns the porcupine checker.
@@ -155,21 +158,13 @@ func buildLinOps(h *history.History, counts map[string]int) map[string][]*linOp 
 	return perKey
 }
 
-type linJob struct {
-	key     string
-	n       int // piece number within the key
-	pieces  int // pieces of the key
-	piece   []*linOp
-	all     [][]*linOp // every piece of the key
-	res     porcupine.CheckResult
-	refuted *refutation // an op of the piece that tighten proved cannot be placed
-}
-
 // Check implements Checker.
 func (c *Linearizability) Check(h history.History) Result {
+	if r, bad := rejectMalformed(c.Name(), &h); bad {
+		return r
+	}
 	counts := map[string]int{}
-	for _, k := range []string{"ops_checked", "keys", "keys_illegal", "keys_unknown", "pieces", "pieces_illegal",
-		"pieces_unknown", "pieces_refuted", "pieces_too_large", "ops_refuted", "info_never_applicable", "max_piece_ops", "dropped_failed", "dropped_reads", "info_applied", "info_not_applied", "info_unresolved"} {
+	for _, k := range linCounts {
 		counts[k] = 0
 	}
 	perKey := buildLinOps(&h, counts)
@@ -178,36 +173,7 @@ func (c *Linearizability) Check(h history.History) Result {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var jobs []linJob
-	for _, k := range keys {
-		refuted := map[*linOp]*refutation{}
-		ops, rs := tighten(perKey[k])
-		counts["info_never_applicable"] += len(perKey[k]) - len(ops)
-		for i := range rs {
-			if refuted[rs[i].op] == nil {
-				refuted[rs[i].op] = &rs[i]
-			}
-		}
-		counts["ops_refuted"] += len(refuted)
-		pieces := chunkKey(ops, c.opts.ChunkOps)
-		for n, p := range pieces {
-			j := linJob{key: k, n: n, pieces: len(pieces), piece: p, all: pieces}
-			if len(p) > maxPieceOps {
-				j.res = porcupine.Unknown
-				counts["pieces_too_large"]++
-			}
-			for _, o := range p {
-				if r := refuted[o]; r != nil && (j.refuted == nil || o.call < j.refuted.op.call) {
-					j.refuted, j.res = r, porcupine.Illegal
-				}
-			}
-			if j.refuted != nil {
-				counts["pieces_refuted"]++
-			}
-			jobs = append(jobs, j)
-			counts["max_piece_ops"] = max(counts["max_piece_ops"], len(p)-1)
-		}
-	}
+	jobs := planJobs(perKey, keys, c.opts.ChunkOps, counts)
 	counts[CountKeys], counts["pieces"] = len(keys), len(jobs)
 
 	var deadline time.Time
@@ -222,50 +188,40 @@ func (c *Linearizability) Check(h history.History) Result {
 		return d, d > 0
 	}
 	model := kvPieceModel()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < c.opts.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				j := int(next.Add(1) - 1)
-				if j >= len(jobs) {
-					return
-				}
-				if jobs[j].refuted != nil || jobs[j].res != "" {
-					continue
-				}
-				d, ok := remaining()
-				if !ok {
-					jobs[j].res = porcupine.Unknown
-					continue
-				}
-				jobs[j].res = porcupine.CheckOperationsTimeout(model, toOperations(jobs[j].piece, false), d)
-			}
-		}()
-	}
-	wg.Wait()
+	runJobs(model, jobs, c.opts.Workers, remaining)
 
 	ex := newExamples(c.opts.MaxExamples)
-	var files, illegalKeys, unknownKeys []string
+	var files, illegalKeys, unknownKeys, internal []string
 	keyState := map[string]porcupine.CheckResult{}
 	for i := range jobs {
 		j := &jobs[i]
-		switch j.res {
-		case porcupine.Illegal:
-			counts["pieces_illegal"]++
-			if keyState[j.key] == porcupine.Illegal {
-				continue
-			}
-			keyState[j.key] = porcupine.Illegal
-			illegalKeys = append(illegalKeys, j.key)
-			if ex.want("non_linearizable") || len(files) < c.opts.MaxVisualizations {
-				a, f := c.explain(h.Ops, model, j, len(files) < c.opts.MaxVisualizations, remaining)
+		if j.internal != "" {
+			internal = append(internal, j.internal)
+		}
+		if j.refuted != nil && j.confirmed == porcupine.Illegal {
+			counts["pieces_refuted_confirmed"]++
+		} else if j.refuted != nil && j.confirmed == porcupine.Unknown {
+			counts["pieces_refuted_unconfirmed"]++
+		}
+		if j.res == porcupine.Illegal && keyState[j.key] != porcupine.Illegal &&
+			(ex.want("non_linearizable") || len(files) < c.opts.MaxVisualizations) {
+			a, f, bug := c.explain(h.Ops, model, j, len(files) < c.opts.MaxVisualizations, remaining)
+			if bug != "" {
+				internal = append(internal, bug)
+				j.res = porcupine.Unknown
+			} else {
 				if f != "" {
 					files = append(files, f)
 				}
 				ex.add(a)
+			}
+		}
+		switch j.res {
+		case porcupine.Illegal:
+			counts["pieces_illegal"]++
+			if keyState[j.key] != porcupine.Illegal {
+				keyState[j.key] = porcupine.Illegal
+				illegalKeys = append(illegalKeys, j.key)
 			}
 		case porcupine.Unknown:
 			counts["pieces_unknown"]++
@@ -279,9 +235,20 @@ func (c *Linearizability) Check(h history.History) Result {
 			unknownKeys = append(unknownKeys, k)
 		}
 	}
-	counts[CountKeysIllegal], counts[CountKeysUnknown] = len(illegalKeys), len(unknownKeys)
+	counts[CountKeysIllegal], counts[CountKeysUnknown], counts["internal_errors"] = len(illegalKeys), len(unknownKeys), len(internal)
+	r := Result{Name: c.Name(), Counts: counts, Anomalies: ex.list, Files: files, InternalErrors: internal}
+	c.verdict(&r, keys, illegalKeys, unknownKeys)
+	return r
+}
 
-	r := Result{Name: c.Name(), Counts: counts, Anomalies: ex.list, Files: files}
+var linCounts = []string{"ops_checked", "keys", "keys_illegal", "keys_unknown", "pieces", "pieces_illegal",
+	"pieces_unknown", "pieces_refuted", "pieces_refuted_confirmed", "pieces_refuted_unconfirmed", "pieces_too_large",
+	"ops_refuted", "info_never_applicable", "max_piece_ops", "dropped_failed", "dropped_reads", "info_applied",
+	"info_not_applied", "info_unresolved", "internal_errors"}
+
+// verdict fills in the verdict, reason and summary.
+func (c *Linearizability) verdict(r *Result, keys, illegalKeys, unknownKeys []string) {
+	counts := r.Counts
 	settled := ""
 	if n := counts["info_applied"] + counts["info_not_applied"]; n > 0 {
 		settled = fmt.Sprintf("; %d indeterminate writes settled by the stream", n)
@@ -291,8 +258,13 @@ func (c *Linearizability) Check(h history.History) Result {
 		r.Verdict = Invalid
 		r.Summary = fmt.Sprintf("%d of %d keys not linearizable (%s)", len(illegalKeys), len(keys), listSome(illegalKeys, 5))
 		if len(unknownKeys) > 0 {
-			r.Summary += fmt.Sprintf("; %d undecided in time", len(unknownKeys))
+			r.Summary += fmt.Sprintf("; %d undecided", len(unknownKeys))
 		}
+	case len(r.InternalErrors) > 0:
+		r.Verdict = Unknown
+		r.Reason = fmt.Sprintf("internal error: %s", r.InternalErrors[0])
+		r.Summary = fmt.Sprintf("%d of %d keys undecided because of %d internal errors (a checker bug; see internal_errors)",
+			len(unknownKeys), len(keys), len(r.InternalErrors))
 	case len(unknownKeys) > 0:
 		r.Verdict = Unknown
 		r.Reason = fmt.Sprintf("porcupine did not finish %d of %d keys within %s", len(unknownKeys), len(keys), c.opts.Timeout)
@@ -306,12 +278,17 @@ func (c *Linearizability) Check(h history.History) Result {
 		r.Summary = r.Reason
 	default:
 		r.Verdict = Valid
-		r.Summary = fmt.Sprintf("all %d keys linearizable (%d ops in %d pieces%s)", len(keys), counts["ops_checked"], len(jobs), settled)
+		r.Summary = fmt.Sprintf("all %d keys linearizable (%d ops in %d pieces%s)", len(keys), counts["ops_checked"], counts["pieces"], settled)
+	}
+	if n := counts["internal_errors"]; n > 0 && r.Verdict == Invalid {
+		r.Summary += fmt.Sprintf("; %d internal errors (a checker bug; see internal_errors)", n)
+	}
+	if n := counts["pieces_refuted_unconfirmed"]; n > 0 {
+		r.Summary += fmt.Sprintf("; %d pieces refuted by the interval bounds alone (porcupine did not confirm them in time)", n)
 	}
 	if u := counts["info_unresolved"]; u > 0 {
 		r.Summary += fmt.Sprintf("; %d indeterminate writes left open (stream incomplete)", u)
 	}
-	return r
 }
 
 func listSome(xs []string, n int) string {
@@ -324,175 +301,3 @@ func listSome(xs []string, n int) string {
 // maxPieceOps is the largest piece handed to porcupine: its search keeps a
 // bitset of the piece per step, so memory grows with the square of the size.
 const maxPieceOps = 20000
-
-// explainBound caps each verbose porcupine run made to explain a piece.
-const explainBound = 10 * time.Second
-
-// explain re-runs porcupine verbosely on an illegal piece to describe where
-// the search got stuck and, if asked, to write the visualization.
-func (c *Linearizability) explain(hops []history.Op, model porcupine.Model, j *linJob, visualize bool,
-	remaining func() (time.Duration, bool)) (Anomaly, string) {
-	p := j.piece
-	first, last := int64(math.MaxInt64), int64(math.MinInt64)
-	for _, o := range p[1:] {
-		first = min(first, o.ocall)
-		if o.oret != math.MaxInt64 {
-			last = max(last, o.oret)
-		}
-	}
-	a := Anomaly{Kind: "non_linearizable", Key: j.key,
-		Description: fmt.Sprintf("key %s: the %d ops between %.3fms and %.3fms (piece %d of %d) have no linearization",
-			j.key, len(p)-1, ms(first), ms(last), j.n+1, j.pieces)}
-	if r := j.refuted; r != nil {
-		a.Description += fmt.Sprintf(": client %d's %s (line %d) fits nowhere: %s", r.op.client, describeOp(r.op, nil), r.op.idx+1, r.why)
-		idx := []int{int(r.op.idx)}
-		for _, o := range r.related {
-			if o != nil && o != r.op {
-				idx = append(idx, int(o.idx))
-			}
-		}
-		a.Ops = refs(hops, idx...)
-	}
-	d, ok := remaining()
-	if !ok {
-		return a, ""
-	}
-	if d == 0 || d > explainBound {
-		d = explainBound
-	}
-	// For a refuted piece, show porcupine the ops that already conflict: the
-	// writes, the gets that bound them and the refuted op. Porcupine proves
-	// that small history illegal quickly, where the whole piece could keep
-	// it searching; it is a faithful witness, since removing gets and
-	// rejections from a linearizable history leaves it linearizable.
-	shown := p
-	if j.refuted != nil {
-		shown = witness(j.all, j.refuted)
-	}
-	res, info := porcupine.CheckOperationsVerbose(model, toOperations(shown, true), d)
-	if res != porcupine.Illegal && j.refuted != nil {
-		shown = p
-		res, info = porcupine.CheckOperationsVerbose(model, toOperations(shown, true), d)
-	}
-	if res != porcupine.Illegal {
-		return a, ""
-	}
-	p = shown
-	var longest []int
-	if parts := info.PartialLinearizations(); len(parts) > 0 {
-		for _, l := range parts[0] {
-			if len(l) > len(longest) {
-				longest = l
-			}
-		}
-	}
-	var state any = kvState{}
-	done := make([]bool, len(p))
-	for _, id := range longest {
-		_, state = modelStep(state, p[id], nil)
-		done[id] = true
-	}
-	// The ops that could come next: not linearized, invoked before the
-	// earliest return among those not linearized.
-	var rest []int
-	minRet := int64(math.MaxInt64)
-	for id := range p {
-		if !done[id] {
-			rest = append(rest, id)
-			minRet = min(minRet, p[id].ret)
-		}
-	}
-	sort.Slice(rest, func(a, b int) bool { return p[rest[a]].call < p[rest[b]].call })
-	var idx []int
-	for _, r := range a.Ops {
-		idx = append(idx, r.Index)
-	}
-	if n := len(longest); n > 0 && p[longest[n-1]].idx >= 0 {
-		idx = append(idx, int(p[longest[n-1]].idx))
-	}
-	var cands []string
-	for _, id := range rest {
-		if p[id].call > minRet || len(cands) == 5 {
-			break
-		}
-		cands = append(cands, fmt.Sprintf("%s (%s)", describeOp(p[id], nil), describeMeta(p[id])))
-		idx = append(idx, int(p[id].idx))
-	}
-	if j.refuted != nil && !samePiece(p, j.piece) {
-		a.Description += fmt.Sprintf("; porcupine finds no linearization for just the %d writes and bounding ops around it", len(p)-1)
-	}
-	a.Description += fmt.Sprintf("; porcupine's longest linearizable prefix has %d ops and leaves the key at %s, where none of the next ops fits: %s",
-		max(len(longest)-1, 0), describeState(state), strings.Join(cands, "; "))
-	a.Ops = refs(hops, idx...)
-	if !visualize || c.opts.OutDir == "" {
-		return a, ""
-	}
-	if err := os.MkdirAll(c.opts.OutDir, 0o755); err != nil {
-		a.Description += fmt.Sprintf(" (visualization not written: %v)", err)
-		return a, ""
-	}
-	path := filepath.Join(c.opts.OutDir, fmt.Sprintf("linearizability-%s-%d.html", safeName(j.key), j.n+1))
-	if err := porcupine.VisualizePath(model, info, path); err != nil {
-		a.Description += fmt.Sprintf(" (visualization not written: %v)", err)
-		return a, ""
-	}
-	a.File = path
-	return a, path
-}
-
-func safeName(s string) string {
-	b := []byte(s)
-	for i, ch := range b {
-		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '-' || ch == '_' || ch == '.') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
-}
-
-// witness picks the ops that already conflict around a refuted op: from
-// the pieces spanning the refuted op and the ops its refutation names, the
-// first piece's seed, every pinned write, the ops bounding those writes
-// (when within those pieces), the refuted op and the named ops. Dropping
-// gets and rejections keeps a linearizable history linearizable, and the
-// pieces are cut where the state is known, so if this small history has no
-// linearization the key has none either.
-func witness(pieces [][]*linOp, r *refutation) []*linOp {
-	where := map[*linOp]int{}
-	for i, p := range pieces {
-		for _, o := range p[1:] {
-			where[o] = i
-		}
-	}
-	first, last := where[r.op], where[r.op]
-	keep := map[*linOp]bool{r.op: true}
-	for _, o := range r.related {
-		if i, ok := where[o]; ok {
-			first, last = min(first, i), max(last, i)
-			keep[o] = true
-		}
-	}
-	out := []*linOp{pieces[first][0]}
-	for i := first; i <= last; i++ {
-		for _, o := range pieces[i][1:] {
-			if o.pinned() {
-				keep[o] = true
-				for _, b := range o.bind {
-					if bi, ok := where[b]; ok && bi >= first && bi <= last {
-						keep[b] = true
-					}
-				}
-			}
-		}
-	}
-	for i := first; i <= last; i++ {
-		for _, o := range pieces[i][1:] {
-			if keep[o] {
-				out = append(out, o)
-			}
-		}
-	}
-	return out
-}
-
-func samePiece(a, b []*linOp) bool { return len(a) == len(b) && len(a) > 0 && a[0] == b[0] }

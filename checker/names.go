@@ -55,6 +55,7 @@ const (
 	CountDuplicateValue      = "duplicate_value"
 	CountUnexpectedTombstone = "unexpected_tombstone"
 	CountBadRead             = "bad_read"
+	CountCASViolation        = "cas_violation"
 	CountAckedWrites         = "acked_writes"
 )
 

@@ -1,12 +1,8 @@
 package checker
 
 import (
-	"fmt"
 	"math"
 	"testing"
-	"time"
-
-	"github.com/anishathalye/porcupine"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
@@ -58,34 +54,41 @@ type oracleStale struct {
 	write int32
 }
 
+// staleOracle finds the stale gets by the definition: for each ok get,
+// every acknowledged newer write of its key that precedes it.
+func staleOracle(ops []history.Op) map[int32]oracleStale {
+	want := map[int32]oracleStale{}
+	for i := range ops {
+		g := &ops[i]
+		if g.Type != history.Get || g.Outcome != history.OK {
+			continue
+		}
+		s := oracleStale{ns: math.MinInt64, write: -1}
+		first := int64(math.MaxInt64)
+		for j := range ops {
+			w := &ops[j]
+			if w.Key == g.Key && w.IsWrite() && w.Outcome == history.OK && w.Rev > g.Rev && w.Complete < g.Invoke {
+				s.revs++
+				if w.Complete < first {
+					first, s.write = w.Complete, int32(j)
+				}
+			}
+		}
+		if s.revs > 0 {
+			s.ns = g.Invoke - first
+			want[int32(i)] = s
+		}
+	}
+	return want
+}
+
 func TestStaleReadMatchesOracle(t *testing.T) {
 	for name, cfg := range simConfigs {
 		cfg = dirty(cfg)
 		cfg.Ops, cfg.Seed = scaled(6000), 7
 		h := simulate(cfg)
 		ops := h.Ops
-		want := map[int32]oracleStale{}
-		for i := range ops {
-			g := &ops[i]
-			if g.Type != history.Get || g.Outcome != history.OK {
-				continue
-			}
-			s := oracleStale{ns: math.MinInt64, write: -1}
-			first := int64(math.MaxInt64)
-			for j := range ops {
-				w := &ops[j]
-				if w.Key == g.Key && w.IsWrite() && w.Outcome == history.OK && w.Rev > g.Rev && w.Complete < g.Invoke {
-					s.revs++
-					if w.Complete < first {
-						first, s.write = w.Complete, int32(j)
-					}
-				}
-			}
-			if s.revs > 0 {
-				s.ns = g.Invoke - first
-				want[int32(i)] = s
-			}
-		}
+		want := staleOracle(ops)
 		perKey, keys := byKey(ops)
 		var hits []staleHit
 		for _, k := range keys {
@@ -107,42 +110,111 @@ func TestStaleReadMatchesOracle(t *testing.T) {
 	}
 }
 
+// sessionOracle counts read-your-writes and monotonic-read violations by
+// the definition: against every op of the client that precedes the get.
+func sessionOracle(ops []history.Op) (ryw, mono int) {
+	for i := range ops {
+		g := &ops[i]
+		if g.Type != history.Get || g.Outcome != history.OK {
+			continue
+		}
+		var wrote, read uint64
+		for j := range ops {
+			o := &ops[j]
+			if o.Client != g.Client || o.Key != g.Key || o.Outcome != history.OK || o.Complete >= g.Invoke {
+				continue
+			}
+			if o.IsWrite() {
+				wrote = max(wrote, o.Rev)
+			} else if o.Type == history.Get {
+				read = max(read, o.Rev)
+			}
+		}
+		if g.Rev < wrote {
+			ryw++
+		}
+		if g.Rev < read {
+			mono++
+		}
+	}
+	return ryw, mono
+}
+
 func TestSessionMatchesOracle(t *testing.T) {
 	for name, cfg := range simConfigs {
 		cfg = dirty(cfg)
 		cfg.Ops, cfg.Seed = scaled(6000), 8
 		h := simulate(cfg)
-		ops := h.Ops
-		ryw, mono := 0, 0
-		for i := range ops {
-			g := &ops[i]
-			if g.Type != history.Get || g.Outcome != history.OK {
-				continue
-			}
-			var wrote, read uint64
-			for j := range ops {
-				o := &ops[j]
-				if o.Client != g.Client || o.Key != g.Key || o.Outcome != history.OK || o.Invoke >= g.Invoke {
-					continue
-				}
-				if o.IsWrite() {
-					wrote = max(wrote, o.Rev)
-				} else if o.Type == history.Get {
-					read = max(read, o.Rev)
-				}
-			}
-			if g.Rev < wrote {
-				ryw++
-			}
-			if g.Rev < read {
-				mono++
-			}
-		}
+		ryw, mono := sessionOracle(h.Ops)
 		r := NewSession(Options{}).Check(h)
 		if r.Counts["ryw_violations"] != ryw || r.Counts["monotonic_violations"] != mono || ryw+mono == 0 {
 			t.Errorf("%s: got %v, oracle ryw %d mono %d", name, r.Counts, ryw, mono)
 		}
 	}
+}
+
+// attributionOracle classifies each wrong-last-sequence rejection by the
+// definitions of Attribution's doc. It reads concurrency from the stream
+// alone, so it needs a complete stream whose every entry someone wrote.
+func attributionOracle(h history.History) map[string]int {
+	ops := h.Ops
+	writer := map[string]int{}
+	for i := range ops {
+		if ops[i].IsWrite() {
+			writer[ops[i].Value] = i
+		}
+	}
+	want := map[string]int{}
+	for u := range ops {
+		U := &ops[u]
+		if U.Type != history.Update || U.Outcome != history.Fail ||
+			(U.Err != history.ErrWrongLastSeq && U.Err != history.ErrWrongLastSeqAny) {
+			continue
+		}
+		// The client's latest ok get of the key before the update, in
+		// program order (invoke time, then history order).
+		src := -1
+		for j := range ops {
+			o := &ops[j]
+			if o.Client == U.Client && o.Key == U.Key && o.Type == history.Get && o.Outcome == history.OK &&
+				(o.Invoke < U.Invoke || o.Invoke == U.Invoke && j < u) && (src < 0 || o.Invoke >= ops[src].Invoke) {
+				src = j
+			}
+		}
+		e := U.ExpectedRev
+		cls := clsSpurious
+		switch {
+		case src < 0 || ops[src].Rev != e:
+			cls = clsUnknown
+		default:
+			for j := range ops {
+				o := &ops[j]
+				if o.Key == U.Key && o.IsWrite() && o.Outcome == history.OK && o.Rev > e && o.Complete < ops[src].Invoke {
+					cls = clsStale
+				}
+			}
+			if cls != clsStale {
+				for _, en := range h.Stream {
+					if w, ok := writer[en.Value]; ok && en.Key == U.Key && en.Seq > e && w != u && ops[w].Invoke <= U.Complete {
+						cls = clsConcurrent
+					}
+				}
+			}
+			if cls == clsSpurious && ops[src].Complete >= U.Invoke {
+				// The get and the update tie: E's write must have been
+				// acknowledged before the update was invoked.
+				cls = clsConcurrent
+				for j := range ops {
+					o := &ops[j]
+					if o.Key == U.Key && o.IsWrite() && o.Outcome == history.OK && o.Rev == e && o.Complete < U.Invoke {
+						cls = clsSpurious
+					}
+				}
+			}
+		}
+		want[cls]++
+	}
+	return want
 }
 
 func TestAttributionMatchesOracle(t *testing.T) {
@@ -151,50 +223,7 @@ func TestAttributionMatchesOracle(t *testing.T) {
 		cfg = dirty(cfg)
 		cfg.Ops, cfg.Seed = scaled(6000), 9
 		h := simulate(cfg)
-		ops := h.Ops
-		writer := map[string]int{}
-		for i := range ops {
-			if ops[i].IsWrite() {
-				writer[ops[i].Value] = i
-			}
-		}
-		want := map[string]int{}
-		for u := range ops {
-			U := &ops[u]
-			if U.Type != history.Update || U.Outcome != history.Fail ||
-				(U.Err != history.ErrWrongLastSeq && U.Err != history.ErrWrongLastSeqAny) {
-				continue
-			}
-			src := -1
-			for j := range ops {
-				o := &ops[j]
-				if o.Client == U.Client && o.Key == U.Key && o.Type == history.Get && o.Outcome == history.OK &&
-					o.Invoke < U.Invoke && (src < 0 || o.Invoke > ops[src].Invoke) {
-					src = j
-				}
-			}
-			e := U.ExpectedRev
-			cls := clsSpurious
-			switch {
-			case src < 0 || ops[src].Rev != e:
-				cls = clsUnknown
-			default:
-				for j := range ops {
-					o := &ops[j]
-					if o.Key == U.Key && o.IsWrite() && o.Outcome == history.OK && o.Rev > e && o.Complete < ops[src].Invoke {
-						cls = clsStale
-					}
-				}
-				if cls != clsStale {
-					for _, en := range h.Stream {
-						if w, ok := writer[en.Value]; ok && en.Key == U.Key && en.Seq > e && w != u && ops[w].Invoke < U.Complete {
-							cls = clsConcurrent
-						}
-					}
-				}
-			}
-			want[cls]++
-		}
+		want := attributionOracle(h)
 		r := NewAttribution(Options{}).Check(h)
 		for _, cls := range []string{clsStale, clsConcurrent, clsSpurious, clsUnknown} {
 			if r.Counts[cls] != want[cls] {
@@ -209,177 +238,5 @@ func TestAttributionMatchesOracle(t *testing.T) {
 		if seen[cls] == 0 {
 			t.Errorf("the simulations produced no %s rejection: %v", cls, seen)
 		}
-	}
-}
-
-// Narrowing intervals (tighten) and cutting keys into pieces (chunkKey)
-// must not change any key's verdict: compare with porcupine on each key's
-// whole, untouched history, and with the model's own partition function,
-// with and without a complete stream.
-func TestPiecesMatchWholeKeys(t *testing.T) {
-	copyOps := func(ops []*linOp) []*linOp {
-		out := make([]*linOp, len(ops))
-		for i, o := range ops {
-			c := *o
-			out[i] = &c
-		}
-		return out
-	}
-	model := kvPieceModel()
-	for name, cfg := range simConfigs {
-		for _, stale := range []float64{0, 0.02} {
-			for _, complete := range []bool{true, false} {
-				cfg.Ops, cfg.Seed, cfg.StaleRate, cfg.InfoRate = scaled(1500), 11, stale, 0.03
-				untouched := 5 * time.Second
-				if cfg.Clients > 8 {
-					// Porcupine on the untouched history of a hot key gives up
-					// within a few hundred ops: that is why tighten exists.
-					cfg.Ops, untouched = 400, time.Second
-					if testing.Short() {
-						untouched = time.Millisecond
-					}
-				}
-				h := simulate(cfg)
-				if !complete {
-					h.Stream, h.StreamComplete = h.Stream[:len(h.Stream)/2], false
-				}
-				tag := fmt.Sprintf("%s stale=%v complete=%v", name, stale, complete)
-				perKey := buildLinOps(&h, map[string]int{})
-				illegal := 0
-				for k, ops := range perKey {
-					whole := porcupine.CheckOperationsTimeout(model, toOperations(copyOps(ops), false), untouched)
-					tight, refuted := tighten(copyOps(ops))
-					tightWhole := porcupine.CheckOperationsTimeout(model, toOperations(tight, false), 5*time.Second)
-					piecesOK, piecesUnknown := true, false
-					pieces := chunkKey(tight, 5)
-					for _, p := range pieces {
-						switch porcupine.CheckOperationsTimeout(model, toOperations(p, false), 5*time.Second) {
-						case porcupine.Illegal:
-							piecesOK = false
-						case porcupine.Unknown:
-							piecesUnknown = true
-						}
-					}
-					switch {
-					case whole == porcupine.Unknown || tightWhole == porcupine.Unknown || piecesUnknown && piecesOK:
-						t.Logf("%s key %s: porcupine timed out: untouched %s, tightened %s, pieces ok %v unknown %v",
-							tag, k, whole, tightWhole, piecesOK, piecesUnknown)
-						if whole == porcupine.Illegal && piecesOK && !piecesUnknown || whole == porcupine.Ok && !piecesOK {
-							t.Errorf("%s key %s: untouched %s but pieces ok %v", tag, k, whole, piecesOK)
-						}
-					case whole != tightWhole || (whole == porcupine.Ok) != piecesOK:
-						t.Errorf("%s key %s: whole %s, tightened %s, %d pieces ok %v", tag, k, whole, tightWhole, len(pieces), piecesOK)
-					}
-					if len(refuted) > 0 && piecesOK {
-						t.Errorf("%s key %s: %d ops refuted, yet linearizable: %s", tag, k, len(refuted), refuted[0].why)
-					}
-					if stale == 0 && !piecesOK {
-						t.Errorf("%s key %s: clean history not linearizable", tag, k)
-					}
-					if !piecesOK || len(refuted) > 0 {
-						illegal++
-					}
-				}
-				r := NewLinearizability(Options{ChunkOps: 5}).Check(h)
-				if r.Counts["keys_illegal"] != illegal || r.Counts["keys_unknown"] != 0 {
-					t.Errorf("%s: checker %v, want %d illegal keys", tag, r.Counts, illegal)
-				}
-				var all []porcupine.Operation
-				for _, ops := range perKey {
-					all = append(all, toOperations(ops, false)...)
-				}
-				if got := porcupine.CheckOperations(kvModel(5), all); got != (illegal == 0) {
-					t.Errorf("%s: kvModel's partition says linearizable=%v, want %v", tag, got, illegal == 0)
-				}
-				// A real-time stale read is never linearizable.
-				if sr := NewStaleRead(Options{}).Check(h); sr.Verdict == Invalid && r.Verdict != Invalid {
-					t.Errorf("%s: stale reads not caught: %s", tag, r.Summary)
-				} else if stale > 0 && sr.Verdict != Invalid {
-					t.Logf("%s: no real-time stale read; linearizability %s", tag, r.Verdict)
-				}
-			}
-		}
-	}
-}
-
-func TestIntegrityCatchesInjectedDamage(t *testing.T) {
-	cfg := simConfigs["mixed"]
-	cfg.Ops, cfg.Seed = 5000, 12
-	h := simulate(cfg)
-	if r := NewIntegrity(Options{}).Check(h); r.Verdict != Valid {
-		t.Fatalf("clean: %s", r.Summary)
-	}
-	// Lose one acknowledged write and add a value nobody wrote.
-	var lost history.Entry
-	var stream []history.Entry
-	for _, e := range h.Stream {
-		if lost.Seq == 0 && e.Seq > 100 {
-			for _, o := range h.Ops {
-				if o.Value == e.Value && o.Outcome == history.OK {
-					lost = e
-				}
-			}
-			if lost.Seq != 0 {
-				continue
-			}
-		}
-		stream = append(stream, e)
-	}
-	stream = append(stream, history.Entry{Seq: h.Stream[len(h.Stream)-1].Seq + 1, Key: "k1", Value: "nobody"})
-	h.Stream = stream
-	r := NewIntegrity(Options{}).Check(h)
-	if r.Verdict != Invalid || r.Counts["lost_write"] != 1 || r.Counts["unexpected_value"] != 1 {
-		t.Errorf("%s %v", r.Summary, r.Counts)
-	}
-}
-
-// The model's unsettled-write branch: an indeterminate write that the
-// stream cannot settle may or may not have happened.
-func TestModelUnsettledWrite(t *testing.T) {
-	m := kvPieceModel()
-	seed := &linOp{kind: kSeed, idx: -1, key: "k", value: "a", rev: 5, exists: true, call: 0, ret: 0}
-	w := &linOp{kind: kUpdate, out: oUnknown, key: "k", value: "b", expected: 5, call: 1, ret: math.MaxInt64}
-	mk := func(extra ...*linOp) []porcupine.Operation {
-		return toOperations(append([]*linOp{seed, w}, extra...), false)
-	}
-	get := func(v string, rev uint64, at int64) *linOp {
-		return &linOp{kind: kGet, key: "k", value: v, rev: rev, call: at, ret: at + 1}
-	}
-	cases := []struct {
-		name string
-		ops  []porcupine.Operation
-		want bool
-	}{
-		{"not applied", mk(get("a", 5, 10)), true},
-		{"applied, revision revealed later", mk(get("b", 9, 10)), true},
-		{"applied below its expected revision", mk(get("b", 5, 10)), false},
-		{"both, in order", mk(get("a", 5, 10), get("b", 9, 20)), true},
-		{"cannot be undone", mk(get("b", 9, 10), get("a", 5, 20)), false},
-		{"10071 after it applied", mk(get("a", 5, 10),
-			&linOp{kind: kUpdate, out: oWrongSeq, key: "k", value: "c", expected: 5, call: 20, ret: 21}), true},
-		{"update expecting an unseen revision", mk(
-			&linOp{kind: kUpdate, out: oOK, key: "k", value: "c", expected: 7, rev: 8, call: 20, ret: 21}), true},
-		{"update expecting a revision below it", mk(get("a", 5, 10),
-			&linOp{kind: kUpdate, out: oOK, key: "k", value: "c", expected: 5, rev: 8, call: 20, ret: 21},
-			get("b", 9, 30)), false},
-	}
-	for _, c := range cases {
-		if got := porcupine.CheckOperations(m, c.ops); got != c.want {
-			t.Errorf("%s: linearizable %v, want %v", c.name, got, c.want)
-		}
-	}
-}
-
-// A timeout the incomplete stream cannot settle must not stop the key from
-// being cut into pieces (updates can only take effect while their expected
-// revision is current), or porcupine would get the key's whole history.
-func TestUnsettledUpdatesStillCut(t *testing.T) {
-	cfg := simConfigs["single-writer"]
-	cfg.Ops, cfg.Seed, cfg.InfoRate = scaled(40000), 13, 0.05
-	h := simulate(cfg)
-	h.Stream, h.StreamComplete = h.Stream[:len(h.Stream)/3], false
-	r := NewLinearizability(Options{}).Check(h)
-	if r.Verdict != Valid || r.Counts["info_unresolved"] == 0 || r.Counts["max_piece_ops"] > 1000 {
-		t.Errorf("%s: %s %v", r.Verdict, r.Summary, r.Counts)
 	}
 }

@@ -2,17 +2,21 @@ package checker
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
 // Session checks read-your-writes and monotonic reads per client and key.
 //
-// A get violates read-your-writes when it returns a revision older than the
-// client's own last acknowledged write to that key, and monotonic reads when
-// it returns a revision older than one the client already read for that
-// key. A not-found get counts as revision 0. Only ok gets are judged; a get
-// can violate both (it is counted under each).
+// A get violates read-your-writes when it returns a revision older than
+// that of one of the client's own acknowledged writes to that key which
+// precedes it, and monotonic reads when it returns a revision older than one
+// returned by an earlier get of the client that precedes it ("precedes" as
+// in the package doc: an op that completed at the very instant the get was
+// invoked is concurrent with it and does not count). A not-found get counts
+// as revision 0. Only ok gets are judged; a get can violate both (it is
+// counted under each).
 //
 // Counts: gets (ok gets judged), ryw_violations, monotonic_violations,
 // violating_gets (distinct gets with either), clients, keys.
@@ -36,63 +40,70 @@ type sessionState struct {
 
 // Check implements Checker.
 func (c *Session) Check(h history.History) Result {
+	if r, bad := rejectMalformed(c.Name(), &h); bad {
+		return r
+	}
 	ops := h.Ops
 	perClient, clients := byClient(ops)
 	st := map[clientKey]*sessionState{}
-	keys := map[string]bool{}
+	state := func(o *history.Op) *sessionState {
+		ck := clientKey{o.Client, o.Key}
+		s := st[ck]
+		if s == nil {
+			s = &sessionState{wroteIdx: -1, readIdx: -1}
+			st[ck] = s
+		}
+		return s
+	}
+	judged := func(o *history.Op) bool {
+		return o.Outcome == history.OK && o.Key != "" && (o.Type == history.Get || o.IsWrite())
+	}
 	ex := newExamples(c.opts.MaxExamples)
+	keys := map[string]bool{}
 	var gets, ryw, mono, bad int
 	for _, cl := range clients {
-		for _, i := range perClient[cl] {
+		byInvoke := perClient[cl]
+		// The client's ops in completion order: an op counts for a later
+		// one only once it precedes it (see the package doc on ties).
+		byComplete := byInvoke // a client that waits for each op: already in order
+		less := func(a, b int) bool { return ops[byComplete[a]].Complete < ops[byComplete[b]].Complete }
+		if !sort.SliceIsSorted(byComplete, less) {
+			byComplete = append([]int32(nil), byInvoke...)
+			sort.SliceStable(byComplete, less)
+		}
+		done := 0
+		for _, i := range byInvoke {
 			o := &ops[i]
-			if o.Outcome != history.OK || o.Key == "" {
-				continue
-			}
-			isGet := o.Type == history.Get
-			if !isGet && !o.IsWrite() {
-				continue
-			}
-			ck := clientKey{o.Client, o.Key}
-			s := st[ck]
-			if s == nil {
-				s = &sessionState{wroteIdx: -1, readIdx: -1}
-				st[ck] = s
-				keys[o.Key] = true
-			}
-			if !isGet {
-				if o.Rev > s.wrote {
-					s.wrote, s.wroteIdx = o.Rev, i
+			for ; done < len(byComplete) && precedes(ops[byComplete[done]].Complete, o.Invoke); done++ {
+				p := &ops[byComplete[done]]
+				if !judged(p) {
+					continue
 				}
+				s := state(p)
+				switch {
+				case p.IsWrite() && p.Rev > s.wrote:
+					s.wrote, s.wroteIdx = p.Rev, byComplete[done]
+				case p.Type == history.Get && p.Rev > s.read:
+					s.read, s.readIdx = p.Rev, byComplete[done]
+				}
+			}
+			if !judged(o) {
+				continue
+			}
+			keys[o.Key] = true
+			if o.Type != history.Get {
 				continue
 			}
 			gets++
-			got := o.Rev // 0 when not found
-			violated := false
-			if got < s.wrote {
+			r, m := judgeGet(ops, i, state(o), ex)
+			if r {
 				ryw++
-				violated = true
-				if ex.want("read_your_writes") {
-					ex.add(Anomaly{Kind: "read_your_writes", Key: o.Key,
-						Description: fmt.Sprintf("client %d read %s at revision %d after its own write of revision %d was acknowledged (%.3fms earlier)",
-							o.Client, o.Key, got, s.wrote, ms(o.Invoke-ops[s.wroteIdx].Complete)),
-						Ops: refs(ops, int(s.wroteIdx), int(i))})
-				}
 			}
-			if got < s.read {
+			if m {
 				mono++
-				violated = true
-				if ex.want("monotonic_reads") {
-					ex.add(Anomaly{Kind: "monotonic_reads", Key: o.Key,
-						Description: fmt.Sprintf("client %d read %s at revision %d after it had already read revision %d",
-							o.Client, o.Key, got, s.read),
-						Ops: refs(ops, int(s.readIdx), int(i))})
-				}
 			}
-			if violated {
+			if r || m {
 				bad++
-			}
-			if got > s.read {
-				s.read, s.readIdx = got, i
 			}
 		}
 	}
@@ -114,4 +125,31 @@ func (c *Session) Check(h history.History) Result {
 		r.Summary = fmt.Sprintf("no read-your-writes or monotonic-read violations in %d gets", gets)
 	}
 	return r
+}
+
+// judgeGet reports whether the get at i breaks read-your-writes and
+// monotonic reads against s, what its client did before it, and keeps an
+// example of each.
+func judgeGet(ops []history.Op, i int32, s *sessionState, ex *examples) (ryw, mono bool) {
+	o := &ops[i]
+	got := o.Rev // 0 when not found
+	if got < s.wrote {
+		ryw = true
+		if ex.want("read_your_writes") {
+			ex.add(Anomaly{Kind: "read_your_writes", Key: o.Key,
+				Description: fmt.Sprintf("client %d read %s at revision %d after its own write of revision %d was acknowledged (%.3fms earlier)",
+					o.Client, o.Key, got, s.wrote, ms(o.Invoke-ops[s.wroteIdx].Complete)),
+				Ops: refs(ops, int(s.wroteIdx), int(i))})
+		}
+	}
+	if got < s.read {
+		mono = true
+		if ex.want("monotonic_reads") {
+			ex.add(Anomaly{Kind: "monotonic_reads", Key: o.Key,
+				Description: fmt.Sprintf("client %d read %s at revision %d after it had already read revision %d",
+					o.Client, o.Key, got, s.read),
+				Ops: refs(ops, int(s.readIdx), int(i))})
+		}
+	}
+	return ryw, mono
 }

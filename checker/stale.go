@@ -9,9 +9,9 @@ import (
 )
 
 // StaleRead finds real-time stale reads per key: a get invoked after a write
-// of a newer revision of its key had been acknowledged (that write's
-// complete time < the get's invoke time), which still returned an older
-// revision (or not found). Only ok gets and ok writes count.
+// of a newer revision of its key had been acknowledged (the write precedes
+// the get: its complete time < the get's invoke time, strictly, see the
+// package doc), which still returned an older revision (or not found). Only ok gets and ok writes count.
 //
 // For each stale read it measures how many acknowledged versions it missed
 // (acknowledged before the get was invoked, newer than what it returned)
@@ -43,6 +43,9 @@ var (
 
 // Check implements Checker.
 func (c *StaleRead) Check(h history.History) Result {
+	if r, bad := rejectMalformed(c.Name(), &h); bad {
+		return r
+	}
 	ops := h.Ops
 	perKey, keys := byKey(ops)
 	var hits []staleHit
@@ -153,7 +156,7 @@ func staleForKey(ops []history.Op, idx []int32, hits []staleHit, gets int) ([]st
 	inserted, j := 0, 0
 	for _, gi := range gs {
 		g := &ops[gi]
-		for j < m && ops[ws[byAck[j]]].Complete < g.Invoke {
+		for j < m && precedes(ops[ws[byAck[j]]].Complete, g.Invoke) {
 			p := int(byAck[j])
 			for x := p + 1; x <= m; x += x & -x {
 				cnt[x]++

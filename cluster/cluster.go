@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 )
 
@@ -22,8 +23,11 @@ const (
 	CapMemoryLimit Capability = "memory-limit"
 	CapPartition   Capability = "partition"
 	CapLatency     Capability = "latency"
-	CapLoss        Capability = "loss"
 	CapPowerLoss   Capability = "power-loss" // see PowerLosser
+	CapLoss        Capability = "loss"       // SetLoss
+	CapBandwidth   Capability = "bandwidth"  // SetRate
+	CapStoreFiles  Capability = "store-files"
+	CapRename      Capability = "rename" // StartAs
 )
 
 // ErrUnsupported wraps every "this runtime cannot do that" refusal.
@@ -34,12 +38,26 @@ func Unsupported(runtime string, c Capability, why string) error {
 	return fmt.Errorf("%w: the %s runtime cannot %s: %s", ErrUnsupported, runtime, c, why)
 }
 
+var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// ValidServerName says why name cannot be a server_name here (it goes into
+// configs, file names and monitoring URLs unquoted), or nil.
+func ValidServerName(name string) error {
+	if !serverNameRE.MatchString(name) {
+		return fmt.Errorf("server name %q: want 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit", name)
+	}
+	return nil
+}
+
 // Node is how to reach one server. URLs can change after a restart on some
 // runtimes, so read Nodes() again after Start rather than caching them.
 type Node struct {
 	Name       string `json:"name"`        // server_name, e.g. "n1"
 	ClientURL  string `json:"client_url"`  // nats://127.0.0.1:port
 	MonitorURL string `json:"monitor_url"` // http://127.0.0.1:port
+	// Dial is what a client needs besides the URL (credentials, TLS) on a
+	// cluster the toolkit did not start; nil elsewhere. Never saved.
+	Dial *Dial `json:"-"`
 }
 
 // NodeState is what the runtime knows about a node's process.
@@ -53,7 +71,24 @@ type NodeState struct {
 	StartedAt time.Time `json:"started_at"`
 }
 
+// NetStats is what a node's network shaping counted, read from the kernel
+// (nftables rule counters, tc qdisc statistics). Zero values mean the part
+// is off.
+type NetStats struct {
+	LossPercent float64 `json:"loss_percent"` // the random drop in force
+	LossSeen    uint64  `json:"loss_seen"`    // packets to and from peers the loss rules saw
+	LossDropped uint64  `json:"loss_dropped"` // of which dropped
+
+	Rate           uint64 `json:"rate"`            // bytes/s of the rate limit in force
+	RateBytes      uint64 `json:"rate_bytes"`      // bytes sent through it
+	RatePackets    uint64 `json:"rate_packets"`    // packets sent through it
+	RateDrops      uint64 `json:"rate_drops"`      // packets it dropped (queue full)
+	RateOverlimits uint64 `json:"rate_overlimits"` // times a packet had to wait for tokens
+}
+
 // Cluster is a running set of nats-server nodes. Node indices are 0-based.
+// The errors of the node controls name the control and the node ("kill n1:
+// ..."), so callers need not add them again.
 type Cluster interface {
 	Runtime() string
 	Config() Config
@@ -79,6 +114,25 @@ type Cluster interface {
 	Partition(ctx context.Context, groups [][]int) error
 	// Heal removes every partition.
 	Heal(ctx context.Context) error
+
+	// SetLoss drops percent of the packets between node and its peers, each
+	// way, at random (0 removes it). Client traffic is not touched. It
+	// holds across the node's restarts until removed. CapLoss.
+	SetLoss(ctx context.Context, node int, percent float64) error
+	// SetRate limits what node sends, to clients and peers alike, to
+	// bytesPerSec (0 removes it). It holds across restarts. CapBandwidth.
+	SetRate(ctx context.Context, node int, bytesPerSec uint64) error
+	// NetStats reads the counters of the node's loss and rate limit. The
+	// node must be running. CapLoss or CapBandwidth.
+	NetStats(ctx context.Context, node int) (NetStats, error)
+
+	// StoreDir is the host directory that is the node's store_dir, for
+	// faults that change its files while the node is down. CapStoreFiles.
+	StoreDir(node int) (string, error)
+	// StartAs starts a down node as a different server: server_name name
+	// from now on (Nodes() says so), same ports and store. Wipe it first
+	// to make it a fresh server. CapRename.
+	StartAs(ctx context.Context, node int, name string) error
 
 	// Supports says whether a control is real on this cluster (nil) or why not.
 	Supports(c Capability) error

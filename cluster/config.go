@@ -43,6 +43,17 @@ type Config struct {
 	// which is how a crash loop shows.
 	AutoRestart bool `json:"auto_restart,omitempty"`
 
+	// FaultVerifyTimeout bounds each check of a fault's effect and of its
+	// heal; ProbeTimeout bounds one monitoring request (a paused node is one
+	// that does not answer within it). 0 keeps the nemesis defaults (20 s,
+	// 2 s); a remote cluster may need longer.
+	FaultVerifyTimeout time.Duration `json:"fault_verify_timeout,omitempty"`
+	ProbeTimeout       time.Duration `json:"probe_timeout,omitempty"`
+
+	// External describes a cluster the toolkit did not start (--runtime
+	// external): what its servers reported, the hooks and the timeouts.
+	External *External `json:"external,omitempty"`
+
 	// Dir holds node configs, stores and logs for this cluster.
 	Dir string `json:"dir"`
 	// RunID labels everything the cluster creates, so leftovers can be swept.
@@ -57,10 +68,10 @@ func (c Config) WithDefaults() Config {
 	if c.Nodes == 0 {
 		c.Nodes = 3
 	}
-	if c.RoutePingInterval == 0 {
+	if c.RoutePingInterval == 0 && c.External == nil { // an external cluster's are its own, unknown to the run
 		c.RoutePingInterval = time.Second
 	}
-	if c.RoutePingMax == 0 {
+	if c.RoutePingMax == 0 && c.External == nil {
 		c.RoutePingMax = 3
 	}
 	if c.MemoryLimit > 0 && c.MaxMemoryStore == 0 {
@@ -78,10 +89,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("nodes must be 1..9, got %d", c.Nodes)
 	case c.ServerVersion != "" && !versionRE.MatchString(c.ServerVersion):
 		return fmt.Errorf("server version %q is not of the form vX.Y.Z", c.ServerVersion)
-	case c.RoutePingInterval < 100*time.Millisecond:
+	case c.RoutePingInterval < 100*time.Millisecond && c.External == nil:
 		return fmt.Errorf("route ping interval %s is below 100ms", c.RoutePingInterval)
 	case c.MemoryLimit < 0:
 		return fmt.Errorf("memory limit must not be negative")
+	case c.FaultVerifyTimeout < 0 || c.ProbeTimeout < 0:
+		return fmt.Errorf("fault verify and probe timeouts must not be negative")
 	case c.MemoryLimit > 0 && c.MemoryLimit < 32<<20:
 		return fmt.Errorf("memory limit %d bytes is below 32 MiB; nats-server cannot start", c.MemoryLimit)
 	case c.PowerLossStore && c.StoreOnTmpfs:
@@ -93,6 +106,14 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Words describe the cluster for the report: its size and route pings.
+func (c Config) Words() string {
+	if c.External != nil {
+		return fmt.Sprintf("%d nodes not started by the toolkit (route pings as the servers are configured)", c.Nodes)
+	}
+	return fmt.Sprintf("%d nodes, route ping %s", c.Nodes, c.RoutePingInterval)
 }
 
 // GoMemLimitFor is the documented GOMEMLIMIT policy: 80 % of the hard limit,
@@ -108,6 +129,19 @@ func (c Config) GoMemLimitFor() int64 {
 		return c.MemoryLimit / 10 * 8
 	}
 }
+
+// The system account's user, for the server APIs only it may call
+// ($JS.API.SERVER.REMOVE). Clients without credentials stay in the global
+// account: with no other account configured the server gives them a
+// no-auth user there (nats-server server.go, sysAccOnlyNoAuthUser), as its
+// own cluster tests do. Loopback and a private network only.
+const (
+	SystemUser     = "chaos-sys"
+	SystemPassword = "chaos-sys"
+	// systemPasswordHash is SystemPassword's bcrypt hash, which the configs
+	// hold: the server warns about plaintext passwords.
+	systemPasswordHash = "$2a$10$g5XsJ.NLbC6UhjuhD6JYMOYhBjnPka3Bn.B0bwyRUFEwYN.0Fn5Gy"
+)
 
 // NodeName is the server_name of node i.
 func NodeName(i int) string { return fmt.Sprintf("n%d", i+1) }
@@ -150,6 +184,7 @@ func (c Config) Render(s ServerConf) string {
 		fmt.Fprintf(&b, "  max_outstanding_catchup: %d\n", c.MaxOutstandingCatchup)
 	}
 	b.WriteString("}\n")
+	fmt.Fprintf(&b, "accounts { $SYS { users = [ { user: %q, password: %q } ] } }\n", SystemUser, systemPasswordHash)
 	if c.Nodes == 1 {
 		// A lone server with a cluster block waits for routes forever.
 		return b.String()

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 func TestValidate(t *testing.T) {
@@ -56,7 +58,8 @@ func TestRender(t *testing.T) {
 	out := cfg.Render(ServerConf{Name: "n2", ClientPort: 4222, MonitorPort: 8222, ClusterPort: 6222,
 		Routes: []string{"n1:6222", "n2:6222", "n3:6222"}, StoreDir: "/data"})
 	for _, want := range []string{`server_name: "n2"`, `store_dir: "/data"`, `ping_interval: "1s"`, "ping_max: 3",
-		"sync_interval: always", "max_outstanding_catchup: 1048576", `"nats-route://n3:6222"`} {
+		"sync_interval: always", "max_outstanding_catchup: 1048576", `"nats-route://n3:6222"`,
+		`accounts { $SYS { users = [ { user: "chaos-sys", password: "$2a$10$`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("rendered config lacks %q:\n%s", want, out)
 		}
@@ -80,5 +83,41 @@ func TestRenderRoutePingsByVersion(t *testing.T) {
 		if !strings.Contains(out, `ping_interval: "1s"`) || !strings.Contains(out, "ping_max: 3") {
 			t.Errorf("%q: route pings missing:\n%s", c.version, out)
 		}
+	}
+}
+
+func TestSystemPasswordHash(t *testing.T) {
+	if err := bcrypt.CompareHashAndPassword([]byte(systemPasswordHash), []byte(SystemPassword)); err != nil {
+		t.Errorf("the configs' hash does not match SystemPassword: %v", err)
+	}
+}
+
+func TestExternalConfigHasNoRoutePingOfItsOwn(t *testing.T) {
+	ext := Config{Nodes: 3, External: &External{}}.WithDefaults()
+	if ext.RoutePingInterval != 0 || ext.RoutePingMax != 0 || ext.Validate() != nil {
+		t.Errorf("external config %+v (validate %v): the servers' route pings are not the run's", ext, ext.Validate())
+	}
+	if w := ext.Words(); w != "3 nodes not started by the toolkit (route pings as the servers are configured)" {
+		t.Errorf("words %q", w)
+	}
+	if w := (Config{}).WithDefaults().Words(); w != "3 nodes, route ping 1s" {
+		t.Errorf("words %q", w)
+	}
+}
+
+func TestExternalSummaryStatesServersAndTimeouts(t *testing.T) {
+	c := Config{FaultVerifyTimeout: 2 * time.Minute, External: &External{
+		Servers: []ExternalServer{{Name: "nats-0", ClientURL: "nats://nats-0:4222", Version: "2.11.8", ConfigDigest: "sha256:ab"},
+			{Name: "nats-1", ClientURL: "nats://nats-1:4222", Version: "2.11.8"}},
+		Auth: "creds /c", Hooks: map[string]string{"start": "s", "kill": "k"}, Streams: []string{"KV_chaos_1"},
+		ConnectTimeout: time.Minute, HookTimeout: 5 * time.Minute}}
+	want := "not started by the toolkit: nats-0 (nats://nats-0:4222, nats-server 2.11.8, config digest sha256:ab), " +
+		"nats-1 (nats://nats-1:4222, nats-server 2.11.8, config digest none reported); auth creds /c; hooks kill start; " +
+		"streams KV_chaos_1; connect timeout 1m0s, hook timeout 5m0s, fault verify timeout 2m0s, probe timeout the nemesis default"
+	if got := c.ExternalSummary(); got != want {
+		t.Errorf("summary\n%s\nwant\n%s", got, want)
+	}
+	if (Config{}).ExternalSummary() != "" {
+		t.Errorf("a cluster the toolkit started has no external summary")
 	}
 }

@@ -3,10 +3,13 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // The monitoring endpoints are the ground truth that faults verify against:
@@ -114,8 +117,11 @@ func Healthy(ctx context.Context, n Node) error {
 }
 
 // WaitReady waits until every node is healthy, has a route to every other
-// node, and agrees on one meta leader. /healthz?js-enabled-only answers
-// before a meta leader exists (facts.md "Readiness"), so it is not enough.
+// node, agrees on one meta leader, and answers a JetStream API request
+// through its own client port. /healthz?js-enabled-only answers before a
+// meta leader exists (facts.md "Readiness"), so it is not enough; and the
+// first API request right after the meta leader is known could still time
+// out on a loaded machine (a flaky first write in make test).
 func WaitReady(ctx context.Context, c Cluster, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -160,6 +166,40 @@ func readyOnce(ctx context.Context, c Cluster) error {
 			return fmt.Errorf("nodes disagree on the meta leader (%s, %s)", leader, j.Meta.Leader)
 		}
 		leader = j.Meta.Leader
+	}
+	for _, n := range nodes {
+		if err := apiAnswers(ctx, n); err != nil {
+			return fmt.Errorf("%s: JetStream API: %v", n.Name, err)
+		}
+	}
+	return nil
+}
+
+// apiAnswers sends $JS.API.INFO (account info) through n's client port and
+// waits for the answer.
+func apiAnswers(ctx context.Context, n Node) error {
+	nc, err := nats.Connect(n.ClientURL, nats.Name("chaos-ready"), nats.IgnoreDiscoveredServers(), nats.NoReconnect(),
+		nats.Timeout(2*time.Second), n.ClientOption())
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	msg, err := nc.RequestWithContext(rctx, "$JS.API.INFO", nil)
+	if err != nil {
+		return err
+	}
+	var reply struct {
+		Error *struct {
+			Description string `json:"description"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(msg.Data, &reply); err != nil {
+		return err
+	}
+	if reply.Error != nil {
+		return errors.New(reply.Error.Description)
 	}
 	return nil
 }

@@ -294,7 +294,8 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("error %v, want one naming results.json", err)
 	}
 	writeFile(t, filepath.Join(dir, "results.json"), []byte(`{"name":"x","checks":[]}`))
-	writeFile(t, filepath.Join(dir, "history.jsonl"), []byte("{\"client\":1}\nnot json\n{\"client\":2}\n"))
+	ok := `{"client":1,"type":"get","key":"k","outcome":"ok","invoke":1,"complete":2}`
+	writeFile(t, filepath.Join(dir, "history.jsonl"), []byte(ok+"\nnot json\n"+ok+"\n"))
 	if _, err := Write(dir); err == nil || !strings.Contains(err.Error(), "history.jsonl:2") {
 		t.Errorf("error %v, want one naming history.jsonl:2", err)
 	}

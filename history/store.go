@@ -3,6 +3,7 @@ package history
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -101,8 +102,10 @@ func (r *Recorder) Close() error {
 	return err
 }
 
-// ReadOps loads a history.jsonl file. A torn last line (a run killed while
-// writing) is ignored; any other bad line is an error.
+// ReadOps loads a history.jsonl file and validates every op (Op.Validate).
+// A torn last line (a run killed while writing: JSON cut short) is ignored;
+// any other line that does not parse, or any invalid op, is an error
+// naming path:line.
 func ReadOps(path string) ([]Op, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -121,12 +124,22 @@ func ReadOps(path string) ([]Op, error) {
 		}
 		var op Op
 		if err := json.Unmarshal(sc.Bytes(), &op); err != nil {
-			pending = fmt.Errorf("%s:%d: %w", path, line, err)
+			var syntax *json.SyntaxError
+			if !errors.As(err, &syntax) {
+				return nil, &LineError{File: path, Line: line, Err: err} // parsed, but a field has the wrong type
+			}
+			pending = &LineError{File: path, Line: line, Err: err}
 			continue
+		}
+		if err := op.Validate(); err != nil {
+			return nil, &LineError{File: path, Line: line, Err: err}
 		}
 		ops = append(ops, op)
 	}
-	return ops, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
+	}
+	return ops, nil
 }
 
 // WriteStream saves the observed stream as JSONL.
@@ -158,7 +171,8 @@ func WriteStream(path string, entries []Entry, complete bool) error {
 	return f.Close()
 }
 
-// ReadStream loads a file written by WriteStream.
+// ReadStream loads a file written by WriteStream and validates it
+// (ValidateStream). Errors name path:line.
 func ReadStream(path string) ([]Entry, bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -168,27 +182,41 @@ func ReadStream(path string) ([]Entry, bool, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	var head struct {
-		Complete bool `json:"complete"`
-		Count    int  `json:"count"`
+		Complete *bool `json:"complete"`
+		Count    *int  `json:"count"`
 	}
 	if !sc.Scan() {
-		return nil, false, fmt.Errorf("%s: empty", path)
+		if err := sc.Err(); err != nil {
+			return nil, false, fmt.Errorf("%s:1: %w", path, err)
+		}
+		return nil, false, &LineError{File: path, Line: 1, Err: errors.New(`empty file (want a {"complete":bool,"count":n} header)`)}
 	}
 	if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
-		return nil, false, fmt.Errorf("%s:1: %w", path, err)
+		return nil, false, &LineError{File: path, Line: 1, Err: err}
+	}
+	switch {
+	case head.Complete == nil || head.Count == nil:
+		return nil, false, &LineError{File: path, Line: 1, Err: errors.New(`header without "complete" and "count"`)}
+	case *head.Count < 0:
+		return nil, false, &LineError{File: path, Line: 1, Err: fmt.Errorf("negative count %d", *head.Count)}
 	}
 	var out []Entry
+	line := 1
 	for sc.Scan() {
+		line++
 		var e Entry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return nil, false, fmt.Errorf("%s: %w", path, err)
+			return nil, false, &LineError{File: path, Line: line, Err: err}
 		}
 		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {
+		return nil, false, fmt.Errorf("%s:%d: %w", path, line+1, err)
+	}
+	if err := validateStream(path, out); err != nil {
 		return nil, false, err
 	}
-	return out, head.Complete && len(out) == head.Count, nil
+	return out, *head.Complete && len(out) == *head.Count, nil
 }
 
 // Load reads a cell directory's history.jsonl and stream.jsonl.

@@ -41,7 +41,7 @@ func TestRecorderRoundTrip(t *testing.T) {
 // checkable. A bad line in the middle is corruption and an error.
 func TestReadOpsTornLastLine(t *testing.T) {
 	dir := t.TempDir()
-	good := `{"client":1,"type":"get","key":"k","outcome":"ok","invoke":1,"complete":2}`
+	good := `{"client":1,"type":"get","key":"k","outcome":"ok","err":"not_found","invoke":1,"complete":2}`
 	cases := []struct {
 		name, body string
 		want       int
@@ -50,6 +50,7 @@ func TestReadOpsTornLastLine(t *testing.T) {
 		{"clean", good + "\n" + good + "\n", 2, false},
 		{"torn tail", good + "\n" + `{"client":1,"ty`, 1, false},
 		{"bad middle", good + "\n{oops\n" + good + "\n", 0, true},
+		{"wrong type last", good + "\n" + `{"client":"1"}` + "\n", 0, true},
 	}
 	for _, c := range cases {
 		p := filepath.Join(dir, c.name+".jsonl")

@@ -40,13 +40,25 @@ func (c combo) Inject(ctx context.Context, env *Env) (Active, error) {
 			parts = append(parts, a)
 		}
 		if err != nil {
-			errs = append(errs, errors.New(f.Name()+": "+err.Error()))
+			errs = append(errs, withContext(f.Name(), err))
 		}
 	}
 	if len(parts) == 0 {
-		return nil, errors.Join(errs...)
+		return nil, joinErrors(errs)
 	}
-	return comboActive(parts), errors.Join(errs...)
+	return comboActive(parts), joinErrors(errs)
+}
+
+// joinErrors joins in one line (errors.Join puts each on its own).
+func joinErrors(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = err.Error()
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 type comboActive []Active
@@ -90,8 +102,11 @@ func (a comboActive) Heal(ctx context.Context) Check {
 	return joinChecks(checks)
 }
 
+// joinChecks is one Check of several parts. Each part's detail carries
+// its own verdict, so the whole is marked joined and verdict does not
+// prefix it again ("NOT VERIFIED: NOT VERIFIED: ...").
 func joinChecks(cs []Check) Check {
-	out := Check{OK: true}
+	out := Check{OK: true, joined: true}
 	details := make([]string, len(cs))
 	for i, c := range cs {
 		out.OK = out.OK && c.OK

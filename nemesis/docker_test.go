@@ -15,14 +15,17 @@ func TestDockerFaults(t *testing.T) {
 		t.Skip("starts a 3-node nats-server cluster in Docker")
 	}
 	rt := docker.New()
-	for _, list := range []string{"latency", "loss"} {
-		fs, _ := Parse(list)
-		if err := Refuse(fs, rt); err != nil {
-			if !errors.Is(err, cluster.ErrUnsupported) {
-				t.Errorf("Refuse(%s) = %v, want a cluster.ErrUnsupported refusal", list, err)
-			}
-			t.Logf("refused up front: %v", err)
-		}
+	// Latency needs sch_netem, which this kernel lacks: refused up front,
+	// saying why. Loss and bandwidth do without it (docker_data_test.go).
+	fs, _ := Parse("latency")
+	if err := Refuse(fs, rt); !errors.Is(err, cluster.ErrUnsupported) {
+		t.Errorf("Refuse(latency) = %v, want a cluster.ErrUnsupported refusal", err)
+	} else {
+		t.Logf("refused up front: %v", err)
+	}
+	fs, _ = Parse("loss,bandwidth,bitflip,member-replace")
+	if err := Refuse(fs, rt); err != nil {
+		t.Errorf("Refuse(loss,bandwidth,bitflip,member-replace) = %v", err)
 	}
 	rc := startReal(t, rt, cluster.Config{Nodes: 3, RunID: "nemesis-test"})
 	rc.runAll(t, []string{"partition-one", "partition-leader", "partition-halves", "kill", "pause", "wipe"})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -24,9 +25,16 @@ type fake struct {
 	caps   map[cluster.Capability]error
 	leader int // stream leader, when running
 
-	// Broken controls: they return nil and do nothing.
+	// Broken controls: noop ones return nil and do nothing; failing ones
+	// do nothing and return an error naming the control and node, as the
+	// runtimes do ("resume n1: <the message>").
 	noop map[string]bool
+	fail map[string]string
 	ops  []string // controls called, in order
+
+	// Membership, by server name: the meta group and the stream's peers.
+	metaPeers, streamPeers []string
+	dir                    string // holds each node's store directory
 }
 
 type fakeNode struct {
@@ -37,15 +45,21 @@ type fakeNode struct {
 	paused  chan struct{} // non-nil while paused; closed on resume
 	msgs    uint64        // stream messages held
 	wiped   bool          // the store was deleted: the next /jsz shows it empty
+	net     fakeNet
 }
 
-const fakeStream = "S"
+const (
+	fakeStream = "S"
+	fakeGroup  = "S-R3F-fake"
+)
 
 func newFake(n int) *fake {
-	f := &fake{caps: map[cluster.Capability]error{}, noop: map[string]bool{}}
+	f := &fake{caps: map[cluster.Capability]error{}, noop: map[string]bool{}, fail: map[string]string{}}
 	for i := range n {
 		nd := &fakeNode{name: cluster.NodeName(i), msgs: 1000}
 		f.nodes = append(f.nodes, nd)
+		f.metaPeers = append(f.metaPeers, nd.name)
+		f.streamPeers = append(f.streamPeers, nd.name)
 		f.serve(i)
 	}
 	return f
@@ -118,7 +132,14 @@ func (f *fake) leaderName() string {
 
 func (f *fake) jsz(i int, streams bool) any {
 	nd := f.nodes[i]
-	out := map[string]any{"server_name": nd.name, "meta_cluster": map[string]any{"leader": f.leaderName()}}
+	leader := f.leaderName()
+	var meta []map[string]any
+	for _, p := range f.metaPeers {
+		if p != leader {
+			meta = append(meta, map[string]any{"name": p, "current": f.runningName(p)})
+		}
+	}
+	out := map[string]any{"server_name": nd.name, "meta_cluster": map[string]any{"leader": leader, "replicas": meta}}
 	if !streams {
 		return out
 	}
@@ -127,25 +148,41 @@ func (f *fake) jsz(i int, streams bool) any {
 		msgs, nd.wiped = 0, false
 	}
 	var reps []map[string]any
-	for j, o := range f.nodes {
-		if o.name != f.leaderName() {
-			reps = append(reps, map[string]any{"name": o.name, "current": f.nodes[j].running})
+	for _, p := range f.streamPeers {
+		if p != leader {
+			reps = append(reps, map[string]any{"name": p, "current": f.runningName(p)})
 		}
 	}
 	out["account_details"] = []any{map[string]any{"stream_detail": []any{map[string]any{
-		"name":    fakeStream,
-		"cluster": map[string]any{"leader": f.leaderName(), "replicas": reps},
-		"config":  map[string]any{"num_replicas": len(f.nodes)},
-		"state":   map[string]any{"messages": msgs},
+		"name":              fakeStream,
+		"stream_raft_group": fakeGroup,
+		"cluster":           map[string]any{"leader": leader, "replicas": reps},
+		"config":            map[string]any{"num_replicas": len(f.nodes)},
+		"state":             map[string]any{"messages": msgs},
 	}}}}
 	return out
 }
 
-func (f *fake) do(op string, i int) bool {
+// runningName says whether a node of that name runs.
+func (f *fake) runningName(name string) bool {
+	for _, n := range f.nodes {
+		if n.name == name {
+			return n.running
+		}
+	}
+	return false
+}
+
+// do records a control call and says whether to carry it out, or the
+// error it fails with.
+func (f *fake) do(op string, i int) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.ops = append(f.ops, fmt.Sprintf("%s %d", op, i))
-	return !f.noop[op]
+	if msg, ok := f.fail[op]; ok {
+		return false, fmt.Errorf("%s %s: %s", op, f.nodes[i].name, msg)
+	}
+	return !f.noop[op], nil
 }
 
 func (f *fake) Runtime() string        { return "fake" }
@@ -176,22 +213,24 @@ func (f *fake) down(i int) {
 }
 
 func (f *fake) Kill(_ context.Context, i int) error {
-	if f.do("kill", i) {
+	ok, err := f.do("kill", i)
+	if ok {
 		f.down(i)
 	}
-	return nil
+	return err
 }
 
 func (f *fake) Stop(_ context.Context, i int) error {
-	if f.do("stop", i) {
+	ok, err := f.do("stop", i)
+	if ok {
 		f.down(i)
 	}
-	return nil
+	return err
 }
 
 func (f *fake) Start(_ context.Context, i int) error {
-	if !f.do("start", i) {
-		return nil
+	if ok, err := f.do("start", i); !ok {
+		return err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -203,16 +242,18 @@ func (f *fake) Start(_ context.Context, i int) error {
 }
 
 func (f *fake) Pause(_ context.Context, i int) error {
-	if f.do("pause", i) {
+	ok, err := f.do("pause", i)
+	if ok {
 		f.mu.Lock()
 		f.nodes[i].paused = make(chan struct{})
 		f.mu.Unlock()
 	}
-	return nil
+	return err
 }
 
 func (f *fake) Resume(_ context.Context, i int) error {
-	if f.do("resume", i) {
+	ok, err := f.do("resume", i)
+	if ok {
 		f.mu.Lock()
 		if p := f.nodes[i].paused; p != nil {
 			close(p)
@@ -220,11 +261,15 @@ func (f *fake) Resume(_ context.Context, i int) error {
 		}
 		f.mu.Unlock()
 	}
-	return nil
+	return err
 }
 
 func (f *fake) Wipe(_ context.Context, i int) error {
-	if f.do("wipe", i) {
+	ok, err := f.do("wipe", i)
+	if err != nil {
+		return err
+	}
+	if ok {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if f.nodes[i].running {
@@ -245,21 +290,23 @@ func (f *fake) State(_ context.Context, i int) (cluster.NodeState, error) {
 }
 
 func (f *fake) Partition(_ context.Context, groups [][]int) error {
-	if f.do("partition", 0) {
+	ok, err := f.do("partition", 0)
+	if ok {
 		f.mu.Lock()
 		f.groups = groups
 		f.mu.Unlock()
 	}
-	return nil
+	return err
 }
 
 func (f *fake) Heal(context.Context) error {
-	if f.do("heal", 0) {
+	ok, err := f.do("heal", 0)
+	if ok {
 		f.mu.Lock()
 		f.groups = nil
 		f.mu.Unlock()
 	}
-	return nil
+	return err
 }
 
 func (f *fake) Supports(c cluster.Capability) error { return f.caps[c] }
@@ -267,6 +314,9 @@ func (f *fake) Supports(c cluster.Capability) error { return f.caps[c] }
 func (f *fake) Close(context.Context) error {
 	for i := range f.nodes {
 		f.down(i)
+	}
+	if f.dir != "" {
+		os.RemoveAll(f.dir)
 	}
 	return nil
 }

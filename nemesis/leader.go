@@ -16,7 +16,12 @@ type jszStreams struct {
 	ServerName string `json:"server_name"`
 	Disabled   bool   `json:"disabled"`
 	Meta       *struct {
-		Leader string `json:"leader"`
+		Leader   string `json:"leader"`
+		Replicas []struct {
+			Name    string `json:"name"`
+			Current bool   `json:"current"`
+			Offline bool   `json:"offline"`
+		} `json:"replicas"`
 	} `json:"meta_cluster"`
 	Accounts []struct {
 		Streams []streamDetail `json:"stream_detail"`
@@ -24,8 +29,9 @@ type jszStreams struct {
 }
 
 type streamDetail struct {
-	Name    string `json:"name"`
-	Cluster *struct {
+	Name      string `json:"name"`
+	RaftGroup string `json:"stream_raft_group"` // with raft=true
+	Cluster   *struct {
 		Leader   string `json:"leader"`
 		Replicas []struct {
 			Name    string `json:"name"`

@@ -31,9 +31,29 @@
 //	power-loss-       power-loss       a random majority    same                                        same, every target
 //	majority
 //	power-loss-all    power-loss       every node           same                                        same, every node
+//	kill-majority     kill             random majority      all SIGKILLed at once (calls released       all started at once; each running
+//	                                                        together), each down as kill                with routes to all peers
+//	kill-all          kill             every node           same                                        same
+//	restart-all       stop             every node           same, graceful stops                        same
+//	pause-kill        pause, kill      a random node        paused (as pause), then SIGKILLed and down  as kill
+//	bitflip[=C]       stop,            random minority      stopped; in the newest file of class C      started, routes to all peers
+//	                  store-files                           (block: the stream's msgs/*.blk, wal: its
+//	                                                        raft group's msgs/*.blk, snapshot: its
+//	                                                        snapshots/snap.*) 4 random bits flipped
+//	                                                        and read back; file, offsets, bytes kept
+//	truncate[=C]      stop,            random minority      same, the file cut at a random offset and   same
+//	                  store-files                           its new size read back
+//	member-replace    stop, wipe,      a random node        stopped, wiped, started as a new server     the new server is a current replica
+//	                  rename, Env.JS                        (n2-r1), STREAM.PEER.REMOVE and SERVER.
+//	                                                        REMOVE of the old: the old name is in
+//	                                                        neither the meta nor the stream peers
+//	                                                        (/jsz of their leaders), the new one in both
 //	stepdown          Env.JS, Stream   stream leader        stream info names another leader           the stream has a leader
 //	latency[=D]       latency          a random node        its route RTTs reach D                      RTTs below D/2
-//	loss[=P%]         loss             a random node        never (not observable): unverified          shaping removed
+//	loss[=P%]         loss             a random node        the nftables drop rule's counter has        rules gone (counters), full routes
+//	                                                        dropped packets to or from peers
+//	bandwidth[=R]     bandwidth        a random node        a tc tbf at rate R is at its interface's    tbf gone (qdisc stats), full routes
+//	                                                        root and its packet count grows
 //
 // A Schedule runs one fault at a time: a list of several is a mix the seed
 // picks from. A Script runs faults a workload injects at moments of its own
@@ -81,6 +101,8 @@ type Active interface {
 type Check struct {
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail,omitempty"` // what was seen, in one line
+
+	joined bool // the parts of a combination, each with its own verdict in Detail
 }
 
 // Env is what faults act on.
@@ -106,6 +128,10 @@ type Env struct {
 	// ProbeTimeout bounds one monitoring request; a paused node is one whose
 	// monitor does not answer within it. Default 2s.
 	ProbeTimeout time.Duration
+
+	// memberOps, when set, replaces the JetStream cluster API that
+	// member-replace calls (tests).
+	memberOps memberAPI
 }
 
 const (
@@ -149,6 +175,14 @@ func (e *Env) name(i int) string {
 		return ns[i].Name
 	}
 	return cluster.NodeName(i)
+}
+
+func (e *Env) allNames() []string {
+	var out []string
+	for _, n := range e.nodes() {
+		out = append(out, n.Name)
+	}
+	return out
 }
 
 func (e *Env) index(name string) int {

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
@@ -133,25 +132,4 @@ func checkPowerLoss(ctx context.Context, env *Env, idx []int, discards []cluster
 	}
 	out.Detail = strings.Join(parts, "; ")
 	return out
-}
-
-// startAll starts every node of idx, then waits until each is up: together,
-// since a node's routes need its peers back too.
-func startAll(ctx context.Context, env *Env, idx []int) Check {
-	var errs []string
-	for _, i := range idx {
-		if err := env.Cluster.Start(ctx, i); err != nil {
-			errs = append(errs, fmt.Sprintf("start %s: %v", env.name(i), err))
-		}
-	}
-	if len(errs) > 0 {
-		return Check{Detail: strings.Join(errs, "; ")}
-	}
-	checks := make([]Check, len(idx))
-	var wg sync.WaitGroup
-	for k, i := range idx {
-		wg.Go(func() { checks[k] = waitUp(ctx, env, i) })
-	}
-	wg.Wait()
-	return joinChecks(checks)
 }

@@ -52,7 +52,7 @@ func (p process) Inject(ctx context.Context, env *Env) (Active, error) {
 		a.heal = func(ctx context.Context) Check { return resume(ctx, env, i) }
 	}
 	if err != nil {
-		return a, fmt.Errorf("%s %s: %w", p.Name(), name, err)
+		return a, withContext(p.Name()+" "+name, err)
 	}
 	ok, took, seen := within(ctx, env.verifyWithin(), 100*time.Millisecond, verify)
 	if ok {
@@ -68,7 +68,7 @@ func startAgain(ctx context.Context, env *Env, i int) Check {
 	st, err := env.Cluster.State(ctx, i)
 	if err != nil || !st.Running {
 		if err := env.Cluster.Start(ctx, i); err != nil {
-			return Check{Detail: fmt.Sprintf("start %s: %v", env.name(i), err)}
+			return Check{Detail: withContext("start "+env.name(i), err).Error()}
 		}
 	}
 	return waitUp(ctx, env, i)
@@ -76,7 +76,7 @@ func startAgain(ctx context.Context, env *Env, i int) Check {
 
 func resume(ctx context.Context, env *Env, i int) Check {
 	if err := env.Cluster.Resume(ctx, i); err != nil {
-		return Check{Detail: fmt.Sprintf("resume %s: %v", env.name(i), err)}
+		return Check{Detail: withContext("resume "+env.name(i), err).Error()}
 	}
 	return waitUp(ctx, env, i)
 }

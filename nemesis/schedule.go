@@ -113,8 +113,10 @@ func (s Schedule) changed(fault string) {
 	}
 }
 
+// verdict is a check's detail, marked when it is not verified. A joined
+// check's parts are marked already.
 func verdict(c Check) string {
-	if c.OK {
+	if c.OK || c.joined {
 		return c.Detail
 	}
 	return "NOT VERIFIED: " + c.Detail
@@ -147,7 +149,8 @@ func (w Window) Op() history.Op {
 
 // Restore undoes every fault a runtime can leave behind, whatever caused
 // it: resumes paused nodes, starts nodes that are not running, removes
-// partitions and network shaping. It returns what it could not do, in one
+// partitions, loss, rate limits and delay. What cannot be undone (a wiped
+// or corrupted store, a replaced member) stays. It returns what it could not do, in one
 // line; it does not wait for recovery (see WaitRecovered).
 func Restore(ctx context.Context, env *Env) error {
 	c := env.Cluster
@@ -160,17 +163,27 @@ func Restore(ctx context.Context, env *Env) error {
 		}
 		if st.Paused {
 			if err := c.Resume(ctx, i); err != nil {
-				errs = append(errs, fmt.Sprintf("resume %s: %v", env.name(i), err))
+				errs = append(errs, withContext("resume "+env.name(i), err).Error())
 			}
 		}
 		if !st.Running {
 			if err := c.Start(ctx, i); err != nil {
-				errs = append(errs, fmt.Sprintf("start %s: %v", env.name(i), err))
+				errs = append(errs, withContext("start "+env.name(i), err).Error())
 			}
 		}
-		if sh, ok := c.(Shaper); ok && (c.Supports(cluster.CapLatency) == nil || c.Supports(cluster.CapLoss) == nil) {
-			if err := sh.Unshape(ctx, i); err != nil {
-				errs = append(errs, fmt.Sprintf("unshape %s: %v", env.name(i), err))
+		if c.Supports(cluster.CapLoss) == nil {
+			if err := c.SetLoss(ctx, i, 0); err != nil {
+				errs = append(errs, withContext("remove the loss of "+env.name(i), err).Error())
+			}
+		}
+		if c.Supports(cluster.CapBandwidth) == nil {
+			if err := c.SetRate(ctx, i, 0); err != nil {
+				errs = append(errs, withContext("remove the rate limit of "+env.name(i), err).Error())
+			}
+		}
+		if d, ok := c.(Delayer); ok && c.Supports(cluster.CapLatency) == nil {
+			if err := d.SetDelay(ctx, i, 0); err != nil {
+				errs = append(errs, withContext("remove the delay of "+env.name(i), err).Error())
 			}
 		}
 	}

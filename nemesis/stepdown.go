@@ -48,7 +48,7 @@ func (stepdown) Inject(ctx context.Context, env *Env) (Active, error) {
 	if err != nil {
 		// The request may still have reached the leader: check anyway.
 		a.check = Check{Detail: fmt.Sprintf("%s: %v", subj, err)}
-	} else if apiErr := stepdownError(msg.Data); apiErr != "" {
+	} else if apiErr := apiError(msg.Data); apiErr != "" {
 		a.check = Check{Detail: fmt.Sprintf("%s refused: %s", subj, apiErr)}
 		return a, nil
 	}
@@ -64,8 +64,8 @@ func (stepdown) Inject(ctx context.Context, env *Env) (Active, error) {
 	return a, nil
 }
 
-// stepdownError is the API's refusal, or "" on success.
-func stepdownError(data []byte) string {
+// apiError is a JetStream API response's refusal, or "" on success.
+func apiError(data []byte) string {
 	var r struct {
 		Success bool `json:"success"`
 		Error   *struct {

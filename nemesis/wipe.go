@@ -45,7 +45,7 @@ func (wipe) Inject(ctx context.Context, env *Env) (Active, error) {
 	env.logf("nemesis: wipe %s (holds %d messages of %s)", node.Name, before, env.Stream)
 	a.heal = func(ctx context.Context) Check { return startAgain(ctx, env, i) }
 	if err := env.Cluster.Kill(ctx, i); err != nil {
-		return a, fmt.Errorf("wipe: kill %s: %w", node.Name, err)
+		return a, withContext("wipe", withContext("kill "+node.Name, err))
 	}
 	ok, took, seen := within(ctx, env.verifyWithin(), 100*time.Millisecond, func(ctx context.Context) (bool, string) {
 		return env.down(ctx, i)
@@ -56,7 +56,7 @@ func (wipe) Inject(ctx context.Context, env *Env) (Active, error) {
 		return a, nil
 	}
 	if err := env.Cluster.Wipe(ctx, i); err != nil {
-		return a, fmt.Errorf("wipe %s: %w", node.Name, err)
+		return a, withContext("wipe "+node.Name, err)
 	}
 	a.check = Check{OK: true, Detail: fmt.Sprintf("%s killed after %s and its store deleted", node.Name, secs(took))}
 	a.heal = func(ctx context.Context) Check { return restartWiped(ctx, env, i, before, had) }
@@ -92,7 +92,7 @@ func restartWiped(ctx context.Context, env *Env, i int, before uint64, had bool)
 	if err := env.Cluster.Start(ctx, i); err != nil {
 		stop()
 		<-sighted
-		return Check{Detail: fmt.Sprintf("start %s: %v", name, err)}
+		return Check{Detail: withContext("start "+name, err).Error()}
 	}
 	var s sighting
 	if env.Stream != "" {

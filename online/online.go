@@ -76,9 +76,12 @@ type clientKey struct {
 	key    string
 }
 
-// session is one client's view of one key.
+// session is one client's view of one key: its own acknowledged writes
+// and its reads, in completion order, so that a get is judged only against
+// those that strictly precede it (the checkers' tie rule, for one client's
+// ops as for any two).
 type session struct {
-	wrote, read uint64
+	wrote, read keyWrites
 	get         uint64 // revision its latest ok get returned
 	getStale    bool   // that get was a stale read
 	hasGet      bool
@@ -161,9 +164,7 @@ func (c *Checker) judge(o history.Op) {
 	switch {
 	case o.Outcome == history.OK && o.IsWrite():
 		c.addWrite(o)
-		if o.Rev > s.wrote {
-			s.wrote = o.Rev
-		}
+		s.wrote.add(o.Complete, o.Rev)
 	case o.Outcome == history.OK && o.Type == history.Get:
 		c.judgeGet(o, s)
 	case o.Type == history.Update && (o.Err == history.ErrWrongLastSeq || o.Err == history.ErrWrongLastSeqAny):
@@ -182,17 +183,15 @@ func (c *Checker) judgeGet(o history.Op, s *session) {
 		c.counts.StaleReads++
 		c.noteFirst("stale_read", o)
 	}
-	if o.Rev < s.wrote {
+	if o.Rev < s.wrote.before(o.Invoke) {
 		c.counts.RYW++
 		c.noteFirst("read_your_writes", o)
 	}
-	if o.Rev < s.read {
+	if o.Rev < s.read.before(o.Invoke) {
 		c.counts.Monotonic++
 		c.noteFirst("monotonic_reads", o)
 	}
-	if o.Rev > s.read {
-		s.read = o.Rev
-	}
+	s.read.add(o.Complete, o.Rev)
 	s.get, s.getStale, s.hasGet = o.Rev, stale, true
 }
 
@@ -211,22 +210,23 @@ func (c *Checker) addWrite(o history.Op) {
 		k = &keyWrites{}
 		c.keys[o.Key] = k
 	}
-	m := max(o.Rev, k.base)
+	k.add(o.Complete, o.Rev)
+}
+
+// add appends a revision that completed at t (t never decreases).
+func (k *keyWrites) add(t int64, rev uint64) {
+	m := max(rev, k.base)
 	if n := len(k.prefMax); n > 0 {
 		m = max(m, k.prefMax[n-1])
 	}
-	k.complete = append(k.complete, o.Complete)
+	k.complete = append(k.complete, t)
 	k.prefMax = append(k.prefMax, m)
 }
 
-// staleAt is the highest revision of key acknowledged strictly before t:
-// a write that completed at the very instant a get was invoked is
-// concurrent with it (porcupine's rule), not before it.
-func (c *Checker) staleAt(key string, t int64) uint64 {
-	k := c.keys[key]
-	if k == nil {
-		return 0
-	}
+// before is the highest revision that completed strictly before t: an op
+// that completed at the very instant another was invoked is concurrent
+// with it (porcupine's rule), not before it.
+func (k *keyWrites) before(t int64) uint64 {
 	i := sort.Search(len(k.complete), func(i int) bool { return k.complete[i] >= t })
 	if i == 0 {
 		return k.base
@@ -234,18 +234,35 @@ func (c *Checker) staleAt(key string, t int64) uint64 {
 	return k.prefMax[i-1]
 }
 
-// prune folds writes that completed more than Horizon before the mark:
-// every get still to be judged was invoked after them.
+// fold folds what completed before t into base.
+func (k *keyWrites) fold(t int64) {
+	i := sort.Search(len(k.complete), func(i int) bool { return k.complete[i] >= t })
+	if i == 0 {
+		return
+	}
+	k.base = max(k.base, k.prefMax[i-1])
+	k.complete = append(k.complete[:0], k.complete[i:]...)
+	k.prefMax = append(k.prefMax[:0], k.prefMax[i:]...)
+}
+
+// staleAt is the highest revision of key acknowledged strictly before t.
+func (c *Checker) staleAt(key string, t int64) uint64 {
+	if k := c.keys[key]; k != nil {
+		return k.before(t)
+	}
+	return 0
+}
+
+// prune folds what completed more than Horizon before the mark: every op
+// still to be judged was invoked after it.
 func (c *Checker) prune() {
 	before := c.mark - int64(c.Delay) - int64(c.Horizon)
 	for _, k := range c.keys {
-		i := sort.Search(len(k.complete), func(i int) bool { return k.complete[i] >= before })
-		if i == 0 {
-			continue
-		}
-		k.base = max(k.base, k.prefMax[i-1])
-		k.complete = append(k.complete[:0], k.complete[i:]...)
-		k.prefMax = append(k.prefMax[:0], k.prefMax[i:]...)
+		k.fold(before)
+	}
+	for _, s := range c.sessions {
+		s.wrote.fold(before)
+		s.read.fold(before)
 	}
 }
 

@@ -155,7 +155,8 @@ func TestOnlineCases(t *testing.T) {
 		{"stale", []history.Op{w(0, 1, 0, 10), w(0, 2, 11, 20), g(1, 1, 21, 30)}, Counts{Gets: 1, StaleReads: 1}},
 		{"tie is concurrent, not stale", []history.Op{w(0, 1, 0, 10), w(0, 2, 11, 20), g(1, 1, 20, 30)}, Counts{Gets: 1}},
 		{"zero-length get at the ack", []history.Op{w(0, 1, 0, 10), w(0, 2, 11, 20), g(1, 1, 20, 20)}, Counts{Gets: 1}},
-		{"read your own write", []history.Op{w(0, 2, 0, 10), g(0, 1, 10, 10)}, Counts{Gets: 1, RYW: 1}},
+		{"read your own write", []history.Op{w(0, 2, 0, 10), g(0, 1, 11, 11)}, Counts{Gets: 1, RYW: 1, StaleReads: 1}},
+		{"own write at the get's instant is concurrent", []history.Op{w(0, 2, 0, 10), g(0, 1, 10, 10)}, Counts{Gets: 1}},
 		{"monotonic", []history.Op{w(1, 1, 0, 1), w(1, 2, 2, 3), g(0, 2, 10, 11), g(0, 1, 12, 13)}, Counts{Gets: 2, StaleReads: 1, Monotonic: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

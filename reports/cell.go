@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"html/template"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/findings"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
@@ -23,6 +25,9 @@ type CellSection struct {
 	Charts                               []*Chart // over time, each of a Kind, drawn side by side with the other cells'
 	Faults                               []faultRow
 	Recovery                             string
+	Online                               string   // what the online checks saw during the workload
+	Findings                             []Link   // finding.md and its sections, ready to file
+	Summary                              []string // the workload's own account of the cell
 	// Extra is the workload's own part of the section, after the faults
 	// and the recovery, before the checks.
 	Extra                           template.HTML
@@ -76,12 +81,51 @@ func buildCell(p *Page, c *Cell, j run.JudgedCell, short string) *CellSection {
 	if c.Recovery != nil {
 		v.Recovery = c.Recovery.Detail
 	}
+	v.Online = onlineWords(c.Online)
+	v.Summary = c.Summary
+	v.findings(p.Run, c)
 	v.checkRows(j)
 	v.links(p.Run, c)
 	if p.Run.view != nil {
 		p.Run.view.Cell(p, c, v)
 	}
 	return v
+}
+
+// onlineWords says what the online checks saw, and when the first one was.
+func onlineWords(o *run.Online) string {
+	if o == nil {
+		return ""
+	}
+	c := o.Counts
+	s := fmt.Sprintf("during the workload: %s stale reads, %s read-your-writes and %s monotonic-read violations, %s updates rejected by stale reads",
+		FormatCount(int(c.StaleReads)), FormatCount(int(c.RYW)), FormatCount(int(c.Monotonic)), FormatCount(int(c.RejectedStale)))
+	if o.First != nil {
+		s += fmt.Sprintf("; the first anomaly (%s) came %.2f s into the workload", strings.ReplaceAll(o.First.Kind, "_", " "), o.FirstAfter.Seconds())
+	}
+	if o.Stopped {
+		s += "; --stop-on-anomaly ended the workload there"
+	}
+	return s
+}
+
+// findings links the cell's finding.md and each of its sections.
+func (v *CellSection) findings(r *Run, c *Cell) {
+	if c.Rel == "" {
+		return
+	}
+	rel := path.Join(c.Rel, findings.FileName)
+	if !exists(filepath.Join(r.Dir, filepath.FromSlash(rel))) {
+		return
+	}
+	fs, _, err := findings.Build(filepath.Join(r.Dir, filepath.FromSlash(c.Rel)))
+	if err != nil || len(fs) == 0 {
+		v.Findings = append(v.Findings, Link{Text: findings.FileName, Href: hrefPath(rel)})
+		return
+	}
+	for _, f := range fs {
+		v.Findings = append(v.Findings, Link{Text: f.Title, Href: hrefPath(rel) + "#" + f.Class})
+	}
 }
 
 // charts draws the cell's history and memory over time.

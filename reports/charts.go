@@ -163,3 +163,7 @@ func kindRank(order map[string]int, k string) int {
 	}
 	return len(order)
 }
+
+// FaultBands are a cell's fault windows as shaded bands, for a view's own
+// charts over time.
+func FaultBands(ws []nemesis.Window) []Band { return faultBands(ws) }

@@ -151,11 +151,14 @@ func params(r *Run) []Param {
 		{"nemesis interval", s.NemesisInterval.String()},
 		{"nats-server", strings.Join(s.ServerVersions, ", ")},
 		{"nats.go (client)", r.ClientVersion + " (" + r.ClientVersionSource + ")"},
-		{"cluster", fmt.Sprintf("%d nodes, route ping %s", s.Cluster.Nodes, s.Cluster.RoutePingInterval)},
+		{"cluster", s.Cluster.Words()},
 		{"recovery timeout / check timeout", fmt.Sprintf("%s / %s", s.RecoveryTimeout, s.CheckTimeout)},
 	}
 	if s.Cluster.SyncInterval != "" {
 		p = append(p, Param{"sync interval", s.Cluster.SyncInterval})
+	}
+	if x := s.Cluster.ExternalSummary(); x != "" {
+		p = append(p, Param{"external cluster", x})
 	}
 	if st := StartedParam(r); st.V != "" {
 		p = append(p, st)

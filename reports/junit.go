@@ -156,6 +156,9 @@ func cellProps(res run.Result, c run.Cell, exps []run.Expectation) []xmlProperty
 		{"seed", fmt.Sprint(res.Seed)},
 		{"command", res.Command},
 	}
+	if x := res.Spec.Cluster.ExternalSummary(); x != "" {
+		p = append(p, xmlProperty{"external_cluster", x})
+	}
 	for _, e := range exps {
 		p = append(p, xmlProperty{"expect", e.String()})
 	}

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"strings"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
@@ -61,8 +62,14 @@ func NewPage(r *Run) *Page {
 		p.Cols = 2
 	}
 	p.Params = params(r)
+	p.Blocks = runBlocks(res)
 	if r.view != nil {
 		r.view.Page(p)
+	}
+	for _, c := range res.Checks { // across cells: in the headline, whatever the view said
+		if c.Verdict != checker.Valid {
+			p.Headline = append(p.Headline, fmt.Sprintf("Across cells, %s is %s: %s.", c.Name, c.Verdict, strings.TrimSuffix(c.Summary, ".")))
+		}
 	}
 	return p
 }

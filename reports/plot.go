@@ -177,6 +177,11 @@ func newPlot(xLabel string) *plot.Plot {
 	return p
 }
 
+// NewChart is a chart of y against x, neither of them time.
+func NewChart(title, xLabel, yLabel string) *Chart {
+	return &Chart{Title: title, YLabel: yLabel, Plot: newPlot(xLabel)}
+}
+
 // NewTimeChart is a chart over time, x in seconds since the start, with
 // the fault windows under everything.
 func NewTimeChart(title, yLabel string, xmax float64, bands []Band) *Chart {

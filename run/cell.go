@@ -125,7 +125,8 @@ func (cr *cellRun) start(ctx context.Context, cell Cell, dir string) error {
 // schedule heals whatever is in effect when the workload is over.
 func (cr *cellRun) drive(ctx context.Context, cell Cell) error {
 	r := cr.r
-	env := &nemesis.Env{Cluster: cr.c, JS: cr.inst.JetStream(), Stream: cr.inst.Stream(), Logf: cr.prog.logf(r.logf)}
+	env := &nemesis.Env{Cluster: cr.c, JS: cr.inst.JetStream(), Stream: cr.inst.Stream(), Logf: cr.prog.logf(r.logf),
+		VerifyWithin: cr.res.Cluster.FaultVerifyTimeout, ProbeTimeout: cr.res.Cluster.ProbeTimeout}
 	sched := nemesis.Schedule{Faults: cr.faults, Interval: r.spec.NemesisInterval, Seed: cell.seed(r.spec.Seed), OnChange: cr.prog.setFault}
 	script := &nemesis.Script{Env: env, Rec: cr.rec, OnChange: cr.prog.setFault}
 	t := time.Now()

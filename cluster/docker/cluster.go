@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -26,16 +27,24 @@ var loopback = netip.MustParseAddr("127.0.0.1")
 const noLimit = (1<<63 - 1) &^ 4095
 
 type node struct {
-	name, container string                   // server name, container name
+	// slot names the node's container, network alias, config, store and
+	// log (n1, n2, ...); the server_name is the slot's until StartAs.
+	slot, container string
+	server          atomic.Pointer[string]   // current server_name
 	ctr             testcontainers.Container // nil until created
 	id              string                   // container ID, for the moby client
 	clientPort      int                      // on 127.0.0.1
 	monitorPort     int
 	dataDir         string     // host store dir; "" on tmpfs
 	store           *lazyfs.FS // the FUSE mount at dataDir with Config.PowerLossStore, else nil
+	routes          []string   // every node's route URL, for its config
 
 	// Guarded by dockerCluster.mu.
-	ip          string // last known address on the private network
+	ip          string  // last known address on the private network
+	loss        float64 // percent, in force until SetLoss(0); see shape.go
+	rate        uint64  // bytes/s, in force until SetRate(0)
+	lossSet     bool    // loss rules may be in the node and must be removed at 0
+	rateSet     bool
 	restartBase int    // policy restarts before our last Start (Docker resets the count)
 	memFile     string // cgroup memory file, once found
 }
@@ -67,6 +76,9 @@ type dockerCluster struct {
 
 var _ cluster.Cluster = (*dockerCluster)(nil)
 
+// srv is the node's current server_name, for Nodes and error messages.
+func (n *node) srv() string { return *n.server.Load() }
+
 func (c *dockerCluster) Runtime() string        { return "docker" }
 func (c *dockerCluster) Config() cluster.Config { return c.cfg }
 
@@ -74,7 +86,7 @@ func (c *dockerCluster) Nodes() []cluster.Node {
 	out := make([]cluster.Node, len(c.nodes))
 	for i, n := range c.nodes {
 		out[i] = cluster.Node{
-			Name:       n.name,
+			Name:       n.srv(),
 			ClientURL:  fmt.Sprintf("nats://127.0.0.1:%d", n.clientPort),
 			MonitorURL: fmt.Sprintf("http://127.0.0.1:%d", n.monitorPort),
 		}
@@ -91,14 +103,14 @@ func (c *dockerCluster) node(i int) (*node, error) {
 
 func (c *dockerCluster) inspect(ctx context.Context, n *node) (container.InspectResponse, error) {
 	if n.ctr == nil {
-		return container.InspectResponse{}, fmt.Errorf("%s: no container", n.name)
+		return container.InspectResponse{}, fmt.Errorf("%s: no container", n.srv())
 	}
 	r, err := n.ctr.Inspect(ctx)
 	if err != nil {
-		return container.InspectResponse{}, fmt.Errorf("%s: %w", n.name, err)
+		return container.InspectResponse{}, fmt.Errorf("%s: %w", n.srv(), err)
 	}
 	if r.State == nil {
-		return container.InspectResponse{}, fmt.Errorf("%s: inspect has no state", n.name)
+		return container.InspectResponse{}, fmt.Errorf("%s: inspect has no state", n.srv())
 	}
 	return *r, nil
 }
@@ -112,7 +124,7 @@ func (c *dockerCluster) Kill(ctx context.Context, i int) error {
 		return err
 	}
 	if _, err := c.cli.ContainerKill(ctx, n.id, client.ContainerKillOptions{Signal: "SIGKILL"}); err != nil {
-		return fmt.Errorf("kill %s: %w", n.name, err)
+		return fmt.Errorf("kill %s: %w", n.srv(), err)
 	}
 	return nil
 }
@@ -124,11 +136,11 @@ func (c *dockerCluster) Stop(ctx context.Context, i int) error {
 		return err
 	}
 	if n.ctr == nil {
-		return fmt.Errorf("stop %s: no container", n.name)
+		return fmt.Errorf("stop %s: no container", n.srv())
 	}
 	timeout := c.stopTimeout // Docker takes whole seconds
 	if err := n.ctr.Stop(ctx, &timeout); err != nil {
-		return fmt.Errorf("stop %s: %w", n.name, err)
+		return fmt.Errorf("stop %s: %w", n.srv(), err)
 	}
 	return nil
 }
@@ -151,15 +163,15 @@ func (c *dockerCluster) Start(ctx context.Context, i int) error {
 		return nil
 	}
 	if n.store != nil && !n.store.Mounted() {
-		return fmt.Errorf("start %s: its power-loss store is not mounted (a failed power loss?); not starting it on the bare directory", n.name)
+		return fmt.Errorf("start %s: its power-loss store is not mounted (a failed power loss?); not starting it on the bare directory", n.srv())
 	}
 	c.mu.Lock()
 	n.restartBase += st.RestartCount
 	c.mu.Unlock()
 	if err := n.ctr.Start(ctx); err != nil {
-		return fmt.Errorf("start %s: %w", n.name, err)
+		return fmt.Errorf("start %s: %w", n.srv(), err)
 	}
-	return c.applyPartition(ctx)
+	return c.applyNetwork(ctx)
 }
 
 // Pause freezes every process of the node (cgroup freezer). The moby client:
@@ -170,7 +182,7 @@ func (c *dockerCluster) Pause(ctx context.Context, i int) error {
 		return err
 	}
 	if _, err := c.cli.ContainerPause(ctx, n.id, client.ContainerPauseOptions{}); err != nil {
-		return fmt.Errorf("pause %s: %w", n.name, err)
+		return fmt.Errorf("pause %s: %w", n.srv(), err)
 	}
 	return nil
 }
@@ -183,9 +195,9 @@ func (c *dockerCluster) Resume(ctx context.Context, i int) error {
 		return err
 	}
 	if _, err := c.cli.ContainerUnpause(ctx, n.id, client.ContainerUnpauseOptions{}); err != nil {
-		return fmt.Errorf("resume %s: %w", n.name, err)
+		return fmt.Errorf("resume %s: %w", n.srv(), err)
 	}
-	return c.applyPartition(ctx)
+	return c.applyNetwork(ctx)
 }
 
 // Wipe deletes a stopped node's store from the host. On tmpfs there is
@@ -200,7 +212,7 @@ func (c *dockerCluster) Wipe(ctx context.Context, i int) error {
 		return err
 	}
 	if st.State.Running || st.State.Restarting {
-		return fmt.Errorf("wipe %s: the node is running; stop or kill it first", n.name)
+		return fmt.Errorf("wipe %s: the node is running; stop or kill it first", n.srv())
 	}
 	if n.dataDir == "" {
 		return nil
@@ -209,7 +221,7 @@ func (c *dockerCluster) Wipe(ctx context.Context, i int) error {
 		return n.store.Wipe()
 	}
 	if err := os.RemoveAll(n.dataDir); err != nil {
-		return fmt.Errorf("wipe %s: %w", n.name, err)
+		return fmt.Errorf("wipe %s: %w", n.srv(), err)
 	}
 	return os.MkdirAll(n.dataDir, 0o755)
 }
@@ -226,7 +238,7 @@ func (c *dockerCluster) SetMemoryLimit(ctx context.Context, i int, bytes int64) 
 		return err
 	}
 	if bytes < 0 {
-		return fmt.Errorf("memory limit of %s must not be negative", n.name)
+		return fmt.Errorf("memory limit of %s must not be negative", n.srv())
 	}
 	if bytes == 0 {
 		bytes = noLimit
@@ -235,7 +247,7 @@ func (c *dockerCluster) SetMemoryLimit(ctx context.Context, i int, bytes int64) 
 	// memory limit above the current memory+swap limit.
 	r := &container.Resources{Memory: bytes, MemorySwap: bytes}
 	if _, err := c.cli.ContainerUpdate(ctx, n.id, client.ContainerUpdateOptions{Resources: r}); err != nil {
-		return fmt.Errorf("set memory limit of %s: %w", n.name, err)
+		return fmt.Errorf("set memory limit of %s: %w", n.srv(), err)
 	}
 	return nil
 }
@@ -267,25 +279,30 @@ func (c *dockerCluster) State(ctx context.Context, i int) (cluster.NodeState, er
 	}, nil
 }
 
-// Supports: everything but latency and loss, which need sch_netem.
+// Supports: everything but latency, which needs sch_netem; a store on
+// tmpfs has no files to change; power loss needs the FUSE store.
 func (c *dockerCluster) Supports(cp cluster.Capability) error {
 	if cp == cluster.CapPowerLoss {
 		return c.supportsPowerLoss()
+	}
+	if cp == cluster.CapStoreFiles && c.cfg.StoreOnTmpfs {
+		return storeOnTmpfs(cp)
 	}
 	return supports(cp)
 }
 
 func supports(c cluster.Capability) error {
 	switch c {
-	case cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe, cluster.CapMemoryLimit, cluster.CapPartition:
+	case cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe, cluster.CapMemoryLimit, cluster.CapPartition,
+		cluster.CapLoss, cluster.CapBandwidth, cluster.CapStoreFiles, cluster.CapRename:
 		return nil
 	case cluster.CapPowerLoss:
 		return supportsPowerLoss()
-	case cluster.CapLatency, cluster.CapLoss:
+	case cluster.CapLatency:
 		if !haveNetem() {
-			return cluster.Unsupported("docker", c, "the kernel has no sch_netem")
+			return cluster.Unsupported("docker", c, "the kernel has no sch_netem, the only qdisc that delays packets (loss and bandwidth work without it)")
 		}
-		return cluster.Unsupported("docker", c, "netem faults are not implemented yet")
+		return cluster.Unsupported("docker", c, "netem delay is not implemented yet")
 	default:
 		return cluster.Unsupported("docker", c, "unknown capability")
 	}
@@ -329,7 +346,7 @@ func (c *dockerCluster) Close(ctx context.Context) error {
 				return nil
 			}
 			if err := c.saveLog(ctx, n); err != nil && !isNotFound(err) {
-				return fmt.Errorf("save log of %s: %w", n.name, err)
+				return fmt.Errorf("save log of %s: %w", n.srv(), err)
 			}
 			return nil
 		})
@@ -357,7 +374,7 @@ func (c *dockerCluster) Close(ctx context.Context) error {
 		// Terminate gives up when the stop fails; a forced remove kills
 		// whatever state the container is in.
 		if _, rerr := c.cli.ContainerRemove(ctx, n.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); rerr != nil && !isNotFound(rerr) {
-			return fmt.Errorf("remove %s: %w", n.name, errors.Join(err, rerr))
+			return fmt.Errorf("remove %s: %w", n.srv(), errors.Join(err, rerr))
 		}
 		return nil
 	})

@@ -64,13 +64,13 @@ func (c *dockerCluster) handleEvent(ctx context.Context, m events.Message) {
 		c.mu.Unlock()
 	case events.ActionStart:
 		c.mu.Lock()
-		partitioned := c.groups != nil
+		faulted := c.groups != nil || c.shapedLocked()
 		c.mu.Unlock()
-		if partitioned {
+		if faulted {
 			go func() {
 				actx, cancel := context.WithTimeout(ctx, 30*time.Second)
 				defer cancel()
-				c.applyPartition(actx) // best effort; State shows the restart
+				c.applyNetwork(actx) // best effort; State shows the restart
 			}()
 		}
 	}
@@ -78,7 +78,7 @@ func (c *dockerCluster) handleEvent(ctx context.Context, m events.Message) {
 
 func (c *dockerCluster) nodeIndex(name string) int {
 	for i, n := range c.nodes {
-		if n.name == name {
+		if n.slot == name {
 			return i
 		}
 	}

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -115,6 +116,26 @@ func startCluster(t testing.TB, cfg cluster.Config) cluster.Cluster {
 		}
 	})
 	return c
+}
+
+// createStream creates a stream, asking again within 30 s when the API
+// did not answer in time: a new R3 stream's raft group can take longer
+// than one request's timeout to form on a loaded machine, and creating the
+// same config twice is idempotent.
+func createStream(t testing.TB, js jetstream.JetStream, cfg jetstream.StreamConfig) {
+	t.Helper()
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err = js.CreateStream(ctx, cfg)
+		cancel()
+		if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("create stream %s: %v", cfg.Name, err)
+	}
 }
 
 func waitFor(t testing.TB, timeout time.Duration, what string, cond func() error) {
@@ -249,9 +270,7 @@ func TestControls(t *testing.T) {
 	})
 	nodes := c.Nodes()
 	_, js := connect(t, nodes...)
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "FILE", Subjects: []string{"file.>"}, Replicas: 3}); err != nil {
-		t.Fatal(err)
-	}
+	createStream(t, js, jetstream.StreamConfig{Name: "FILE", Subjects: []string{"file.>"}, Replicas: 3})
 	publish(t, js, "file.a", 50, []byte("hello"))
 
 	t.Run("Record", func(t *testing.T) {
@@ -527,13 +546,13 @@ func TestControls(t *testing.T) {
 func checkRequest(t *testing.T, dc *dockerCluster, i int, st container.InspectResponse) {
 	t.Helper()
 	n := dc.nodes[i]
-	if st.Name != "/"+n.container || st.Config.Image != dc.image || st.Config.Hostname != n.name ||
+	if st.Name != "/"+n.container || st.Config.Image != dc.image || st.Config.Hostname != n.slot ||
 		st.Config.User != fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()) ||
 		strings.Join(st.Config.Cmd, " ") != "-c "+confPath {
 		t.Errorf("name %q image %q hostname %q user %q cmd %q", st.Name, st.Config.Image, st.Config.Hostname, st.Config.User, st.Config.Cmd)
 	}
 	l := st.Config.Labels
-	if l[LabelKey] != runValue || l[labelOwner] != selfOwner || l[labelCluster] != dc.id || l[labelNode] != n.name {
+	if l[LabelKey] != runValue || l[labelOwner] != selfOwner || l[labelCluster] != dc.id || l[labelNode] != n.slot {
 		t.Errorf("labels %v: want ours", l)
 	}
 	if l["org.testcontainers"] != "true" || l["org.testcontainers.reap"] != "" {
@@ -542,7 +561,7 @@ func checkRequest(t *testing.T, dc *dockerCluster, i int, st container.InspectRe
 	hc := st.HostConfig
 	netAdmin := func(c string) bool { return strings.TrimPrefix(c, "CAP_") == "NET_ADMIN" } // 20.10 adds CAP_
 	if !slices.ContainsFunc(hc.CapAdd, netAdmin) || string(hc.NetworkMode) != dc.netName ||
-		!slices.Contains(hc.Binds, filepath.Join(dc.cfg.Dir, "config", n.name+".conf")+":"+confPath+":ro") {
+		!slices.Contains(hc.Binds, filepath.Join(dc.cfg.Dir, "config", n.slot+".conf")+":"+confPath+":ro") {
 		t.Errorf("caps %v network mode %q binds %v", hc.CapAdd, hc.NetworkMode, hc.Binds)
 	}
 	for port, want := range map[uint16]int{clientPort: n.clientPort, monitorPort: n.monitorPort} {
@@ -551,8 +570,8 @@ func checkRequest(t *testing.T, dc *dockerCluster, i int, st container.InspectRe
 			t.Errorf("port %d published as %+v, want 127.0.0.1:%d", port, b, want)
 		}
 	}
-	if ep := st.NetworkSettings.Networks[dc.netName]; ep == nil || !slices.Contains(ep.Aliases, n.name) {
-		t.Errorf("on %s: %+v, want the alias %s", dc.netName, ep, n.name)
+	if ep := st.NetworkSettings.Networks[dc.netName]; ep == nil || !slices.Contains(ep.Aliases, n.slot) {
+		t.Errorf("on %s: %+v, want the alias %s", dc.netName, ep, n.slot)
 	}
 }
 

@@ -22,7 +22,7 @@ func (c *dockerCluster) saveLog(ctx context.Context, n *node) error {
 		return err
 	}
 	defer r.Close()
-	f, err := os.Create(filepath.Join(c.cfg.Dir, "logs", n.name+".log"))
+	f, err := os.Create(filepath.Join(c.cfg.Dir, "logs", n.slot+".log"))
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func (c *dockerCluster) Memory(ctx context.Context, i int) (int64, error) {
 		return 0, err
 	}
 	if !st.State.Running {
-		return 0, fmt.Errorf("memory of %s: the node is not running", n.name)
+		return 0, fmt.Errorf("memory of %s: the node is not running", n.srv())
 	}
 	if file = cgroupMemFile(readFile(fmt.Sprintf("/proc/%d/cgroup", st.State.Pid)), st.ID); file != "" {
 		if v, err := readInt(file); err == nil {
@@ -49,7 +49,7 @@ func (c *dockerCluster) Memory(ctx context.Context, i int) (int64, error) {
 	}
 	v, err := cluster.GetVarz(ctx, c.Nodes()[i])
 	if err != nil {
-		return 0, fmt.Errorf("memory of %s: no cgroup file and no /varz: %w", n.name, err)
+		return 0, fmt.Errorf("memory of %s: no cgroup file and no /varz: %w", n.srv(), err)
 	}
 	return v.Mem, nil
 }

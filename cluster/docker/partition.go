@@ -25,7 +25,7 @@ func (c *dockerCluster) Partition(ctx context.Context, groups [][]int) error {
 		c.groups = [][]int{} // non-nil: partitioned, with everyone alone
 	}
 	c.mu.Unlock()
-	return c.applyPartition(ctx)
+	return c.applyNetwork(ctx)
 }
 
 // Heal removes every partition rule.
@@ -33,7 +33,7 @@ func (c *dockerCluster) Heal(ctx context.Context) error {
 	c.mu.Lock()
 	c.groups = nil
 	c.mu.Unlock()
-	return c.applyPartition(ctx)
+	return c.applyNetwork(ctx)
 }
 
 func validGroups(groups [][]int, n int) error {
@@ -78,11 +78,12 @@ func blockedFor(groups [][]int, n int) [][]int {
 	return out
 }
 
-// applyPartition makes every running, unpaused node's rules match the
-// partition in force. Addresses are read afresh: a restarted container may
-// have a new one. A down node keeps its last known address, so its peers
-// still block it when it returns before the next apply.
-func (c *dockerCluster) applyPartition(ctx context.Context) error {
+// applyNetwork makes every running, unpaused node's rules match the
+// partition, loss and rate in force (see shape.go for the last two).
+// Addresses are read afresh: a restarted container may have a new one. A
+// down node keeps its last known address, so its peers still block it when
+// it returns before the next apply.
+func (c *dockerCluster) applyNetwork(ctx context.Context) error {
 	c.applyMu.Lock()
 	defer c.applyMu.Unlock()
 	up := make([]bool, len(c.nodes))
@@ -126,6 +127,9 @@ func (c *dockerCluster) applyPartition(ctx context.Context) error {
 		if err := c.netfault(ctx, n, args...); err != nil {
 			errs = append(errs, err)
 		}
+		if err := c.applyShaping(ctx, i, ips); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -134,14 +138,20 @@ func (c *dockerCluster) applyPartition(ctx context.Context) error {
 // caller's uid, and only root holds the NET_ADMIN capability added to it).
 // Exec returns once the output has ended and the daemon reports the exit code.
 func (c *dockerCluster) netfault(ctx context.Context, n *node, args ...string) error {
+	_, err := c.netfaultOutput(ctx, n, args...)
+	return err
+}
+
+// netfaultOutput runs netfault and returns what it printed.
+func (c *dockerCluster) netfaultOutput(ctx context.Context, n *node, args ...string) ([]byte, error) {
 	cmd := append([]string{"/netfault"}, args...)
 	code, out, err := n.ctr.Exec(ctx, cmd, tcexec.WithUser("0:0"), tcexec.Multiplexed())
 	if err != nil {
-		return fmt.Errorf("%s: netfault %s: %w", n.name, args[0], err)
+		return nil, fmt.Errorf("%s: netfault %s: %w", n.srv(), args[0], err)
 	}
+	msg, _ := io.ReadAll(out)
 	if code != 0 {
-		msg, _ := io.ReadAll(out)
-		return fmt.Errorf("%s: netfault %s exited %d: %s", n.name, args[0], code, strings.TrimSpace(string(msg)))
+		return nil, fmt.Errorf("%s: netfault %s exited %d: %s", n.srv(), args[0], code, strings.TrimSpace(string(msg)))
 	}
-	return nil
+	return msg, nil
 }

@@ -59,7 +59,7 @@ func (c *dockerCluster) mountStores() error {
 	for _, n := range c.nodes {
 		fs, err := lazyfs.Mount(n.dataDir, stateDir(n.dataDir), lazyfs.Options{Owner: selfOwner})
 		if err != nil {
-			return fmt.Errorf("%s: power-loss store: %w", n.name, err)
+			return fmt.Errorf("%s: power-loss store: %w", n.srv(), err)
 		}
 		n.store = fs
 	}
@@ -74,7 +74,7 @@ func (c *dockerCluster) closeStores() error {
 			continue
 		}
 		if err := n.store.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", n.name, err))
+			errs = append(errs, fmt.Errorf("%s: %w", n.srv(), err))
 		}
 	}
 	return errors.Join(errs...)
@@ -96,7 +96,7 @@ func (c *dockerCluster) PowerLoss(ctx context.Context, idx []int) ([]cluster.Dis
 			return nil, err
 		}
 		if slices.Contains(nodes, n) {
-			return nil, fmt.Errorf("power loss: %s listed twice", n.name)
+			return nil, fmt.Errorf("power loss: %s listed twice", n.srv())
 		}
 		nodes = append(nodes, n)
 	}
@@ -106,7 +106,7 @@ func (c *dockerCluster) PowerLoss(ctx context.Context, idx []int) ([]cluster.Dis
 	for k, n := range nodes {
 		killed.Go(func() {
 			if _, err := c.cli.ContainerKill(ctx, n.id, client.ContainerKillOptions{Signal: "SIGKILL"}); err != nil {
-				errs[k] = fmt.Errorf("kill %s: %w", n.name, err)
+				errs[k] = fmt.Errorf("kill %s: %w", n.srv(), err)
 			}
 		})
 	}
@@ -124,7 +124,7 @@ func (c *dockerCluster) PowerLoss(ctx context.Context, idx []int) ([]cluster.Dis
 
 // cutPower waits until n is dead, then rolls its store back.
 func (c *dockerCluster) cutPower(ctx context.Context, n *node) (cluster.Discard, error) {
-	d := cluster.Discard{Node: n.name}
+	d := cluster.Discard{Node: n.srv()}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		st, err := c.inspect(ctx, n)
@@ -135,7 +135,7 @@ func (c *dockerCluster) cutPower(ctx context.Context, n *node) (cluster.Discard,
 			break
 		}
 		if time.Now().After(deadline) {
-			return d, fmt.Errorf("power loss: %s still running 30s after SIGKILL; its store is left alone", n.name)
+			return d, fmt.Errorf("power loss: %s still running 30s after SIGKILL; its store is left alone", n.srv())
 		}
 		select {
 		case <-ctx.Done():
@@ -147,7 +147,7 @@ func (c *dockerCluster) cutPower(ctx context.Context, n *node) (cluster.Discard,
 	d.Bytes, d.Files, d.Undone = loss.Bytes, loss.Files, loss.Removed+loss.Restored
 	d.Written, d.Fsyncs, d.Largest = loss.Written, loss.Fsyncs, loss.Largest
 	if err != nil {
-		return d, fmt.Errorf("%s: %w", n.name, err)
+		return d, fmt.Errorf("%s: %w", n.srv(), err)
 	}
 	return d, nil
 }

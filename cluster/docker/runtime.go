@@ -124,7 +124,8 @@ func newCluster(cli *client.Client, cfg cluster.Config, tag string, stop time.Du
 	}
 	for i := range cfg.Nodes {
 		name := cluster.NodeName(i)
-		n := &node{name: name, container: "jschaos-" + id + "-" + name}
+		n := &node{slot: name, container: "jschaos-" + id + "-" + name}
+		n.server.Store(&name)
 		if !cfg.StoreOnTmpfs {
 			n.dataDir = filepath.Join(cfg.Dir, "data", name)
 		}
@@ -188,7 +189,7 @@ func (c *dockerCluster) create(ctx context.Context) error {
 	c.network, c.netName = nw, nw.Name
 	var routes []string
 	for _, n := range c.nodes {
-		routes = append(routes, fmt.Sprintf("%s:%d", n.name, routePort))
+		routes = append(routes, fmt.Sprintf("%s:%d", n.slot, routePort))
 	}
 	for i, n := range c.nodes {
 		n.clientPort, n.monitorPort = ports[2*i], ports[2*i+1]
@@ -196,7 +197,7 @@ func (c *dockerCluster) create(ctx context.Context) error {
 	// In parallel: each create and start is a few hundred ms of daemon work.
 	return c.eachNode(func(n *node) error {
 		if err := c.createNode(ctx, n, routes); err != nil {
-			return fmt.Errorf("%s: %w", n.name, err)
+			return fmt.Errorf("%s: %w", n.slot, err)
 		}
 		return nil
 	})
@@ -214,13 +215,9 @@ func (c *dockerCluster) eachNode(f func(*node) error) error {
 }
 
 func (c *dockerCluster) createNode(ctx context.Context, n *node, routes []string) error {
-	conf := c.cfg.Render(cluster.ServerConf{
-		Name: n.name, ClientPort: clientPort, MonitorPort: monitorPort, ClusterPort: routePort,
-		Routes: routes, StoreDir: storeDir,
-	})
-	// Saved under Dir: the rendered configs are part of the run's record.
-	confFile := filepath.Join(c.cfg.Dir, "config", n.name+".conf")
-	if err := os.WriteFile(confFile, []byte(conf), 0o644); err != nil {
+	n.routes = routes
+	confFile, err := c.writeConf(n)
+	if err != nil {
 		return err
 	}
 	binds := []string{confFile + ":" + confPath + ":ro"}
@@ -252,15 +249,15 @@ func (c *dockerCluster) createNode(ctx context.Context, n *node, routes []string
 		AlwaysPullImage: false,
 		Cmd:             []string{"-c", confPath},
 		Env:             env,
-		Labels:          c.labels(n.name),
+		Labels:          c.labels(n.slot),
 		ExposedPorts:    exposed,
 		Tmpfs:           tmpfs,
 		Networks:        []string{c.netName},
-		NetworkAliases:  map[string][]string{c.netName: {n.name}},
+		NetworkAliases:  map[string][]string{c.netName: {n.slot}},
 		// No WaitingFor: Start waits for the whole cluster with
 		// cluster.WaitReady (healthz, routes, meta leader).
 		ConfigModifier: func(cfg *container.Config) {
-			cfg.Hostname = n.name
+			cfg.Hostname = n.slot
 			// The caller's uid, so the store under Dir stays deletable by
 			// the caller; netfault runs as root through exec.
 			cfg.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
@@ -298,6 +295,19 @@ func (c *dockerCluster) createNode(ctx context.Context, n *node, routes []string
 	return err
 }
 
+// writeConf renders node n's config under its current server_name into
+// Dir/config/<slot>.conf, which the container has bind-mounted: the file is
+// rewritten in place (same inode), so a rename shows at the next start.
+// Saved under Dir: the rendered configs are part of the run's record.
+func (c *dockerCluster) writeConf(n *node) (string, error) {
+	conf := c.cfg.Render(cluster.ServerConf{
+		Name: n.srv(), ClientPort: clientPort, MonitorPort: monitorPort, ClusterPort: routePort,
+		Routes: n.routes, StoreDir: storeDir,
+	})
+	confFile := filepath.Join(c.cfg.Dir, "config", n.slot+".conf")
+	return confFile, os.WriteFile(confFile, []byte(conf), 0o644)
+}
+
 // failingTail is the end of the log of the node most likely to blame for
 // err: one that is not running, else the one err names, else n1.
 func (c *dockerCluster) failingTail(ctx context.Context, err error) string {
@@ -325,7 +335,7 @@ func (c *dockerCluster) failingTail(ctx context.Context, err error) string {
 	}
 	tail, terr := c.logTail(ctx, c.nodes[pick].id, 20)
 	if terr != nil {
-		return fmt.Sprintf("(no log of %s: %v)", c.nodes[pick].name, terr)
+		return fmt.Sprintf("(no log of %s: %v)", c.nodes[pick].slot, terr)
 	}
-	return fmt.Sprintf("last lines of %s's log:\n%s", c.nodes[pick].name, tail)
+	return fmt.Sprintf("last lines of %s's log:\n%s", c.nodes[pick].slot, tail)
 }

@@ -178,15 +178,21 @@ func TestCgroupMemFile(t *testing.T) {
 
 func TestSupports(t *testing.T) {
 	r := New()
-	for _, c := range []cluster.Capability{cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe, cluster.CapMemoryLimit, cluster.CapPartition} {
+	for _, c := range []cluster.Capability{cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe, cluster.CapMemoryLimit, cluster.CapPartition,
+		cluster.CapLoss, cluster.CapBandwidth, cluster.CapStoreFiles, cluster.CapRename} {
 		if err := r.Supports(c); err != nil {
 			t.Errorf("Supports(%s) = %v", c, err)
 		}
 	}
-	for _, c := range []cluster.Capability{cluster.CapLatency, cluster.CapLoss} {
-		if err := r.Supports(c); !errors.Is(err, cluster.ErrUnsupported) {
-			t.Errorf("Supports(%s) = %v, want a refusal", c, err)
-		}
+	if haveNetem() {
+		t.Skip("this kernel has sch_netem: latency's refusal is another one")
+	}
+	if err := r.Supports(cluster.CapLatency); !errors.Is(err, cluster.ErrUnsupported) || !strings.Contains(err.Error(), "no sch_netem") {
+		t.Errorf("Supports(latency) = %v, want a refusal saying the kernel has no sch_netem", err)
+	}
+	tmpfs := &dockerCluster{cfg: cluster.Config{StoreOnTmpfs: true}}
+	if err := tmpfs.Supports(cluster.CapStoreFiles); !errors.Is(err, cluster.ErrUnsupported) || !strings.Contains(err.Error(), "tmpfs") {
+		t.Errorf("Supports(store-files) on tmpfs = %v, want a refusal naming tmpfs", err)
 	}
 }
 

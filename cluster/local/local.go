@@ -10,9 +10,10 @@
 // Processes never outlive the toolkit: each runs in its own process group
 // with a parent-death SIGKILL (Linux), and Close kills and reaps them all.
 //
-// Kill, Stop, Start, Pause, Resume and Wipe are real. Partitions, latency,
-// loss and hard memory limits are not possible for processes sharing the
-// host's loopback and are refused with cluster.ErrUnsupported.
+// Kill, Stop, Start, StartAs, Pause, Resume, Wipe and StoreDir are real.
+// Partitions, latency, loss, bandwidth and hard memory limits are not
+// possible for processes sharing the host's loopback and are refused with
+// cluster.ErrUnsupported.
 package local
 
 import (
@@ -39,6 +40,7 @@ var refusals = map[cluster.Capability]string{
 	cluster.CapPartition: "processes on loopback share one network namespace, so traffic between two nodes cannot be cut without cutting clients too; use the docker runtime (--runtime docker)",
 	cluster.CapLatency:   "processes on loopback share one network namespace, so delay cannot be added between two nodes alone; use the docker runtime (--runtime docker)",
 	cluster.CapLoss:      "processes on loopback share one network namespace, so packets cannot be dropped between two nodes alone; use the docker runtime (--runtime docker)",
+	cluster.CapBandwidth: "processes on loopback share one network namespace and interface, so one node's traffic cannot be rate-limited alone; use the docker runtime (--runtime docker)",
 	cluster.CapMemoryLimit: "a hard memory limit needs a cgroup per node, which plain processes do not have (GOMEMLIMIT alone is a soft target, not a limit); " +
 		"use the docker runtime (--runtime docker)",
 	cluster.CapPowerLoss: "local nodes write straight to this machine's disk, whose page cache survives a kill, so unsynced writes cannot be lost; " +
@@ -47,7 +49,7 @@ var refusals = map[cluster.Capability]string{
 
 func supports(c cluster.Capability) error {
 	switch c {
-	case cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe:
+	case cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe, cluster.CapStoreFiles, cluster.CapRename:
 		return nil
 	}
 	if why, ok := refusals[c]; ok {
@@ -80,7 +82,7 @@ var _ cluster.Runtime = (*Runtime)(nil)
 // Name is "local".
 func (r *Runtime) Name() string { return Name }
 
-// Supports is nil for kill, stop, pause and wipe, and a cluster.ErrUnsupported
+// Supports is nil for kill, stop, pause, wipe, store-files and rename, and a cluster.ErrUnsupported
 // refusal saying why for everything else.
 func (r *Runtime) Supports(c cluster.Capability) error { return supports(c) }
 
@@ -166,14 +168,13 @@ func (r *Runtime) startOnce(ctx context.Context, cfg cluster.Config, bin string)
 	for i, p := range ports {
 		routes[i] = fmt.Sprintf("127.0.0.1:%d", p.Cluster)
 	}
+	c.routes = routes
 	for i, p := range ports {
 		name := cluster.NodeName(i)
-		n := &node{c: c, index: i, name: name, ports: p,
+		n := &node{c: c, index: i, slot: name, ports: p,
 			conf: ConfigPath(cfg.Dir, name), log: LogPath(cfg.Dir, name), store: StoreDir(cfg.Dir, name)}
-		text := cfg.Render(cluster.ServerConf{Name: name, Host: "127.0.0.1",
-			ClientPort: p.Client, MonitorPort: p.Monitor, ClusterPort: p.Cluster,
-			Routes: routes, StoreDir: n.store})
-		if err := os.WriteFile(n.conf, []byte(text), 0o644); err != nil {
+		n.server.Store(&name)
+		if err := n.writeConf(); err != nil {
 			return nil, err
 		}
 		c.nodes = append(c.nodes, n)
@@ -225,7 +226,7 @@ func (r *Runtime) startOnce(ctx context.Context, cfg cluster.Config, bin string)
 		n.mu.Lock()
 		code := n.exitCode
 		n.mu.Unlock()
-		return fail(n, fmt.Errorf("%s exited (exit %d) before the cluster was ready", n.name, code))
+		return fail(n, fmt.Errorf("%s exited (exit %d) before the cluster was ready", n.srv(), code))
 	default:
 	}
 	return fail(c.blame(err), err)
@@ -235,7 +236,7 @@ func (r *Runtime) startOnce(ctx context.Context, cfg cluster.Config, bin string)
 func (c *Cluster) blame(err error) *node {
 	msg := err.Error()
 	for _, n := range c.nodes {
-		if strings.Contains(msg, ": "+n.name+": ") || strings.HasPrefix(msg, n.name+": ") {
+		if strings.Contains(msg, ": "+n.srv()+": ") || strings.HasPrefix(msg, n.srv()+": ") {
 			return n
 		}
 	}
@@ -266,6 +267,7 @@ type Cluster struct {
 	env     []string
 	envNote string
 	nodes   []*node
+	routes  []string // every node's cluster listener
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -385,10 +387,10 @@ func (c *Cluster) Wipe(ctx context.Context, i int) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.proc != nil {
-		return fmt.Errorf("wipe %s: %w; kill or stop it first", n.name, ErrRunning)
+		return fmt.Errorf("wipe %s: %w; kill or stop it first", n.srv(), ErrRunning)
 	}
 	if err := os.RemoveAll(n.store); err != nil {
-		return fmt.Errorf("wipe %s: %w", n.name, err)
+		return fmt.Errorf("wipe %s: %w", n.srv(), err)
 	}
 	n.note("store %s wiped", n.store)
 	return nil
@@ -413,7 +415,7 @@ func (c *Cluster) Memory(ctx context.Context, i int) (int64, error) {
 	}
 	b, err := residentBytes(p.Pid)
 	if err != nil {
-		return 0, fmt.Errorf("memory of %s: %w", n.name, err)
+		return 0, fmt.Errorf("memory of %s: %w", n.srv(), err)
 	}
 	return b, nil
 }

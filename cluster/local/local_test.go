@@ -58,19 +58,21 @@ func TestSupports(t *testing.T) {
 	if rt.Name() != "local" {
 		t.Fatal(rt.Name())
 	}
-	for _, c := range []cluster.Capability{cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe} {
+	for _, c := range []cluster.Capability{cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe, cluster.CapStoreFiles, cluster.CapRename} {
 		if err := rt.Supports(c); err != nil {
 			t.Errorf("Supports(%s) = %v", c, err)
 		}
 	}
-	for _, c := range []cluster.Capability{cluster.CapPartition, cluster.CapLatency, cluster.CapLoss, cluster.CapMemoryLimit, "teleport"} {
+	for _, c := range []cluster.Capability{cluster.CapPartition, cluster.CapLatency, cluster.CapLoss, cluster.CapBandwidth, cluster.CapMemoryLimit, "teleport"} {
 		err := rt.Supports(c)
 		if !errors.Is(err, cluster.ErrUnsupported) || !strings.Contains(err.Error(), string(c)) {
 			t.Errorf("Supports(%s) = %v, want an ErrUnsupported naming it", c, err)
 		}
 	}
-	if err := rt.Supports(cluster.CapPartition); !strings.Contains(err.Error(), "network namespace") {
-		t.Errorf("partition refusal does not say why: %v", err)
+	for _, c := range []cluster.Capability{cluster.CapPartition, cluster.CapLoss, cluster.CapBandwidth} {
+		if err := rt.Supports(c); !strings.Contains(err.Error(), "network namespace") {
+			t.Errorf("%s refusal does not say why: %v", c, err)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -27,13 +28,14 @@ var ErrRunning = errors.New("node is running")
 // node is one nats-server process slot: same name, ports, config, store and
 // log across every (re)start.
 type node struct {
-	c     *Cluster
-	index int
-	name  string
-	ports nodePorts
-	conf  string // config file
-	log   string // stdout+stderr of every start, appended
-	store string // JetStream store_dir
+	c      *Cluster
+	index  int
+	slot   string                 // n1, n2, ...: names the config, store and log files
+	server atomic.Pointer[string] // the server_name: the slot's until StartAs
+	ports  nodePorts
+	conf   string // config file
+	log    string // stdout+stderr of every start, appended
+	store  string // JetStream store_dir
 
 	mu          sync.Mutex
 	proc        *os.Process   // nil when down
@@ -47,9 +49,12 @@ type node struct {
 	crashStreak int // unexpected exits of short-lived processes in a row
 }
 
+// srv is the node's current server_name.
+func (n *node) srv() string { return *n.server.Load() }
+
 func (n *node) clusterNode() cluster.Node {
 	return cluster.Node{
-		Name:       n.name,
+		Name:       n.srv(),
 		ClientURL:  fmt.Sprintf("nats://127.0.0.1:%d", n.ports.Client),
 		MonitorURL: fmt.Sprintf("http://127.0.0.1:%d", n.ports.Monitor),
 	}
@@ -63,13 +68,13 @@ func (n *node) note(format string, args ...any) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "--- jetstream-chaos %s: %s: %s\n", time.Now().UTC().Format(time.RFC3339Nano), n.name, fmt.Sprintf(format, args...))
+	fmt.Fprintf(f, "--- jetstream-chaos %s: %s: %s\n", time.Now().UTC().Format(time.RFC3339Nano), n.srv(), fmt.Sprintf(format, args...))
 }
 
 // launchLocked starts the process. n.mu must be held.
 func (n *node) launchLocked(reason string) error {
 	if n.proc != nil {
-		return fmt.Errorf("%s: %w", n.name, ErrRunning)
+		return fmt.Errorf("%s: %w", n.srv(), ErrRunning)
 	}
 	f, err := os.OpenFile(n.log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
@@ -82,10 +87,10 @@ func (n *node) launchLocked(reason string) error {
 	cmd.Stdout, cmd.Stderr = f, f // an *os.File: the child writes it directly, no copier
 	cmd.SysProcAttr = sysProcAttr()
 	fmt.Fprintf(f, "--- jetstream-chaos %s: %s: %s: running %s -c %s%s\n", time.Now().UTC().Format(time.RFC3339Nano),
-		n.name, reason, n.c.bin, n.conf, n.c.envNote)
+		n.srv(), reason, n.c.bin, n.conf, n.c.envNote)
 	if err := spawn(cmd); err != nil {
-		fmt.Fprintf(f, "--- jetstream-chaos: %s: could not start: %v\n", n.name, err)
-		return fmt.Errorf("start %s: %w", n.name, err)
+		fmt.Fprintf(f, "--- jetstream-chaos: %s: could not start: %v\n", n.srv(), err)
+		return fmt.Errorf("start %s: %w", n.srv(), err)
 	}
 	n.gen++
 	n.proc = cmd.Process
@@ -152,7 +157,7 @@ func exitStatus(ps *os.ProcessState) (int, string) {
 // running returns the live process, or ErrNotRunning.
 func (n *node) running() (*os.Process, chan struct{}, error) {
 	if n.proc == nil {
-		return nil, nil, fmt.Errorf("%s: %w", n.name, ErrNotRunning)
+		return nil, nil, fmt.Errorf("%s: %w", n.srv(), ErrNotRunning)
 	}
 	return n.proc, n.done, nil
 }
@@ -190,7 +195,7 @@ func (n *node) kill(ctx context.Context) error {
 		return fmt.Errorf("kill %w", err)
 	}
 	if !waitDone(context.WithoutCancel(ctx), done, reapBound) {
-		return fmt.Errorf("kill %s: pid %d not reaped after %s", n.name, p.Pid, reapBound)
+		return fmt.Errorf("kill %s: pid %d not reaped after %s", n.srv(), p.Pid, reapBound)
 	}
 	return nil
 }
@@ -220,10 +225,10 @@ func (n *node) stop(ctx context.Context, grace time.Duration) error {
 	n.note("pid %d did not exit %s after SIGTERM; sending SIGKILL", p.Pid, grace)
 	p.Signal(syscall.SIGKILL)
 	if !waitDone(context.WithoutCancel(ctx), done, reapBound) {
-		return fmt.Errorf("stop %s: pid %d not reaped after SIGKILL", n.name, p.Pid)
+		return fmt.Errorf("stop %s: pid %d not reaped after SIGKILL", n.srv(), p.Pid)
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("stop %s: %w; killed it instead", n.name, ctx.Err())
+		return fmt.Errorf("stop %s: %w; killed it instead", n.srv(), ctx.Err())
 	}
 	return nil
 }
@@ -236,7 +241,7 @@ func (n *node) pause() error {
 		return fmt.Errorf("pause %w", err)
 	}
 	if err := p.Signal(syscall.SIGSTOP); err != nil {
-		return fmt.Errorf("pause %s: %w", n.name, err)
+		return fmt.Errorf("pause %s: %w", n.srv(), err)
 	}
 	n.paused = true
 	// SIGSTOP is delivered asynchronously; return once the kernel shows the
@@ -253,7 +258,7 @@ func (n *node) resume() error {
 		return fmt.Errorf("resume %w", err)
 	}
 	if err := p.Signal(syscall.SIGCONT); err != nil {
-		return fmt.Errorf("resume %s: %w", n.name, err)
+		return fmt.Errorf("resume %s: %w", n.srv(), err)
 	}
 	n.paused = false
 	waitProcState(p.Pid, func(s byte) bool { return s != 'T' && s != 't' }, 2*time.Second)
@@ -323,9 +328,9 @@ func (n *node) waitUp(ctx context.Context, done chan struct{}, timeout time.Dura
 			n.mu.Lock()
 			code := n.exitCode
 			n.mu.Unlock()
-			return fmt.Errorf("%s exited (exit %d) while starting", n.name, code)
+			return fmt.Errorf("%s exited (exit %d) while starting", n.srv(), code)
 		case <-ctx.Done():
-			return fmt.Errorf("%s not up after %s: %v", n.name, timeout, last)
+			return fmt.Errorf("%s not up after %s: %v", n.srv(), timeout, last)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

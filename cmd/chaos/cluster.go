@@ -23,14 +23,21 @@ import (
 func clusterCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "cluster", Short: "Start or stop a cluster by hand"}
 	var runtime, version, store string
+	var detach bool
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Start a 3-node cluster, print its URLs, and keep it until `chaos cluster down` or Ctrl-C",
-		Args:  cobra.NoArgs,
+		Long: `Up starts a 3-node cluster, prints its URLs and keeps it until ` + "`chaos cluster down`" + ` or Ctrl-C.
+With --detach it returns once the cluster is ready and leaves it running in
+the background (its output in <store>/cluster/up.log) until ` + "`chaos cluster down`" + `.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, _ := filepath.Abs(filepath.Join(store, "cluster"))
 			if pid, err := readPid(dir); err == nil && syscall.Kill(pid, 0) == nil {
 				return usageErr("a cluster is already up (pid %d); run `chaos cluster down` first", pid)
+			}
+			if detach {
+				return upDetached(dir)
 			}
 			cfg := cluster.Config{ServerVersion: version, Dir: dir, RunID: "manual"}.WithDefaults()
 			if err := cfg.Validate(); err != nil {
@@ -59,7 +66,6 @@ func clusterCmd() *cobra.Command {
 			}()
 			b, _ := json.MarshalIndent(c.Nodes(), "", "  ")
 			_ = os.WriteFile(filepath.Join(dir, "nodes.json"), b, 0o644)
-			_ = os.WriteFile(filepath.Join(dir, "pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 			v := cfg.ServerVersion
 			if v == "" {
 				v = serverbin.DefaultVersion()
@@ -71,6 +77,8 @@ func clusterCmd() *cobra.Command {
 				urls = append(urls, n.ClientURL)
 			}
 			fmt.Printf("  nats --server %s stream ls\nstop it with `chaos cluster down` or Ctrl-C\n", strings.Join(urls, ","))
+			// Last: a detached `up` waits for this file to say the cluster is ready.
+			_ = os.WriteFile(filepath.Join(dir, "pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 			<-ctx.Done()
 			return nil
 		},
@@ -104,6 +112,7 @@ func clusterCmd() *cobra.Command {
 	}
 	up.Flags().StringVar(&runtime, "runtime", "auto", "auto, docker or local")
 	up.Flags().StringVar(&version, "server-version", "", "nats-server version (vX.Y.Z); empty: the pinned default")
+	up.Flags().BoolVar(&detach, "detach", false, "return once the cluster is ready and keep it running in the background")
 	cmd.AddCommand(up, down)
 	return cmd
 }

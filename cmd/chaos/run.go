@@ -37,6 +37,9 @@ type runFlags struct {
 	runs                     int
 	untilFail, sameSeed      bool
 	bisect, stopOnAnomaly    bool
+	probeTimeout             time.Duration
+	verifyTimeout            time.Duration
+	ext                      *externalFlags
 }
 
 // runCmd builds `chaos run`. The workload's own flags are bound for the
@@ -69,9 +72,9 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.workload, "workload", workloads.Default, "workload to run: "+strings.Join(workloads.Names(), ", "))
-	fl.StringVar(&f.runtime, "runtime", "auto", "cluster runtime: auto (docker when a daemon answers, else local), docker or local")
+	fl.StringVar(&f.runtime, "runtime", "auto", "cluster runtime: auto (docker when a daemon answers, else local), docker, local, or external (a cluster you run: --server, --monitor, --fault-hook)")
 	fl.StringVar(&f.store, "store", "store", "folder that holds every run's files")
-	fl.DurationVar(&f.timeLimit, "time-limit", workloads.TimeLimitDefault, "how long the workload runs in each cell (timed workloads: kv-update)")
+	fl.DurationVar(&f.timeLimit, "time-limit", workloads.TimeLimitDefault, "how long the workload runs in each cell (timed workloads: kv-update, queue; catchup runs through its own phases)")
 	fl.StringVar(&f.directGet, "direct-get", "both", "Direct Get on the bucket or stream: on, off or both (both runs two cells side by side)")
 	fl.StringSliceVar(&f.versions, "server-version", []string{serverbin.DefaultVersion()}, "nats-server versions (vX.Y.Z), comma-separated, or a range of the releases the Go module proxy serves (v2.14.5..v2.15.3); each is a cell, built from the module proxy and cached")
 	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults the schedule picks from, one per window, comma-separated; a+b injects a and b together; repeat the flag for more cells ("+strings.Join(nemesis.Names(), ", ")+")")
@@ -87,6 +90,9 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.BoolVar(&f.sameSeed, "same-seed", false, "with --runs: give every run --seed itself (timing still differs from run to run)")
 	fl.BoolVar(&f.bisect, "bisect", false, "with a --server-version range (v2.14.5..v2.15.3): find the first release where the anomaly stops or starts, running --runs per probed release")
 	fl.BoolVar(&f.stopOnAnomaly, "stop-on-anomaly", false, "stop a cell's workload as soon as the online checks see an anomaly (stale read, read-your-writes, monotonic read); it then heals, recovers and is checked as usual")
+	fl.DurationVar(&f.probeTimeout, "probe-timeout", 2*time.Second, "bound on one monitoring request of the fault checks; a paused node is one that does not answer within it")
+	fl.DurationVar(&f.verifyTimeout, "fault-verify-timeout", 20*time.Second, "how long a fault check waits to see the fault's effect, and its heal's")
+	f.ext = bindExternal(fl)
 	fl.StringArrayVar(&f.expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (e.g. direct-get-on=stale-reads): those cells pass only if it shows, and nothing else does; repeatable")
 	if w, err := workloads.Get(name); err == nil {
 		f.expand = w.Flags(fl)
@@ -152,6 +158,16 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 		f.seed = rand.Uint64N(1<<31) + 1
 	}
 	changed := cmd.Flags().Changed
+	if f.runtime != "external" {
+		for _, n := range externalOnly {
+			if changed(n) {
+				return run.Spec{}, fmt.Errorf("--%s applies to --runtime external only", n)
+			}
+		}
+	}
+	if f.probeTimeout <= 0 || f.verifyTimeout <= 0 {
+		return run.Spec{}, fmt.Errorf("--probe-timeout and --fault-verify-timeout must be positive")
+	}
 	if changed("recovery-timeout") && f.recovery <= 0 {
 		return run.Spec{}, fmt.Errorf("--recovery-timeout %s: want a positive duration", f.recovery)
 	}
@@ -187,6 +203,12 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 	s.Expect = f.expect
 	s.Cluster.RoutePingInterval = f.pingInterval
 	s.Cluster.SyncInterval = f.syncInterval
+	s.Cluster.ProbeTimeout, s.Cluster.FaultVerifyTimeout = f.probeTimeout, f.verifyTimeout
+	if f.runtime == "external" {
+		if err := f.ext.shape(&s, changed); err != nil {
+			return run.Spec{}, err
+		}
+	}
 	return s, s.Validate()
 }
 
@@ -194,7 +216,11 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 func rerunCommand(cmd *cobra.Command, seed uint64) string {
 	parts := []string{"chaos", "run"}
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		if fl.Name == "seed" {
+		switch fl.Name {
+		case "seed":
+			return
+		case "password": // never saved: the rerun reads it from the environment
+			parts = append(parts, `--password="$NATS_PASSWORD"`)
 			return
 		}
 		if sv, ok := fl.Value.(pflag.SliceValue); ok {
@@ -229,20 +255,11 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	}
 	ctx, stop := interruptible("healing, saving the history and tearing down")
 	defer stop()
-	if err := expandRanges(ctx, &spec); err != nil {
-		return err
-	}
-	if err := buildServers(ctx, spec); err != nil {
-		return err
-	}
-	rt, err := openRuntime(ctx, f.runtime, os.Stdout)
+	rt, err := f.open(ctx, &spec)
 	if err != nil {
 		return err
 	}
 	defer rt.cleanup()
-	if err := spec.Refuse(rt); err != nil {
-		return usageErr("%v", err)
-	}
 	res, err := run.Execute(ctx, spec, rt, os.Stdout)
 	if err != nil {
 		return harnessErr(err)
@@ -321,6 +338,33 @@ func expandRanges(ctx context.Context, spec *run.Spec) error {
 		return usageErr("%v", err)
 	}
 	return nil
+}
+
+// open resolves the runtime and refuses, before anything starts, what it
+// cannot do.
+func (f *runFlags) open(ctx context.Context, spec *run.Spec) (chosenRuntime, error) {
+	if f.runtime == "external" {
+		rt, err := f.openExternal(ctx, spec, os.Stdout)
+		if err != nil {
+			return chosenRuntime{}, err
+		}
+		return chosenRuntime{Runtime: rt, cleanup: func() { cleanupExternal(rt, os.Stdout) }}, nil
+	}
+	if err := expandRanges(ctx, spec); err != nil {
+		return chosenRuntime{}, err
+	}
+	if err := buildServers(ctx, *spec); err != nil {
+		return chosenRuntime{}, err
+	}
+	rt, err := openRuntime(ctx, f.runtime, os.Stdout)
+	if err != nil {
+		return chosenRuntime{}, err
+	}
+	if err := spec.Refuse(rt); err != nil {
+		rt.cleanup()
+		return chosenRuntime{}, usageErr("%v", err)
+	}
+	return rt, nil
 }
 
 // interruptible cancels on the first SIGINT/SIGTERM so the run heals, saves

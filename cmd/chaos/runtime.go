@@ -34,8 +34,10 @@ func openRuntime(ctx context.Context, name string, out io.Writer) (chosenRuntime
 			fmt.Fprintf(out, "runtime: local (no Docker: %v)\n", err)
 			return chosenRuntime{Runtime: local.New(), cleanup: func() {}}, nil
 		}
+	case "external":
+		return chosenRuntime{}, usageErr("--runtime external connects to a cluster you run: use it with `chaos run` (see --server)")
 	default:
-		return chosenRuntime{}, usageErr("--runtime %q: want auto, docker or local", name)
+		return chosenRuntime{}, usageErr("--runtime %q: want auto, docker, local or external", name)
 	}
 	fmt.Fprintln(out, "runtime: docker (3 containers on a private network, ports on 127.0.0.1)")
 	sweep := func() {

@@ -5,4 +5,5 @@ package main
 import (
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/catchup/catchupview"
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate/kvupdateview"
+	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/queue/queueview"
 )

@@ -21,10 +21,7 @@ func newTable() *nftables.Table {
 // heal queues a delete of our table. Adding it first makes the delete succeed
 // when the table is absent (adding an existing table is a no-op), so heal is
 // idempotent in one batch.
-func heal(conn *nftables.Conn) {
-	t := conn.AddTable(newTable())
-	conn.DelTable(t)
-}
+func heal(conn *nftables.Conn) { dropTable(conn, newTable()) }
 
 // isolate queues one atomic batch: drop the old table, then build
 //
@@ -39,8 +36,18 @@ func heal(conn *nftables.Conn) {
 func isolate(conn *nftables.Conn, ips []netip.Addr) {
 	heal(conn)
 	t := conn.AddTable(newTable())
-	s4 := &nftables.Set{Table: t, Name: set4, KeyType: nftables.TypeIPAddr}
-	s6 := &nftables.Set{Table: t, Name: set6, KeyType: nftables.TypeIP6Addr}
+	s4, s6 := addPeerSets(conn, t, set4, set6, ips)
+	filterChains(conn, t, func(ch *nftables.Chain, dst bool) {
+		conn.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: dropMatching(false, dst, s4)})
+		conn.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: dropMatching(true, dst, s6)})
+	})
+}
+
+// addPeerSets adds the table's two address sets, named name4 and name6,
+// holding the IPv4 and the IPv6 addresses of ips.
+func addPeerSets(conn *nftables.Conn, t *nftables.Table, name4, name6 string, ips []netip.Addr) (s4, s6 *nftables.Set) {
+	s4 = &nftables.Set{Table: t, Name: name4, KeyType: nftables.TypeIPAddr}
+	s6 = &nftables.Set{Table: t, Name: name6, KeyType: nftables.TypeIP6Addr}
 	var e4, e6 []nftables.SetElement
 	for _, ip := range ips {
 		if ip.Is4() {
@@ -53,6 +60,13 @@ func isolate(conn *nftables.Conn, ips []netip.Addr) {
 	// is returned by Flush.
 	_ = conn.AddSet(s4, e4)
 	_ = conn.AddSet(s6, e6)
+	return s4, s6
+}
+
+// filterChains adds the table's input and output filter chains (policy
+// accept) and lets rules fill each; dst is true for output, whose peers
+// are the packets' destinations.
+func filterChains(conn *nftables.Conn, t *nftables.Table, rules func(ch *nftables.Chain, dst bool)) {
 	for _, h := range []struct {
 		name string
 		hook *nftables.ChainHook
@@ -63,8 +77,7 @@ func isolate(conn *nftables.Conn, ips []netip.Addr) {
 			Name: h.name, Table: t, Type: nftables.ChainTypeFilter,
 			Hooknum: h.hook, Priority: nftables.ChainPriorityFilter, Policy: &accept,
 		})
-		conn.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: dropMatching(false, h.dst, s4)})
-		conn.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: dropMatching(true, h.dst, s6)})
+		rules(ch, h.dst)
 	}
 }
 

@@ -5,4 +5,5 @@ package all
 import (
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
+	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/queue"
 )

@@ -6,8 +6,15 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 )
 
-// CheckMemory names the catch-up memory check.
-const CheckMemory = "catchup-memory"
+// CheckMemory names the catch-up memory check, and the counts it carries.
+const (
+	CheckMemory           = "catchup-memory"
+	CountTargetPeakRSS    = "target_peak_rss"
+	CountOtherPeakRSS     = "other_follower_peak_rss"
+	CountLeaderPeakRSS    = "leader_peak_rss"
+	CountMemoryBound      = "bound"
+	CountPublishedCatchUp = "published_while_catching_up"
+)
 
 // DefaultJumpFactor and DefaultJumpMargin are the relative bound on a
 // catching-up replica's memory: its peak RSS from the restart to the end
@@ -118,10 +125,10 @@ func memoryCheck(r *Result) checker.Result {
 	if why != "" {
 		return result(CheckMemory, checker.Unknown, why, nil)
 	}
-	counts := map[string]int{"target_peak_rss": int(f.target.PeakRSS), "other_follower_peak_rss": int(f.other.PeakRSS),
-		"bound": int(f.bound), "published_while_catching_up": int(f.published)}
+	counts := map[string]int{CountTargetPeakRSS: int(f.target.PeakRSS), CountOtherPeakRSS: int(f.other.PeakRSS),
+		CountMemoryBound: int(f.bound), CountPublishedCatchUp: int(f.published)}
 	if f.leader != nil {
-		counts["leader_peak_rss"] = int(f.leader.PeakRSS)
+		counts[CountLeaderPeakRSS] = int(f.leader.PeakRSS)
 	}
 	words := jumpWords(r, f)
 	if f.target.PeakRSS > f.bound {

@@ -79,7 +79,7 @@ func TestMemoryCheckRules(t *testing.T) {
 	}
 	// Bytes published from the restart until current, not after.
 	r := memResult(300*mib, 100*mib, 900*mib)
-	if got := memoryCheck(&r); got.Counts["published_while_catching_up"] != 100*4<<10 {
-		t.Errorf("published %d, want %d", got.Counts["published_while_catching_up"], 100*4<<10)
+	if got := memoryCheck(&r); got.Counts[CountPublishedCatchUp] != 100*4<<10 {
+		t.Errorf("published %d, want %d", got.Counts[CountPublishedCatchUp], 100*4<<10)
 	}
 }

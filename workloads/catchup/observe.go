@@ -2,9 +2,6 @@ package catchup
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -32,100 +29,6 @@ import (
 // unlimited node it grows with the stream and says nothing about the
 // server. RSS is the server's own memory and the figure to compare across
 // versions; both are kept.
-
-// Series is a time series: T in ms since the run began, V the values.
-type Series struct {
-	T []int64 `json:"t_ms"`
-	V []int64 `json:"v"`
-}
-
-func (s *Series) add(t, v int64) {
-	s.T = append(s.T, t)
-	s.V = append(s.V, v)
-}
-
-// Peak is the largest value and when it was seen (-1 when empty).
-func (s Series) Peak() (v, t int64) {
-	t = -1
-	for i, x := range s.V {
-		if t < 0 || x > v {
-			v, t = x, s.T[i]
-		}
-	}
-	return v, t
-}
-
-// PeakBetween is the peak over from <= T < to (-1 time when none).
-func (s Series) PeakBetween(from, to int64) (v, t int64) {
-	t = -1
-	for i, x := range s.V {
-		if s.T[i] >= from && s.T[i] < to && (t < 0 || x > v) {
-			v, t = x, s.T[i]
-		}
-	}
-	return v, t
-}
-
-// At is the last value at or before t, or 0 when none.
-func (s Series) At(t int64) int64 {
-	var v int64
-	for i, ti := range s.T {
-		if ti > t {
-			break
-		}
-		v = s.V[i]
-	}
-	return v
-}
-
-// HealthSample is one /healthz answer (Status 0: no answer).
-type HealthSample struct {
-	TMs    int64  `json:"t_ms"`
-	Node   string `json:"node"`
-	OK     bool   `json:"ok"`
-	Status int    `json:"status"`
-	Error  string `json:"error,omitempty"`
-}
-
-// LagSample is the target's progress as it and the stream leader see it.
-type LagSample struct {
-	TMs int64 `json:"t_ms"`
-	// The target's own copy, from its /jsz.
-	TargetHas     bool   `json:"target_has_stream"`
-	TargetMsgs    uint64 `json:"target_msgs"`
-	TargetBytes   uint64 `json:"target_bytes"`
-	TargetLastSeq uint64 `json:"target_last_seq"`
-	TargetHealthy bool   `json:"target_healthy"`
-	TargetHealth  string `json:"target_health,omitempty"` // why not healthy
-	// The leader's view, from stream info.
-	Leader         string `json:"leader,omitempty"`
-	LeaderMsgs     uint64 `json:"leader_msgs"`
-	LeaderBytes    uint64 `json:"leader_bytes"`
-	LeaderLastSeq  uint64 `json:"leader_last_seq"`
-	ReplicaLag     uint64 `json:"replica_lag"` // raft entries, as the leader reports
-	ReplicaCurrent bool   `json:"replica_current"`
-	ReplicaOffline bool   `json:"replica_offline"`
-	// Behind is leader last seq minus target last seq (0 when ahead).
-	Behind uint64 `json:"behind"`
-	Err    string `json:"error,omitempty"`
-}
-
-// NodeMemory is one node's memory over the run.
-type NodeMemory struct {
-	Node  string `json:"node"`
-	Usage Series `json:"usage"` // bytes, as the limit sees it (Cluster.Memory)
-	RSS   Series `json:"rss"`   // bytes, resident (/varz mem)
-	Limit Series `json:"limit"` // bytes, each change of the hard limit (0: none)
-
-	PeakUsage   int64 `json:"peak_usage"`
-	PeakUsageAt int64 `json:"peak_usage_at_ms"`
-	PeakRSS     int64 `json:"peak_rss"`
-	PeakRSSAt   int64 `json:"peak_rss_at_ms"`
-	// Peaks as a ratio to the stream's bytes when the target restarted (the
-	// data it had to catch up).
-	PeakUsageRatio float64 `json:"peak_usage_ratio"`
-	PeakRSSRatio   float64 `json:"peak_rss_ratio"`
-}
 
 type observer struct {
 	c      cluster.Cluster
@@ -272,41 +175,6 @@ func (o *observer) sampleHealth(ctx context.Context, i int) {
 	o.mu.Unlock()
 }
 
-// jszStream is one server's own copy of a stream in /jsz?streams=true.
-type jszStream struct {
-	Name  string `json:"name"`
-	State struct {
-		Msgs     uint64 `json:"messages"`
-		Bytes    uint64 `json:"bytes"`
-		FirstSeq uint64 `json:"first_seq"`
-		LastSeq  uint64 `json:"last_seq"`
-	} `json:"state"`
-	Cluster *struct {
-		Leader string `json:"leader"`
-	} `json:"cluster"`
-}
-
-// localStream reads node n's own copy of the stream; ok is false when the
-// node does not have one (yet).
-func (o *observer) localStream(ctx context.Context, n cluster.Node) (s jszStream, ok bool, err error) {
-	var j struct {
-		Accounts []struct {
-			Streams []jszStream `json:"stream_detail"`
-		} `json:"account_details"`
-	}
-	if _, err := o.getJSON(ctx, n, "/jsz?streams=true", &j); err != nil {
-		return s, false, err
-	}
-	for _, a := range j.Accounts {
-		for _, st := range a.Streams {
-			if st.Name == o.stream {
-				return st, true, nil
-			}
-		}
-	}
-	return s, false, nil
-}
-
 func (o *observer) sampleLag(ctx context.Context, i int) {
 	n := o.c.Nodes()[i]
 	var ls LagSample
@@ -418,37 +286,4 @@ func (o *observer) lastRSS(i int) int64 {
 		return 0
 	}
 	return s.V[len(s.V)-1]
-}
-
-func (o *observer) get(ctx context.Context, n cluster.Node, path string) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.MonitorURL+path, nil)
-	if err != nil {
-		return 0, nil, err
-	}
-	resp, err := o.http.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	return resp.StatusCode, body, err
-}
-
-func (o *observer) getJSON(ctx context.Context, n cluster.Node, path string, v any) (int, error) {
-	code, body, err := o.get(ctx, n, path)
-	if err != nil {
-		return code, err
-	}
-	if code != http.StatusOK {
-		return code, fmt.Errorf("%s %s: %d %s", n.Name, path, code, oneLine(string(body), 160))
-	}
-	return code, json.Unmarshal(body, v)
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = s[:n] + "..."
-	}
-	return s
 }

@@ -115,7 +115,7 @@ var Presets = map[string]Options{
 	// crash loops in 5 runs on v2.15.3 (3 OOM kills each, the first 11-59 s
 	// after the restart, 2.5-5 minutes a run), none on v2.11.8 or v2.10.7.
 	"seed-loop": with(Defaults, func(o *Options) {
-		o.Backlog, o.Payload = 2 << 30, 4<<10
+		o.Backlog, o.Payload = 2<<30, 4<<10
 		o.Down, o.Rate = 5*time.Second, 20_000_000
 		o.MemoryLimit, o.GoMemLimit = 1<<30, GoMemLimitOff
 		o.CrashLoop = 3

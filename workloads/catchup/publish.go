@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,176 +43,12 @@ var phaseOrder = []Phase{PhaseFill, PhaseDown, PhaseCatchup, PhaseSettle, PhaseH
 type phaseNow struct{ p atomic.Value }
 
 func (p *phaseNow) set(ph Phase) { p.p.Store(ph) }
+
 func (p *phaseNow) get() Phase {
 	if v, ok := p.p.Load().(Phase); ok {
 		return v
 	}
 	return PhaseFill
-}
-
-// pubStats are the publishers' shared counters.
-type pubStats struct {
-	t0 time.Time
-
-	mu        sync.Mutex
-	byPhase   map[Phase]*latHist
-	errs      map[Phase]map[string]int64
-	perSec    []secStats
-	sent      int64
-	acked     int64
-	ackedB    int64
-	failed    int64
-	timedOut  int64
-	lateAcks  int64 // acked after being counted as timed out
-	maxSeq    uint64
-	sentBytes int64
-}
-
-type secStats struct {
-	ok, errs, timeouts int64
-	h                  latHist
-}
-
-func newPubStats(t0 time.Time) *pubStats {
-	return &pubStats{t0: t0, byPhase: map[Phase]*latHist{}, errs: map[Phase]map[string]int64{}}
-}
-
-func (s *pubStats) sec(at time.Time) *secStats {
-	i := max(int(at.Sub(s.t0)/time.Second), 0)
-	for len(s.perSec) <= i {
-		s.perSec = append(s.perSec, secStats{})
-	}
-	return &s.perSec[i]
-}
-
-func (s *pubStats) ok(ph Phase, sent, now time.Time, bytes int, seq uint64) {
-	d := now.Sub(sent)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	h := s.byPhase[ph]
-	if h == nil {
-		h = &latHist{}
-		s.byPhase[ph] = h
-	}
-	h.add(d)
-	sec := s.sec(now)
-	sec.ok++
-	sec.h.add(d)
-	s.acked++
-	s.ackedB += int64(bytes)
-	s.maxSeq = max(s.maxSeq, seq)
-}
-
-func (s *pubStats) lateAck(bytes int, seq uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lateAcks++
-	s.acked++
-	s.ackedB += int64(bytes)
-	s.maxSeq = max(s.maxSeq, seq)
-}
-
-func (s *pubStats) fail(ph Phase, now time.Time, kind string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := s.errs[ph]
-	if m == nil {
-		m = map[string]int64{}
-		s.errs[ph] = m
-	}
-	m[kind]++
-	sec := s.sec(now)
-	if kind == errTimeout {
-		sec.timeouts++
-		s.timedOut++
-	} else {
-		sec.errs++
-		s.failed++
-	}
-}
-
-func (s *pubStats) addSent(bytes int) {
-	s.mu.Lock()
-	s.sent++
-	s.sentBytes += int64(bytes)
-	s.mu.Unlock()
-}
-
-func (s *pubStats) lastSeq() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.maxSeq
-}
-
-func (s *pubStats) ackedBytes() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ackedB
-}
-
-func (s *pubStats) counts() (sent, acked, failed, timedOut int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sent, s.acked, s.failed, s.timedOut
-}
-
-// Error kinds of a publish.
-const (
-	errTimeout      = "timeout"       // no ack within PublishTimeout: indeterminate
-	errNoResponders = "no_responders" // 503: no stream leader took it; not stored
-)
-
-// PublishSummary is what results.json says about publishing.
-type PublishSummary struct {
-	Sent      int64 `json:"sent"`
-	Acked     int64 `json:"acked"`
-	AckedB    int64 `json:"acked_bytes"`
-	Failed    int64 `json:"failed"`
-	TimedOut  int64 `json:"timed_out"` // indeterminate
-	LateAcks  int64 `json:"late_acks"` // acks after the timeout (counted as acked)
-	SentBytes int64 `json:"sent_bytes"`
-	// Latency of acknowledged publishes, by phase.
-	Latency map[Phase]Latency `json:"latency_by_phase"`
-	// AckedMBps is the payload acknowledged per second of each phase (MB/s):
-	// what the cluster took, next to what --rate asked.
-	AckedMBps map[Phase]float64 `json:"acked_mb_per_s_by_phase,omitempty"`
-	// Errors by phase, then kind (timeout, no_responders, api_<code>, ...).
-	Errors map[Phase]map[string]int64 `json:"errors_by_phase,omitempty"`
-	// PerSecond is the series over the run, one entry per second.
-	PerSecond []PublishSecond `json:"per_second"`
-}
-
-// PublishSecond is one second of publishing.
-type PublishSecond struct {
-	T        int64   `json:"t_s"`
-	OK       int64   `json:"ok"`
-	Errors   int64   `json:"errors"`
-	Timeouts int64   `json:"timeouts"`
-	P50Ms    float64 `json:"p50_ms"`
-	P99Ms    float64 `json:"p99_ms"`
-	MaxMs    float64 `json:"max_ms"`
-}
-
-func (s *pubStats) summary() PublishSummary {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := PublishSummary{Sent: s.sent, Acked: s.acked, AckedB: s.ackedB, Failed: s.failed, TimedOut: s.timedOut,
-		LateAcks: s.lateAcks, SentBytes: s.sentBytes, Latency: map[Phase]Latency{}, Errors: map[Phase]map[string]int64{}}
-	for ph, h := range s.byPhase {
-		out.Latency[ph] = h.summary()
-	}
-	for ph, m := range s.errs {
-		out.Errors[ph] = map[string]int64{}
-		for k, v := range m {
-			out.Errors[ph][k] = v
-		}
-	}
-	for i, sec := range s.perSec {
-		l := sec.h.summary()
-		out.PerSecond = append(out.PerSecond, PublishSecond{T: int64(i), OK: sec.ok, Errors: sec.errs,
-			Timeouts: sec.timeouts, P50Ms: l.P50Ms, P99Ms: l.P99Ms, MaxMs: l.MaxMs})
-	}
-	return out
 }
 
 // publisher is one connection publishing ids idx.1, idx.2, ...
@@ -495,24 +330,4 @@ func (f *fleet) close() {
 	for _, p := range f.pubs {
 		p.nc.Close()
 	}
-}
-
-// errorTotals folds errors of every phase by kind, sorted by count.
-func errorTotals(m map[Phase]map[string]int64) string {
-	tot := map[string]int64{}
-	for _, k := range m {
-		for kind, n := range k {
-			tot[kind] += n
-		}
-	}
-	kinds := make([]string, 0, len(tot))
-	for k := range tot {
-		kinds = append(kinds, k)
-	}
-	sort.Slice(kinds, func(i, j int) bool { return tot[kinds[i]] > tot[kinds[j]] })
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%s %d", k, tot[k])
-	}
-	return strings.Join(parts, ", ")
 }

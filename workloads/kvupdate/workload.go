@@ -75,6 +75,7 @@ func connect(nodes []cluster.Node, first int, name string) (*nats.Conn, error) {
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond),
 		nats.Timeout(2*time.Second),
+		nodes[0].ClientOption(), // credentials and TLS of an external cluster
 	)
 }
 

@@ -35,6 +35,7 @@ type cuOpts struct {
 	noRestart bool   // the cell stopped before the target's restart
 	otherOOM  string // a node other than the target OOM-killed once
 	noResult  bool   // no catchup.json: the checks alone
+	jump      bool   // the catch-up memory check found the target's memory unbounded
 }
 
 // cuRestart is when the made-up target restarts, ms since the cell began.
@@ -213,7 +214,11 @@ func cuChecks(r *catchup.Result, o cuOpts) []checker.Result {
 	if o.missing > 0 {
 		acked.Summary = fmt.Sprintf("%d of 272971 acknowledged ids missing from the stream (e.g. 1.17)", o.missing)
 	}
-	return []checker.Result{oom, loop, cu,
+	mem := res(catchup.CheckMemory, o.jump, "within the bound", map[string]int{catchup.CountTargetPeakRSS: 1 << 30, catchup.CountOtherPeakRSS: 1 << 30})
+	if o.jump {
+		mem.Summary, mem.Counts = "above the bound", map[string]int{catchup.CountTargetPeakRSS: 2512 << 20, catchup.CountOtherPeakRSS: 86 << 20}
+	}
+	return []checker.Result{oom, loop, cu, mem,
 		res(checker.NameRecovery, false, "recovered after 0.0s: all nodes healthy", map[string]int{"recovered": 1}),
 		res(catchup.CheckReplicasAgree, false, r.Integrity.ReplicasDetail, map[string]int{"replicas": 3}), acked}
 }

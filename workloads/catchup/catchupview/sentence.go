@@ -25,6 +25,7 @@ func (s CatchupSummary) Sentence() string {
 	var cl clauses
 	d, dying := s.targetDeaths()
 	s.catchUpClauses(&cl, d, dying)
+	s.jumpClause(&cl)
 	others := s.otherDeaths(&cl)
 	if !dying && !others && s.restarted() && (s.byName[catchup.CheckOOMKill] != nil || s.R != nil) {
 		cl.add(false, "no OOM kill")
@@ -123,6 +124,21 @@ func (s CatchupSummary) catchUpClauses(cl *clauses, d catchup.Deaths, dying bool
 			cl.add(false, m)
 		}
 	}
+}
+
+// jumpClause names the jump the memory check found, OOM kill or not: the
+// property the report is about is bounded memory, not the kernel's verdict.
+func (s CatchupSummary) jumpClause(cl *clauses) {
+	r := s.byName[catchup.CheckMemory]
+	if r == nil || r.Verdict != checker.Invalid {
+		return
+	}
+	t, o := float64(r.Counts[catchup.CountTargetPeakRSS]), float64(r.Counts[catchup.CountOtherPeakRSS])
+	c := fmt.Sprintf("its memory jumped to %s RSS", reports.FormatBytes(t))
+	if o > 0 {
+		c += fmt.Sprintf(", %.0fx the other follower's %s", t/o, reports.FormatBytes(o))
+	}
+	cl.add(true, c+" (beyond the catch-up memory bound)")
 }
 
 // otherDeaths say the other nodes' deaths nobody asked for; true when

@@ -95,6 +95,9 @@ func (catchupView) Page(p *reports.Page) {
 		p.Cols = 2
 	}
 	p.Params = catchupParams(r)
+	if b, ok := slopeBlock(r); ok {
+		p.Blocks = append([]reports.Block{b}, p.Blocks...)
+	}
 }
 
 func (catchupView) Cell(p *reports.Page, c *reports.Cell, s *reports.CellSection) {
@@ -168,8 +171,14 @@ func catchupLabels(cells []run.CellResult) []string {
 	out := make([]string, len(cells))
 	for i, c := range cells {
 		out[i] = "Direct Get " + reports.OnOff(c.DirectGet)
+		if c.Tag != "" { // what sets the cells' settings apart: "backlog-1GiB"
+			out[i] = strings.ReplaceAll(strings.ReplaceAll(c.Tag, "-", " "), "+", ", ") + ", " + out[i]
+		}
 		if c.ServerVersion != "" {
 			out[i] = c.ServerVersion + ", " + out[i]
+		}
+		if c.Repeat > 0 {
+			out[i] += fmt.Sprintf(", run %d", c.Repeat)
 		}
 	}
 	return out

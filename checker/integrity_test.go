@@ -1,0 +1,97 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// One case per branch of stream-integrity: each history has exactly the
+// anomaly (or tally) it names, so deleting the branch fails its case.
+func TestIntegrityBranches(t *testing.T) {
+	// Client 0 creates a@1 and updates it to b@2; client 1 reads a@1.
+	base := `{"client":0,"type":"create","key":"k","value":"a","rev":1,"outcome":"ok","invoke":0,"complete":1000}
+{"client":1,"type":"get","key":"k","value":"a","rev":1,"outcome":"ok","invoke":2000,"complete":3000}
+{"client":0,"type":"update","key":"k","value":"b","expected_rev":1,"rev":2,"outcome":"ok","invoke":2000,"complete":3000}`
+	a, b := history.Entry{Seq: 1, Key: "k", Value: "a"}, history.Entry{Seq: 2, Key: "k", Value: "b"}
+	at := func(e history.Entry, seq uint64) history.Entry { e.Seq = seq; return e }
+	entry := func(seq uint64, key, value string) history.Entry {
+		return history.Entry{Seq: seq, Key: key, Value: value}
+	}
+	cases := []struct {
+		name     string
+		extra    string // ops after base
+		stream   []history.Entry
+		complete bool
+		verdict  Verdict
+		counts   map[string]int // anomaly kinds not named must be 0
+	}{
+		{"clean", "", []history.Entry{a, b}, true, Valid, map[string]int{"acked_writes": 2, "gets_checked": 1, "cas_checked": 2}},
+		{"lost write", "", []history.Entry{a}, true, Invalid, map[string]int{"lost_write": 1}},
+		{"rev mismatch", "", []history.Entry{a, at(b, 3)}, true, Invalid, map[string]int{"rev_mismatch": 1}},
+		{"value nobody wrote", "", []history.Entry{a, b, entry(3, "k", "zz")}, true, Invalid, map[string]int{"unexpected_value": 1}},
+		{"value written to another key", `{"client":2,"type":"put","key":"j","value":"p","rev":3,"outcome":"ok","invoke":0,"complete":9000}`,
+			[]history.Entry{a, b, entry(3, "k", "p")}, true, Invalid, map[string]int{"unexpected_value": 1, "rev_mismatch": 1}},
+		{"failed write applied", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":2,"outcome":"fail","err":"no_responders","invoke":4000,"complete":5000}`,
+			[]history.Entry{a, b, entry(3, "k", "c")}, true, Invalid, map[string]int{"failed_write_applied": 1}},
+		{"value stored twice", "", []history.Entry{a, b, at(b, 3)}, true, Invalid, map[string]int{"duplicate_value": 1}},
+		{"tombstone", "", []history.Entry{a, b, {Seq: 3, Key: "k", Operation: "del"}}, true, Invalid, map[string]int{"unexpected_tombstone": 1}},
+		{"read of another value", `{"client":1,"type":"get","key":"k","value":"x","rev":2,"outcome":"ok","invoke":4000,"complete":5000}`,
+			[]history.Entry{a, b}, true, Invalid, map[string]int{"bad_read": 1}},
+		{"read of a missing seq", `{"client":1,"type":"get","key":"k","value":"b","rev":7,"outcome":"ok","invoke":4000,"complete":5000}`,
+			[]history.Entry{a, b}, true, Invalid, map[string]int{"bad_read": 1}},
+		{"double-success CAS", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":1,"rev":3,"outcome":"ok","invoke":4000,"complete":5000}`,
+			[]history.Entry{a, b, entry(3, "k", "c")}, true, Invalid, map[string]int{"cas_violation": 1}},
+		{"double-success CAS, indeterminate", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":1,"outcome":"info","err":"timeout","invoke":4000,"complete":5000}`,
+			[]history.Entry{a, b, entry(3, "k", "c")}, true, Invalid, map[string]int{"cas_violation": 1, "info_applied": 1}},
+		{"CAS on a revision of another key", `{"client":2,"type":"put","key":"j","value":"p","rev":3,"outcome":"ok","invoke":0,"complete":1000}
+{"client":1,"type":"update","key":"k","value":"c","expected_rev":3,"rev":4,"outcome":"ok","invoke":4000,"complete":5000}`,
+			[]history.Entry{a, b, entry(3, "j", "p"), entry(4, "k", "c")}, true, Invalid, map[string]int{"cas_violation": 1}},
+		{"create over a live value", `{"client":1,"type":"create","key":"k","value":"c","rev":3,"outcome":"ok","invoke":4000,"complete":5000}`,
+			[]history.Entry{a, b, entry(3, "k", "c")}, true, Invalid, map[string]int{"cas_violation": 1}},
+		{"incomplete: unverifiable", "", []history.Entry{a}, false, Unknown,
+			map[string]int{"unverifiable_writes": 1, "unverifiable_reads": 0}},
+		{"incomplete: unverifiable read and CAS", "", []history.Entry{b}, false, Unknown,
+			map[string]int{"unverifiable_writes": 1, "unverifiable_reads": 1, "unverifiable_cas": 1}},
+		{"incomplete: a CAS violation is still proof", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":1,"rev":3,"outcome":"ok","invoke":4000,"complete":5000}`,
+			[]history.Entry{a, b, entry(3, "k", "c")}, false, Invalid, map[string]int{"cas_violation": 1}},
+		{"indeterminate, not applied", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":2,"outcome":"info","err":"timeout","invoke":4000,"complete":5000}`,
+			[]history.Entry{a, b}, true, Valid, map[string]int{"info_not_applied": 1}},
+		{"indeterminate, unresolved", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":2,"outcome":"info","err":"timeout","invoke":4000,"complete":5000}`,
+			[]history.Entry{a, b}, false, Unknown, map[string]int{"info_unresolved": 1}},
+		{"indeterminate, observed", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":2,"outcome":"info","err":"timeout","invoke":4000,"complete":5000}
+{"client":2,"type":"get","key":"k","value":"c","rev":3,"outcome":"ok","invoke":6000,"complete":7000}`,
+			[]history.Entry{a, b}, false, Unknown, map[string]int{"info_applied": 1, "unverifiable_reads": 1}},
+		// resolveInfo matches values by key: the same value under another
+		// key, in the stream or read by a get, says nothing about this write.
+		{"indeterminate, its value under another key", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":2,"outcome":"info","err":"timeout","invoke":4000,"complete":5000}`,
+			[]history.Entry{a, b, entry(3, "j", "c")}, true, Invalid, map[string]int{"info_not_applied": 1, "unexpected_value": 1}},
+		{"indeterminate, its value read from another key", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":2,"outcome":"info","err":"timeout","invoke":4000,"complete":5000}
+{"client":2,"type":"get","key":"j","value":"c","rev":3,"outcome":"ok","invoke":6000,"complete":7000}`,
+			[]history.Entry{a, b}, true, Invalid, map[string]int{"info_not_applied": 1, "bad_read": 1}},
+	}
+	for _, c := range cases {
+		lines := base
+		if c.extra != "" {
+			lines += "\n" + c.extra
+		}
+		h := history.History{Ops: parseOps(t, lines), Stream: c.stream, StreamComplete: c.complete}
+		r := NewIntegrity(Options{}).Check(h)
+		if r.Verdict != c.verdict {
+			t.Errorf("%s: %s, want %s: %s", c.name, r.Verdict, c.verdict, r.Summary)
+		}
+		for _, k := range integrityKinds {
+			if _, named := c.counts[k]; !named && r.Counts[k] != 0 {
+				t.Errorf("%s: %s = %d, want 0", c.name, k, r.Counts[k])
+			}
+		}
+		for k, v := range c.counts {
+			if r.Counts[k] != v {
+				t.Errorf("%s: %s = %d, want %d (%v)", c.name, k, r.Counts[k], v, r.Counts)
+			}
+		}
+		if r.Verdict == Invalid && len(r.Anomalies) == 0 {
+			t.Errorf("%s: invalid without an example", c.name)
+		}
+	}
+}

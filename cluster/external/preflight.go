@@ -1,0 +1,207 @@
+package external
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Preflight checks, before anything of the run starts, that the account
+// can do what the run will do, on exactly the run's streams: JetStream
+// account info; then for each stream, that it does not exist yet, and a
+// create with the run's replicas, a publish, a Direct Get, an update
+// (allow_direct off), a leader get, an ordered consumer's read, a leader
+// step-down when stepdown is among the faults, and the delete. The first
+// step that fails is ErrRefused, naming the permission the server denied
+// (or the JetStream error it answered); the probe stream is deleted again
+// whatever happened. Run it after Survey.
+func (r *Runtime) Preflight(ctx context.Context, stepdown bool) error {
+	p := &preflight{timeout: r.o.ConnectTimeout}
+	nodes := r.nodes()
+	urls := make([]string, len(nodes))
+	for i, n := range nodes {
+		urls[i] = n.ClientURL
+	}
+	nc, err := r.connect(ctx, "chaos-preflight", urls, p.onError)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	if err := p.step(ctx, "read the JetStream account info", func(ctx context.Context) error {
+		_, err := js.AccountInfo(ctx)
+		return err
+	}); err != nil {
+		return err
+	}
+	for _, s := range r.o.Streams {
+		if err := p.stream(ctx, js, s, stepdown); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// preflight runs steps and turns what the server said into one line.
+type preflight struct {
+	timeout time.Duration
+
+	mu         sync.Mutex
+	violations []string
+	cancel     context.CancelFunc // the step in flight: a violation ends it at once
+}
+
+func (p *preflight) onError(_ *nats.Conn, _ *nats.Subscription, err error) {
+	if !errors.Is(err, nats.ErrPermissionViolation) {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	msg := err.Error()
+	if i := strings.Index(msg, "Permissions Violation"); i >= 0 {
+		msg = msg[i:]
+	}
+	p.violations = append(p.violations, msg)
+	if p.cancel != nil {
+		p.cancel()
+	}
+}
+
+// step runs f within the timeout and explains its failure.
+func (p *preflight) step(ctx context.Context, what string, f func(context.Context) error) error {
+	sctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	p.mu.Lock()
+	p.violations, p.cancel = nil, cancel
+	p.mu.Unlock()
+	err := f(sctx)
+	p.mu.Lock()
+	violations := p.violations
+	p.cancel = nil
+	p.mu.Unlock()
+	var apiErr *jetstream.APIError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrRefused):
+		return err
+	case len(violations) > 0:
+		return refuse("the account lacks a permission the run needs, to %s: %s", what, strings.Join(violations, "; "))
+	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount), errors.Is(err, nats.ErrNoResponders):
+		return refuse("cannot %s: JetStream is not enabled for this account (%v)", what, err)
+	case errors.As(err, &apiErr):
+		return refuse("cannot %s: the server answered %v", what, err)
+	}
+	return fmt.Errorf("cannot %s: %v", what, err)
+}
+
+// stream probes one of the run's streams under its own name.
+func (p *preflight) stream(ctx context.Context, js jetstream.JetStream, s Stream, stepdown bool) (err error) {
+	if err := p.step(ctx, "look up stream "+s.Name, func(ctx context.Context) error {
+		exists, err := streamExistsErr(ctx, js, s.Name)
+		if err == nil && exists {
+			return refuse("stream %s already exists and is not this run's: the run never touches streams it did not create (pick another --name-prefix)", s.Name)
+		}
+		return err
+	}); err != nil {
+		return err
+	}
+	cfg := jetstream.StreamConfig{Name: s.Name, Subjects: []string{s.Filter}, Replicas: s.Replicas,
+		Storage: jetstream.FileStorage, AllowDirect: true, MaxMsgs: 10}
+	var st jetstream.Stream
+	if err := p.step(ctx, fmt.Sprintf("create stream %s (R%d)", s.Name, s.Replicas), func(ctx context.Context) error {
+		st, err = js.CreateStream(ctx, cfg)
+		return err
+	}); err != nil {
+		return err
+	}
+	defer func() {
+		derr := p.step(context.WithoutCancel(ctx), "delete stream "+s.Name, func(ctx context.Context) error {
+			return deleteStream(ctx, js, s.Name, p.timeout)
+		})
+		if derr != nil && err == nil {
+			err = fmt.Errorf("%w; the probe stream %s is left: delete it by hand (nats stream rm %s)", derr, s.Name, s.Name)
+		}
+	}()
+	steps := []struct {
+		what string
+		do   func(context.Context) error
+	}{
+		{"publish to " + s.Subject, func(ctx context.Context) error {
+			_, err := js.Publish(ctx, s.Subject, []byte("chaos preflight"))
+			return err
+		}},
+		{"read " + s.Subject + " with Direct Get", func(ctx context.Context) error {
+			_, err := st.GetLastMsgForSubject(ctx, s.Subject)
+			return err
+		}},
+		{"update stream " + s.Name, func(ctx context.Context) error {
+			c := cfg
+			c.AllowDirect = false
+			st, err = js.UpdateStream(ctx, c)
+			return err
+		}},
+		{"read " + s.Subject + " from the stream leader", func(ctx context.Context) error {
+			_, err := st.GetLastMsgForSubject(ctx, s.Subject)
+			return err
+		}},
+		{"read stream " + s.Name + " with an ordered consumer", func(ctx context.Context) error {
+			cons, err := js.OrderedConsumer(ctx, s.Name, jetstream.OrderedConsumerConfig{})
+			if err != nil {
+				return err
+			}
+			_, err = cons.Next(jetstream.FetchMaxWait(p.timeout))
+			return err
+		}},
+	}
+	if stepdown {
+		steps = append(steps, struct {
+			what string
+			do   func(context.Context) error
+		}{"step down the leader of stream " + s.Name, func(ctx context.Context) error {
+			return stepDown(ctx, js, s.Name)
+		}})
+	}
+	for _, st := range steps {
+		if err := p.step(ctx, st.what, st.do); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func streamExistsErr(ctx context.Context, js jetstream.JetStream, name string) (bool, error) {
+	_, err := js.Stream(ctx, name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// stepDown asks for a leader step-down; any JetStream answer (a refusal
+// included) shows the permission is there.
+func stepDown(ctx context.Context, js jetstream.JetStream, stream string) error {
+	msg, err := js.Conn().RequestWithContext(ctx, "$JS.API.STREAM.LEADER.STEPDOWN."+stream, nil)
+	if err != nil {
+		return err
+	}
+	var resp struct {
+		Error *struct {
+			Description string `json:"description"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(msg.Data, &resp); err != nil {
+		return fmt.Errorf("step-down answer: %v", err)
+	}
+	return nil
+}

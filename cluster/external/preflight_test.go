@@ -1,0 +1,126 @@
+package external
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// TestPreflightNamesTheMissingPermission runs the check as users that lack
+// one permission each, on one server, and as one that has them all.
+func TestPreflightNamesTheMissingPermission(t *testing.T) {
+	deny := func(name string, subjects ...string) *server.User {
+		return &server.User{Username: name, Password: "pw", Permissions: &server.Permissions{
+			Publish: &server.SubjectPermission{Allow: []string{">"}, Deny: subjects}}}
+	}
+	users := []*server.User{
+		{Username: "admin", Password: "pw"},
+		// Exactly the grants the README lists for a user of its own account.
+		{Username: "minimal", Password: "pw", Permissions: &server.Permissions{
+			Publish: &server.SubjectPermission{Allow: []string{"$JS.API.INFO", "$JS.API.STREAM.CREATE.*", "$JS.API.STREAM.UPDATE.*",
+				"$JS.API.STREAM.INFO.*", "$JS.API.STREAM.DELETE.*", "$JS.API.STREAM.MSG.GET.*", "$JS.API.DIRECT.GET.>",
+				"$JS.API.CONSUMER.>", "$JS.API.STREAM.LEADER.STEPDOWN.*", "$KV.>"}},
+			Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}}}},
+		deny("noinfo", "$JS.API.INFO"),
+		deny("nocreate", "$JS.API.STREAM.CREATE.>"),
+		deny("nopublish", "$KV.>"),
+		deny("nodirect", "$JS.API.DIRECT.GET.>"),
+		deny("noupdate", "$JS.API.STREAM.UPDATE.>"),
+		deny("noconsumer", "$JS.API.CONSUMER.>"),
+		deny("nostepdown", "$JS.API.STREAM.LEADER.STEPDOWN.>"),
+		deny("nodelete", "$JS.API.STREAM.DELETE.>"),
+		{Username: "noinbox", Password: "pw", Permissions: &server.Permissions{Subscribe: &server.SubjectPermission{Deny: []string{"_INBOX.>"}}}},
+	}
+	tc := startCluster(t, 1, func(_ int, o *server.Options) { o.Users = users })
+	st := kvStream("chaos_p", 1)
+	cases := []struct {
+		user     string
+		stepdown bool
+		want     string // "" = passes
+	}{
+		{"admin", true, ""},
+		{"minimal", true, ""},
+		{"nostepdown", false, ""}, // no stepdown fault: not needed
+		{"noinfo", false, `to read the JetStream account info: Permissions Violation for Publish to "$JS.API.INFO"`},
+		{"nocreate", false, `to create stream KV_chaos_p (R1): Permissions Violation for Publish to "$JS.API.STREAM.CREATE.KV_chaos_p"`},
+		{"nopublish", false, `to publish to $KV.chaos_p.probe: Permissions Violation for Publish to "$KV.chaos_p.probe"`},
+		{"nodirect", false, `with Direct Get: Permissions Violation for Publish to "$JS.API.DIRECT.GET.KV_chaos_p`},
+		{"noupdate", false, `to update stream KV_chaos_p: Permissions Violation for Publish to "$JS.API.STREAM.UPDATE.KV_chaos_p"`},
+		{"noconsumer", false, `with an ordered consumer: Permissions Violation for Publish to "$JS.API.CONSUMER.CREATE.KV_chaos_p`},
+		{"nostepdown", true, `to step down the leader of stream KV_chaos_p: Permissions Violation for Publish to "$JS.API.STREAM.LEADER.STEPDOWN.KV_chaos_p"`},
+		{"nodelete", false, `to delete stream KV_chaos_p: Permissions Violation for Publish to "$JS.API.STREAM.DELETE.KV_chaos_p"; the probe stream KV_chaos_p is left: delete it by hand`},
+		{"noinbox", false, `Permissions Violation for Subscription to "_INBOX.`},
+	}
+	ctx := context.Background()
+	admin, err := nats.Connect(tc.options().Servers[0], nats.UserInfo("admin", "pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	js, _ := jetstream.New(admin)
+	for _, c := range cases {
+		t.Run(c.user, func(t *testing.T) {
+			o := tc.options()
+			o.ConnectTimeout = 5e9
+			o.Auth = Auth{User: c.user, Password: "pw"}
+			o.Streams = []Stream{st}
+			rt := newRuntime(t, o)
+			if _, err := rt.Survey(ctx); err != nil {
+				t.Fatal(err)
+			}
+			err := rt.Preflight(ctx, c.stepdown)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("preflight: %v", err)
+			case c.want != "" && (!errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
+				t.Errorf("preflight: %v\nwant one refusal line containing %s", err, c.want)
+			}
+			if _, err := js.Stream(ctx, st.Name); !errors.Is(err, jetstream.ErrStreamNotFound) {
+				if c.user != "nodelete" {
+					t.Errorf("the probe stream is left: %v", err)
+				}
+				js.DeleteStream(ctx, st.Name)
+			}
+		})
+	}
+	t.Run("stream exists", func(t *testing.T) {
+		if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: st.Name, Subjects: []string{st.Filter}}); err != nil {
+			t.Fatal(err)
+		}
+		defer js.DeleteStream(ctx, st.Name)
+		o := tc.options()
+		o.Auth, o.Streams = Auth{User: "admin", Password: "pw"}, []Stream{st}
+		rt := newRuntime(t, o)
+		if _, err := rt.Survey(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := rt.Preflight(ctx, false); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "stream KV_chaos_p already exists and is not this run's") {
+			t.Errorf("preflight: %v", err)
+		}
+		if s, err := js.Stream(ctx, st.Name); err != nil || s.CachedInfo().State.Msgs != 0 {
+			t.Errorf("the existing stream was touched: %v", err)
+		}
+	})
+}
+
+func TestPreflightRefusesAnAccountWithoutJetStream(t *testing.T) {
+	tc := startCluster(t, 1, func(_ int, o *server.Options) { o.JetStream = false })
+	o := tc.options()
+	o.ConnectTimeout = 5e9
+	o.Streams = []Stream{kvStream("chaos_p", 1)}
+	rt := newRuntime(t, o)
+	ctx := context.Background()
+	// Survey's readiness reads /healthz?js-enabled-only, which a server
+	// without JetStream answers with OK: the account check is Preflight's.
+	if _, err := rt.Survey(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Preflight(ctx, false); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "JetStream is not enabled for this account") {
+		t.Errorf("preflight: %v", err)
+	}
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+)
+
+// TestExternalDockerIntegration is the acceptance of --runtime external:
+// a cluster started with `chaos cluster up --detach` is run against as a
+// cluster the toolkit did not start, kv-update with Direct Get on and off
+// and kill faults through `docker kill`/`docker start` hooks. The findings
+// must be those of a docker-runtime run (TestDockerAcceptance in run/):
+// stale reads with Direct Get on, none with it off; every kill verified by
+// the usual checks; and afterwards the cluster holds nothing of the run.
+func TestExternalDockerIntegration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Docker cluster")
+	}
+	if err := docker.Available(context.Background()); err != nil {
+		t.Skipf("no Docker: %v", err)
+	}
+	repo, _ := filepath.Abs("../..") // the docker runtime builds its helper from the checkout
+	store := t.TempDir()
+	code, stdout, stderr := chaosIn(t, repo, "cluster", "up", "--detach", "--runtime", "docker", "--store", store)
+	if code != 0 {
+		t.Fatalf("cluster up --detach: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var id string
+	t.Cleanup(func() {
+		if code, out, errOut := chaosIn(t, repo, "cluster", "down", "--store", store); code != 0 {
+			t.Errorf("cluster down: exit %d %s %s", code, out, errOut)
+		}
+		if out, _ := exec.Command("docker", "ps", "-aq", "--filter", "label=io.jetstream-chaos.cluster="+id).Output(); id != "" && len(out) > 0 {
+			t.Errorf("containers left after cluster down: %s", out)
+		}
+	})
+	var nodes []cluster.Node
+	b, err := os.ReadFile(filepath.Join(store, "cluster", "nodes.json"))
+	if err != nil || json.Unmarshal(b, &nodes) != nil || len(nodes) != 3 {
+		t.Fatalf("nodes.json: %v %s", err, b)
+	}
+	// The hooks name containers by this cluster's own label, never by the
+	// shared "manual" run label: another cluster may be up on this machine.
+	port := nodes[0].ClientURL[strings.LastIndex(nodes[0].ClientURL, ":")+1:]
+	out, err := exec.Command("docker", "ps", "--filter", "publish="+port, "--format", `{{.Label "io.jetstream-chaos.cluster"}}`).Output()
+	id = strings.TrimSpace(string(out))
+	if err != nil || id == "" || strings.Contains(id, "\n") {
+		t.Fatalf("the cluster's label: %q %v", out, err)
+	}
+	sel := fmt.Sprintf("-f label=io.jetstream-chaos.cluster=%s -f label=io.jetstream-chaos.node={node}", id)
+	var servers, monitors []string
+	for _, n := range nodes {
+		servers, monitors = append(servers, n.ClientURL), append(monitors, n.MonitorURL)
+	}
+	userData(t, servers)
+	before := accountState(t, servers)
+
+	code, stdout, stderr = chaosIn(t, repo, "run", "--runtime", "external", "--workload", "kv-update", "--direct-get", "both",
+		"--server", strings.Join(servers, ","), "--monitor", strings.Join(monitors, ","), "--store", filepath.Join(store, "runs"),
+		"--time-limit", "20s", "--nemesis", "kill", "--nemesis-interval", "4s", "--seed", "7",
+		"--fault-hook", "kill=docker kill $(docker ps -q "+sel+")", "--fault-hook", "start=docker start $(docker ps -aq "+sel+")")
+	if code != run.ExitInvalid {
+		t.Fatalf("run: exit %d, want %d (stale reads with Direct Get on)\n%s\n%s", code, run.ExitInvalid, stdout, stderr)
+	}
+	dir := filepath.Join(store, "runs", "latest")
+	var res run.Result
+	if b, err := os.ReadFile(filepath.Join(dir, "results.json")); err != nil || json.Unmarshal(b, &res) != nil {
+		t.Fatalf("results.json: %v", err)
+	}
+	checkExternalRecord(t, res, nodes)
+	if len(res.Cells) != 2 {
+		t.Fatalf("%d cells", len(res.Cells))
+	}
+	for _, c := range res.Cells {
+		checkExternalCell(t, c)
+	}
+	for _, f := range []string{"junit.xml", "report.html"} {
+		b, _ := os.ReadFile(filepath.Join(dir, f))
+		if !strings.Contains(string(b), "not started by the toolkit: n1 (") {
+			t.Errorf("%s does not say the cluster was external", f)
+		}
+	}
+	if after := accountState(t, servers); after != before {
+		t.Errorf("the cluster after the run: %s; before: %s", after, before)
+	}
+}
+
+// userData is what a staging cluster holds before the run: a bucket and a
+// stream with a durable consumer, which the run must leave as they are.
+func userData(t *testing.T, servers []string) {
+	t.Helper()
+	nc, err := nats.Connect(strings.Join(servers, ","), nats.IgnoreDiscoveredServers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "users", Replicas: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(ctx, "alice", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	orders, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "ORDERS", Subjects: []string{"orders.>"}, Replicas: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, "orders.1", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := orders.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: "billing"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func chaosIn(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(chaosBin, args...)
+	cmd.Dir = dir
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), stdout.String(), stderr.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, stdout.String(), stderr.String()
+}
+
+// accountState is every stream with its consumers, and the account's
+// counts, as one comparable line.
+func accountState(t *testing.T, servers []string) string {
+	t.Helper()
+	nc, err := nats.Connect(strings.Join(servers, ","), nats.IgnoreDiscoveredServers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var streams []string
+	l := js.ListStreams(ctx)
+	for s := range l.Info() {
+		streams = append(streams, fmt.Sprintf("%s(%d msgs, %d consumers)", s.Config.Name, s.State.Msgs, s.State.Consumers))
+	}
+	if l.Err() != nil {
+		t.Fatal(l.Err())
+	}
+	slices.Sort(streams)
+	ai, err := js.AccountInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("streams %v; account: %d streams, %d consumers", streams, ai.Streams, ai.Consumers)
+}
+
+func checkExternalRecord(t *testing.T, res run.Result, nodes []cluster.Node) {
+	t.Helper()
+	x := res.Spec.Cluster.External
+	switch {
+	case res.Runtime != "external":
+		t.Errorf("runtime %q", res.Runtime)
+	case x == nil || len(x.Servers) != 3:
+		t.Fatalf("the run does not record the external cluster: %+v", x)
+	case len(x.Streams) != 1 || !strings.HasPrefix(x.Streams[0], "KV_chaos_"):
+		t.Errorf("streams %v, want one KV_chaos_<random>", x.Streams)
+	case !strings.Contains(x.Hooks["kill"], "docker kill"):
+		t.Errorf("hooks %v", x.Hooks)
+	}
+	for i, s := range x.Servers {
+		if s.Name != nodes[i].Name || s.Version == "" || !strings.HasPrefix(s.ConfigDigest, "sha256:") {
+			t.Errorf("server %d recorded as %+v", i, s)
+		}
+		if want := "v" + s.Version; res.Cells[0].ServerVersion != want {
+			t.Errorf("cell server version %q, want %q", res.Cells[0].ServerVersion, want)
+		}
+	}
+}
+
+func checkExternalCell(t *testing.T, c run.CellResult) {
+	t.Helper()
+	if c.Error != "" {
+		t.Fatalf("%s: %s", c.Name, c.Error)
+	}
+	kills := 0
+	for _, w := range c.Faults {
+		if w.Fault != "kill" {
+			continue
+		}
+		kills++
+		if !w.Injected || !w.Verified {
+			t.Errorf("%s: kill window not verified: %+v", c.Name, w)
+		}
+	}
+	if kills == 0 {
+		t.Errorf("%s: no kill window in %+v", c.Name, c.Faults)
+	}
+	if c.Recovery == nil || !c.Recovery.Recovered {
+		t.Errorf("%s: recovery %+v", c.Name, c.Recovery)
+	}
+	hooks, _ := os.ReadFile(filepath.Join(c.Dir, "logs", "hooks.log"))
+	if !strings.Contains(string(hooks), "hook kill: docker kill") || !strings.Contains(string(hooks), "hook start: docker start") {
+		t.Errorf("%s: hooks.log:\n%s", c.Name, hooks)
+	}
+	checks := map[string]checker.Result{}
+	for _, ch := range c.Checks {
+		checks[ch.Name] = ch
+	}
+	stale, session, integrity := checks["stale-read"], checks["session"], checks["stream-integrity"]
+	if integrity.Verdict != checker.Valid {
+		t.Errorf("%s: stream integrity %s: %s", c.Name, integrity.Verdict, integrity.Summary)
+	}
+	if c.DirectGet {
+		if stale.Verdict != checker.Invalid || stale.Counts["stale_reads"] == 0 {
+			t.Errorf("Direct Get on: want stale reads, got %s: %s", stale.Verdict, stale.Summary)
+		}
+		return
+	}
+	if stale.Verdict != checker.Valid || session.Verdict != checker.Valid {
+		t.Errorf("Direct Get off: stale-read %s (%s), session %s (%s)", stale.Verdict, stale.Summary, session.Verdict, session.Summary)
+	}
+}

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/external"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+)
+
+// closedPorts are loopback ports nothing listens on: a run that got past
+// its refusals would fail to connect, never reach another machine.
+func closedPorts(t *testing.T, n int) []int {
+	t.Helper()
+	ps, err := cluster.FreePorts(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cluster.ReleasePorts(ps) })
+	return ps
+}
+
+func urls(host string, ps []int) (servers, monitors string) {
+	var s, m []string
+	for i := 0; i+1 < len(ps); i += 2 {
+		s = append(s, fmt.Sprintf("nats://%s:%d", host, ps[i]))
+		m = append(m, fmt.Sprintf("http://%s:%d", host, ps[i+1]))
+	}
+	return strings.Join(s, ","), strings.Join(m, ",")
+}
+
+// TestExternalRefusalsStartNothing: each refusal is one line, exit 3, and
+// comes before any connection (the servers here do not exist) and before
+// any store is made.
+func TestExternalRefusalsStartNothing(t *testing.T) {
+	servers, monitors := urls("127.0.0.1", closedPorts(t, 6))
+	// 0.0.0.0 is not loopback by name, yet a dial to it stays on this
+	// machine: a bug that dialed anyway could not reach the network.
+	remote, remoteMon := urls("0.0.0.0", closedPorts(t, 6))
+	ext := []string{"run", "--runtime", "external", "--time-limit", "1s"}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no servers", nil, "--runtime external needs --server"},
+		{"no monitors", []string{"--server", servers}, "--monitor lists 0 URLs for 3 --server URLs"},
+		{"kill without its hook", []string{"--server", servers, "--monitor", monitors, "--nemesis", "kill"},
+			"nemesis kill refused: unsupported: the external runtime cannot kill: no --fault-hook kill given"},
+		{"kill without start", []string{"--server", servers, "--monitor", monitors, "--nemesis", "kill", "--fault-hook", "kill=docker kill {node}"},
+			"no --fault-hook start given (the heal of --fault-hook kill runs it)"},
+		{"partition without heal", []string{"--server", servers, "--monitor", monitors, "--nemesis", "partition-one", "--fault-hook", "partition=x {nodes}"},
+			"no --fault-hook heal given"},
+		{"network shaping", []string{"--server", servers, "--monitor", monitors, "--nemesis", "latency"}, "there is no hook for network shaping"},
+		{"restart hook", []string{"--server", servers, "--monitor", monitors, "--fault-hook", "restart=x"}, "the restart fault runs the stop hook, then start"},
+		{"a typo in a hook", []string{"--server", servers, "--monitor", monitors, "--fault-hook", "kill=docker kill {nod}"}, "unknown variable {nod}"},
+		{"server version", []string{"--server", servers, "--monitor", monitors, "--server-version", "v2.10.7"}, "--server-version does not apply to --runtime external"},
+		{"another workload", []string{"--workload", "catchup", "--server", servers, "--monitor", monitors}, "--runtime external runs --workload kv-update only"},
+		{"remote without --yes", []string{"--server", remote, "--monitor", remoteMon}, "0.0.0.0 is not on this machine: pass --yes to run against nats://0.0.0.0:"},
+		{"route pings", []string{"--server", servers, "--monitor", monitors, "--route-ping-interval", "2s"}, "--route-ping-interval does not apply to --runtime external"},
+		{"one server", []string{"--server", "nats://127.0.0.1:4222", "--monitor", "http://127.0.0.1:8222"}, "--server lists one server"},
+		{"bad prefix", []string{"--server", servers, "--monitor", monitors, "--name-prefix", "a.b"}, `--name-prefix "a.b"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append(append([]string{}, ext...), c.args...)
+			if c.name == "another workload" {
+				args = append([]string{"run", "--runtime", "external"}, c.args...)
+			}
+			code, _, stderr := chaos(t, dir, args...)
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if code != run.ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], c.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and one line containing %q", code, stderr, run.ExitUsage, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "store")); err == nil {
+				t.Errorf("a store was created")
+			}
+		})
+	}
+	t.Run("external flags on another runtime", func(t *testing.T) {
+		code, _, stderr := chaos(t, t.TempDir(), "run", "--runtime", "local", "--server", servers)
+		if code != run.ExitUsage || !strings.Contains(stderr, "--server applies to --runtime external only") {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	})
+	t.Run("remote with --yes goes on to connect", func(t *testing.T) {
+		code, _, stderr := chaos(t, t.TempDir(), append(ext, "--server", remote, "--monitor", remoteMon, "--yes", "--connect-timeout", "2s")...)
+		if code != run.ExitHarness || !strings.Contains(stderr, "--monitor http://0.0.0.0:") || !strings.Contains(stderr, "connection refused") {
+			t.Errorf("exit %d, stderr %q; want the harness error of a server that does not answer", code, stderr)
+		}
+	})
+}
+
+// readmeGrants are the permissions the README lists for the run's user.
+var readmeGrants = &server.Permissions{
+	Publish: &server.SubjectPermission{Allow: []string{"$JS.API.INFO", "$JS.API.STREAM.CREATE.*", "$JS.API.STREAM.UPDATE.*",
+		"$JS.API.STREAM.INFO.*", "$JS.API.STREAM.DELETE.*", "$JS.API.STREAM.MSG.GET.*", "$JS.API.DIRECT.GET.>",
+		"$JS.API.CONSUMER.>", "$JS.API.STREAM.LEADER.STEPDOWN.*", "$KV.>"}},
+	Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
+}
+
+// inProcessCluster starts three routed JetStream servers with these users
+// on 127.0.0.1 and returns their client and monitoring URLs.
+func inProcessCluster(t *testing.T, users []*server.User) (servers, monitors string) {
+	t.Helper()
+	ps := closedPorts(t, 9)
+	var routes []*url.URL
+	for i := range 3 {
+		routes = append(routes, server.RoutesFromStr(fmt.Sprintf("nats://127.0.0.1:%d", ps[3*i+2]))...)
+	}
+	var ss, ms []string
+	for i := range 3 {
+		s, err := server.NewServer(&server.Options{ServerName: fmt.Sprintf("s%d", i+1), Host: "127.0.0.1", Port: ps[3*i],
+			HTTPHost: "127.0.0.1", HTTPPort: ps[3*i+1], JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+			Cluster: server.ClusterOpts{Name: "test", Host: "127.0.0.1", Port: ps[3*i+2]}, Routes: routes, Users: users})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Start()
+		t.Cleanup(s.Shutdown)
+		if !s.ReadyForConnections(10 * time.Second) {
+			t.Fatal("server not ready")
+		}
+		ss, ms = append(ss, s.ClientURL()), append(ms, fmt.Sprintf("http://127.0.0.1:%d", ps[3*i+1]))
+	}
+	return strings.Join(ss, ","), strings.Join(ms, ",")
+}
+
+// TestExternalPermissions: against a real (in-process) cluster, a user who
+// may not create streams is refused in one line that names the subject,
+// and nothing is left in the account; a user with exactly the grants the
+// README lists runs kv-update with a stepdown fault through, its clients
+// authenticated, and leaves nothing either.
+func TestExternalPermissions(t *testing.T) {
+	servers, monitors := inProcessCluster(t, []*server.User{
+		{Username: "admin", Password: "pw"},
+		{Username: "ro", Password: "pw", Permissions: &server.Permissions{
+			Publish: &server.SubjectPermission{Allow: []string{">"}, Deny: []string{"$JS.API.STREAM.CREATE.>"}}}},
+		{Username: "minimal", Password: "pw", Permissions: readmeGrants},
+	})
+	dir := t.TempDir()
+	cmd := func(user, password string, more ...string) []string {
+		return append([]string{"run", "--runtime", "external", "--server", servers, "--monitor", monitors,
+			"--user", user, "--password", password, "--time-limit", "1s"}, more...)
+	}
+	code, _, stderr := chaos(t, dir, cmd("ro", "wrong")...)
+	if code != run.ExitUsage || !strings.Contains(stderr, "Authorization Violation: check --creds, --nkey or --user/--password") {
+		t.Errorf("wrong password: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = chaos(t, dir, cmd("ro", "pw")...)
+	want := `the account lacks a permission the run needs, to create stream KV_chaos_`
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); code != run.ExitUsage || len(lines) != 1 ||
+		!strings.Contains(stderr, want) || !strings.Contains(stderr, `Permissions Violation for Publish to "$JS.API.STREAM.CREATE.KV_chaos_`) {
+		t.Errorf("exit %d, stderr %q; want one usage line containing %q", code, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "store")); err == nil {
+		t.Errorf("a store was created")
+	}
+	if n := streamCount(t, servers); n != 0 {
+		t.Errorf("%d streams left in the account after the refusal", n)
+	}
+	code, stdout, stderr := chaos(t, dir, cmd("minimal", "pw", "--keys", "2", "--clients", "2", "--time-limit", "6s",
+		"--nemesis", "stepdown", "--nemesis-interval", "2s")...)
+	if code != run.ExitValid && code != run.ExitInvalid { // with Direct Get on, stale reads may show: a finding, not a failure
+		t.Errorf("the README's grants: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "verified  inject: leader moved") || strings.Contains(stdout, "harness error") {
+		t.Errorf("the stepdown did not run as the README's user:\n%s", stdout)
+	}
+	if n := streamCount(t, servers); n != 0 {
+		t.Errorf("%d streams left in the account after the run", n)
+	}
+}
+
+func streamCount(t *testing.T, servers string) int {
+	t.Helper()
+	nc, err := nats.Connect(servers, nats.UserInfo("admin", "pw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ai, err := js.AccountInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ai.Streams
+}
+
+func TestConfirmRemote(t *testing.T) {
+	local := external.Options{Servers: []string{"nats://127.0.0.1:4222"}, Monitors: []string{"http://localhost:8222"}}
+	remote := external.Options{Servers: []string{"nats://nats-0.nats-headless:4222", "nats://nats-1.nats-headless:4222"},
+		Monitors: []string{"http://nats-0.nats-headless:8222", "http://nats-1.nats-headless:8222"}}
+	cases := []struct {
+		name     string
+		o        external.Options
+		yes, tty bool
+		answer   string
+		want     string // "" = go on
+	}{
+		{"loopback needs nothing", local, false, false, "", ""},
+		{"--yes", remote, true, false, "", ""},
+		{"no terminal", remote, false, false, "", "nats-0.nats-headless, nats-1.nats-headless are not on this machine: pass --yes"},
+		{"yes at the prompt", remote, false, true, "yes\n", ""},
+		{"y at the prompt", remote, false, true, "Y\n", ""},
+		{"anything else", remote, false, true, "sure\n", "not confirmed: nothing was started"},
+		{"end of input", remote, false, true, "", "not confirmed"},
+	}
+	for _, c := range cases {
+		var prompt strings.Builder
+		err := confirmRemote(c.o, c.yes, c.tty, strings.NewReader(c.answer), &prompt)
+		switch {
+		case c.want == "" && err != nil, c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+		if c.tty && !strings.Contains(prompt.String(), "nats://nats-1.nats-headless:4222") {
+			t.Errorf("%s: the prompt does not name the servers: %q", c.name, prompt.String())
+		}
+	}
+}
+
+func TestRerunCommandNeverHoldsThePassword(t *testing.T) {
+	c := runCmd([]string{"run"})
+	if err := c.Flags().Parse([]string{"--runtime", "external", "--user", "u", "--password", "s3cret", "--fault-hook", "kill=docker kill {node}"}); err != nil {
+		t.Fatal(err)
+	}
+	got := rerunCommand(c, 7)
+	if strings.Contains(got, "s3cret") || !strings.Contains(got, `--password="$NATS_PASSWORD"`) || !strings.Contains(got, `--fault-hook='kill=docker kill {node}'`) {
+		t.Errorf("rerun command %s", got)
+	}
+}
+
+func TestVersionLabel(t *testing.T) {
+	one := &cluster.External{Servers: []cluster.ExternalServer{{Version: "2.10.22"}, {Version: "2.10.22"}}}
+	mixed := &cluster.External{Servers: []cluster.ExternalServer{{Version: "2.11.0"}, {Version: "2.10.22"}, {Version: "2.12.0-RC.1+x"}}}
+	if v := versionLabel(one); v != "v2.10.22" {
+		t.Errorf("one version: %s", v)
+	}
+	if v := versionLabel(mixed); v != "v2.10.22-and-v2.11.0-and-v2.12.0-RC.1-x" {
+		t.Errorf("mixed versions: %s", v)
+	}
+}

@@ -1,0 +1,100 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWithContext(t *testing.T) {
+	tests := []struct {
+		what, err, want string
+	}{
+		{"kill n1", "kill n1: no such container", "kill n1: no such container"},
+		{"kill", "kill n1: no such container", "kill n1: no such container"},
+		{"resume n1", "cgroup gone", "resume n1: cgroup gone"},
+		{"kill n1", "kill n12: gone", "kill n1: kill n12: gone"},
+		{"wipe", "wiped already", "wipe: wiped already"},
+	}
+	for _, tt := range tests {
+		if got := withContext(tt.what, errors.New(tt.err)).Error(); got != tt.want {
+			t.Errorf("withContext(%q, %q) = %q, want %q", tt.what, tt.err, got, tt.want)
+		}
+	}
+	if withContext("kill n1", nil) != nil {
+		t.Error("withContext of nil is not nil")
+	}
+}
+
+// doubled returns the first run of one to four words that is repeated at
+// once ("NOT VERIFIED: NOT VERIFIED:", "resume n1: resume n1:"), or "".
+func doubled(s string) string {
+	w := strings.Fields(s)
+	for k := 1; k <= 4; k++ {
+		for i := 0; i+2*k <= len(w); i++ {
+			a, b := strings.Join(w[i:i+k], " "), strings.Join(w[i+k:i+2*k], " ")
+			if a == b && strings.HasSuffix(a, ":") {
+				return a
+			}
+		}
+	}
+	return ""
+}
+
+// A failing control's error reaches the window once, with each layer's
+// context once: the issue saw "NOT VERIFIED: NOT VERIFIED: resume n1:
+// resume n1: ...".
+func TestNoDoubledWords(t *testing.T) {
+	if d := doubled("heal: NOT VERIFIED: NOT VERIFIED: resume n1: resume n1: x"); d != "NOT VERIFIED:" {
+		t.Fatalf("doubled finds %q in the issue's example", d)
+	}
+	tests := []struct {
+		list, failing string
+		want          string // in the window's detail, once; nN stands for any node
+	}{
+		{"partition-one+pause", "resume", "resume nN: cgroup gone"},
+		{"pause", "resume", "heal: NOT VERIFIED: resume nN: cgroup gone"},
+		{"kill", "kill", "injection failed: kill nN: cgroup gone"},
+		{"kill", "start", "heal: NOT VERIFIED: start nN: cgroup gone"},
+		{"partition-one+kill", "kill", "injection failed: kill nN: cgroup gone"},
+		{"wipe", "wipe", "injection failed: wipe nN: cgroup gone"},
+		{"wipe", "kill", "injection failed: wipe: kill nN: cgroup gone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.list+"/"+tt.failing, func(t *testing.T) {
+			faults, err := Parse(tt.list)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, env := testEnv(t, 3)
+			f.mu.Lock()
+			f.fail[tt.failing] = "cgroup gone"
+			f.mu.Unlock()
+			var logged []string // the final restore logs its errors
+			env.Logf = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ws := Schedule{Faults: stopAfter(1, cancel, faults), Interval: 10 * time.Millisecond, Seed: 7}.Run(ctx, env, nil)
+			if len(ws) != 1 {
+				t.Fatalf("%d windows", len(ws))
+			}
+			w := ws[0]
+			if w.Verified {
+				t.Errorf("verified although %s failed: %+v", tt.failing, w)
+			}
+			for _, line := range append([]string{w.Detail}, logged...) {
+				if d := doubled(line); d != "" {
+					t.Errorf("%q doubled in %q", d, line)
+				}
+			}
+			want := regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(tt.want), "nN", `n\d`))
+			if strings.Count(w.Detail, "cgroup gone") != 1 || !want.MatchString(w.Detail) {
+				t.Errorf("detail %q: want %q in it, the error once", w.Detail, tt.want)
+			}
+		})
+	}
+}

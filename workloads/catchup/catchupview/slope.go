@@ -1,0 +1,44 @@
+package catchupview
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
+)
+
+// slopeBlock charts the catching-up node's peak RSS against the backlog it
+// caught up, one line per server version (and Direct Get setting), when
+// the run's cells differ in --backlog: the chart a server developer fixing
+// the catch-up memory wants.
+func slopeBlock(r *reports.Run) (reports.Block, bool) {
+	var dirs []string
+	for _, c := range r.Cells {
+		if c.Rel != "" {
+			dirs = append(dirs, filepath.Join(r.Dir, filepath.FromSlash(c.Rel)))
+		}
+	}
+	lines, bound := catchup.SlopeLines(dirs)
+	if len(lines) == 0 {
+		return reports.Block{}, false
+	}
+	const gib = float64(1 << 30)
+	ch := reports.NewChart("Peak RSS of the catching-up node against the backlog", "backlog caught up (GiB)", "peak RSS (GiB)")
+	var words []string
+	for i, l := range lines {
+		var pts plotter.XYs
+		for _, p := range l.Points {
+			pts = append(pts, plotter.XY{X: float64(p.Backlog) / gib, Y: float64(p.PeakRSS) / gib})
+		}
+		name := fmt.Sprintf("%s, Direct Get %s: slope %.2f", l.ServerVersion, reports.OnOff(l.DirectGet), l.Slope)
+		ch.Line(name, pts, reports.LineStyle(reports.SeriesColor(i), 1.6, false))
+		words = append(words, name)
+	}
+	lead := fmt.Sprintf("One point per cell, one line per release; the slope is bytes of peak RSS per byte of backlog (least squares). "+
+		"A flat line is bounded memory; a slope above %.2f (--max-memory-slope) grows with the backlog. %s.", bound, strings.Join(words, "; "))
+	return reports.Block{ID: "memory-vs-backlog", Nav: "Memory vs backlog", Title: "Memory against backlog", Lead: lead, Chart: ch.HTML()}, true
+}

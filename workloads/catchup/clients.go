@@ -1,0 +1,330 @@
+package catchup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+)
+
+// dial connects to the nodes in order (the first is preferred), never to
+// addresses the servers advertise.
+func dial(nodes []cluster.Node, order []int, name string) (*nats.Conn, error) {
+	urls := make([]string, 0, len(order))
+	for _, i := range order {
+		urls = append(urls, nodes[i].ClientURL)
+	}
+	return nats.Connect(strings.Join(urls, ","),
+		nats.Name(name),
+		nats.DontRandomize(),
+		nats.IgnoreDiscoveredServers(),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(250*time.Millisecond),
+		nats.Timeout(2*time.Second),
+		nats.ReconnectBufSize(32<<20),
+	)
+}
+
+func (r *cell) others() []int {
+	var out []int
+	for i := range r.c.Nodes() {
+		if i != r.target {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (r *cell) createStream(ctx context.Context) error {
+	nodes := r.c.Nodes()
+	nc, err := dial(nodes, seq(len(nodes)), "catchup-setup")
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	cfg := jetstream.StreamConfig{
+		Name:        r.opts.Stream,
+		Subjects:    []string{strings.ToLower(r.opts.Stream) + ".>"},
+		Replicas:    3,
+		Storage:     jetstream.FileStorage,
+		AllowDirect: r.opts.DirectGet,
+	}
+	var last error
+	for range 20 { // a fresh cluster may still be settling its meta leader
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, last = js.CreateStream(cctx, cfg)
+		cancel()
+		if last == nil || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if last != nil {
+		return fmt.Errorf("create stream %s: %w", r.opts.Stream, last)
+	}
+	// Every replica must be there before the fill, or the fill itself is a
+	// catch-up.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		s, err := js.Stream(ictx, r.opts.Stream)
+		cancel()
+		if err == nil {
+			info := s.CachedInfo()
+			if info.Config.AllowDirect != r.opts.DirectGet {
+				return fmt.Errorf("stream %s has allow_direct %v, asked %v", r.opts.Stream, info.Config.AllowDirect, r.opts.DirectGet)
+			}
+			if ci := info.Cluster; ci != nil && ci.Leader != "" && len(ci.Replicas) == 2 && ci.Replicas[0].Current && ci.Replicas[1].Current {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("stream %s has no leader with 2 current replicas after 60s (last: %v)", r.opts.Stream, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func (r *cell) index(name string) int {
+	for i, n := range r.c.Nodes() {
+		if n.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// streamLeader names the stream leader as the first answering node's
+// stream info sees it.
+func (r *cell) streamLeader(ctx context.Context) (string, error) {
+	s, err := r.streamInfo(ctx)
+	if err != nil {
+		return "", err
+	}
+	if s.Cluster == nil || s.Cluster.Leader == "" {
+		return "", errors.New("stream info names no leader")
+	}
+	return s.Cluster.Leader, nil
+}
+
+// streamInfo asks through the admin connection once there is one.
+func (r *cell) streamInfo(ctx context.Context) (*jetstream.StreamInfo, error) {
+	js := r.js
+	if js == nil {
+		nc, err := dial(r.c.Nodes(), seq(len(r.c.Nodes())), "catchup-info")
+		if err != nil {
+			return nil, err
+		}
+		defer nc.Close()
+		if js, err = jetstream.New(nc); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, r.opts.Stream)
+	if err != nil {
+		return nil, err
+	}
+	return s.CachedInfo(), nil
+}
+
+// chooseTarget picks the node to wipe: the stream leader, or a follower
+// that is not the meta leader when there is one.
+func (r *cell) chooseTarget(ctx context.Context) error {
+	leader, err := r.streamLeader(ctx)
+	if err != nil {
+		return err
+	}
+	if r.opts.Target == Leader {
+		r.target = r.index(leader)
+	} else {
+		meta := ""
+		for _, n := range r.c.Nodes() {
+			if j, err := cluster.GetJsz(ctx, n); err == nil && j.Meta != nil && j.Meta.Leader != "" {
+				meta = j.Meta.Leader
+				break
+			}
+		}
+		r.target = -1
+		for i := len(r.c.Nodes()) - 1; i >= 0; i-- { // the last node first: a stable choice
+			name := r.c.Nodes()[i].Name
+			if name == leader {
+				continue
+			}
+			if r.target < 0 || (name != meta && r.c.Nodes()[r.target].Name == meta) {
+				r.target = i
+			}
+		}
+	}
+	if r.target < 0 {
+		return fmt.Errorf("no %s to target (stream leader %q)", r.opts.Target, leader)
+	}
+	r.res.Target = r.c.Nodes()[r.target].Name
+	r.logf("stream %s R3, leader %s; target %s (%s)", r.opts.Stream, leader, r.res.Target, r.opts.Target)
+	return nil
+}
+
+// connect opens the admin connection and the publishers on the nodes other
+// than the target, so its death does not cut them off.
+func (r *cell) connect() error {
+	nodes := r.c.Nodes()
+	order := append(r.others(), r.target)
+	var err error
+	if r.admin, err = dial(nodes, order, "catchup-admin"); err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	if r.js, err = jetstream.New(r.admin); err != nil {
+		return err
+	}
+	r.fleet = &fleet{stats: newPubStats(r.t0)}
+	payload := randomPayload(int(r.opts.Payload), uint64(r.t0.UnixNano()))
+	subject := strings.ToLower(r.opts.Stream) + ".data"
+	rctx, stop := context.WithCancel(context.Background())
+	r.fleet.stop = stop
+	others := r.others()
+	for p := range r.opts.Publishers {
+		first := others[p%len(others)]
+		ord := []int{first}
+		for _, i := range order {
+			if i != first {
+				ord = append(ord, i)
+			}
+		}
+		nc, err := dial(nodes, ord, fmt.Sprintf("catchup-pub%d", p))
+		if err != nil {
+			return fmt.Errorf("publisher %d: connect: %w", p, err)
+		}
+		pub, err := newPublisher(nc, p, subject, payload, r.opts.Window, r.opts.PublishTimeout, r.fleet.stats, &r.ph)
+		if err != nil {
+			nc.Close()
+			return fmt.Errorf("publisher %d: %w", p, err)
+		}
+		r.fleet.pubs = append(r.fleet.pubs, pub)
+		go pub.reap(rctx)
+	}
+	return nil
+}
+
+func (r *cell) closeClients() {
+	if r.fleet != nil {
+		r.fleet.close()
+	}
+	if r.reader != nil {
+		r.reader.nc.Close()
+	}
+	if r.admin != nil {
+		r.admin.Close()
+	}
+}
+
+// fill publishes --backlog bytes as fast as acks come back.
+func (r *cell) fill(ctx context.Context) error {
+	o := r.opts
+	r.logf("filling %s of %s messages with %d publishers", o.Backlog, o.Payload, o.Publishers)
+	// Only acknowledged bytes count: a failed publish is not in the stream.
+	// What is in flight counts as if it will be acknowledged, so the fill
+	// overshoots by at most a window.
+	more := func() bool {
+		return r.fleet.stats.ackedBytes()+int64(r.fleet.inFlight()+1)*int64(o.Payload) <= int64(o.Backlog)
+	}
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				s := r.fleet.stats.summary()
+				r.logf("  fill: %s acked (%.0f MB/s)", Bytes(s.AckedB), float64(s.AckedB)/1e6/time.Since(start).Seconds())
+			}
+		}
+	}()
+	// Rounds: publishers stop when what is acked and in flight reaches the
+	// backlog; if some of it then fails, another round tops it up.
+	for round := 0; ; round++ {
+		before := r.fleet.stats.ackedBytes()
+		r.fleet.run(ctx, 0, more)
+		if ctx.Err() != nil {
+			close(done)
+			return ctx.Err()
+		}
+		acked := r.fleet.stats.ackedBytes()
+		if acked+int64(o.Payload) > int64(o.Backlog) {
+			break
+		}
+		if acked == before {
+			if round >= 20 {
+				close(done)
+				return fmt.Errorf("the fill stalled at %s of %s: nothing acknowledged in 20 rounds", Bytes(acked), o.Backlog)
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	close(done)
+	info, err := r.streamInfo(ctx)
+	if err != nil {
+		return fmt.Errorf("stream info after the fill: %w", err)
+	}
+	took := time.Since(start)
+	st := &r.res.Stream
+	st.FillMsgs, st.FillBytes = info.State.Msgs, info.State.Bytes
+	st.FillMBps = float64(info.State.Bytes) / 1e6 / took.Seconds()
+	_, acked, failed, timedOut := r.fleet.stats.counts()
+	r.logf("filled: %d msgs, %s stored in %.1fs (%.0f MB/s); %d acked, %d failed, %d timed out",
+		info.State.Msgs, Bytes(info.State.Bytes), took.Seconds(), st.FillMBps, acked, failed, timedOut)
+	if info.State.Msgs == 0 {
+		return errors.New("the fill stored nothing")
+	}
+	return nil
+}
+
+// startLive publishes at --rate in the background until stopLive.
+func (r *cell) startLive(ctx context.Context) {
+	if r.opts.Rate == 0 {
+		r.liveStop = func() {}
+		return
+	}
+	lctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.fleet.run(lctx, float64(r.opts.Rate), func() bool { return true })
+	}()
+	var once sync.Once
+	r.liveStop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			r.logf("publishing stopped")
+		})
+	}
+}
+
+func (r *cell) stopLive() {
+	if r.liveStop != nil {
+		r.liveStop()
+	}
+}

@@ -1,0 +1,325 @@
+package catchup
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+)
+
+// takeDown injects the catch-up fault on the target (kill, wait until it
+// is down, wipe its store as a new volume, put its memory limit on) and
+// keeps publishing for --down.
+func (r *cell) takeDown(ctx context.Context, faults *nemesis.Script) error {
+	o := r.opts
+	if o.Target == Leader { // it may have moved during the fill
+		if l, err := r.streamLeader(ctx); err == nil && r.index(l) >= 0 && r.index(l) != r.target {
+			r.note("the stream leader moved to %s during the fill; targeting it", l)
+			r.target, r.res.Target = r.index(l), l
+		}
+	}
+	if l, err := r.streamLeader(ctx); err == nil {
+		r.res.LeaderAtKill = l
+	}
+	name := r.res.Target
+	r.phase(PhaseDown)
+	r.obs.watchTarget(context.Background(), r.target, r.streamInfo)
+	r.event(r.target, EvKill, "")
+	killed := time.Now()
+	held, err := faults.Inject(ctx, nemesis.Rebuild{Node: r.target, MemoryLimit: int64(o.MemoryLimit)})
+	r.held = held
+	if err != nil {
+		return fmt.Errorf("catch-up fault on %s: %w", name, err)
+	}
+	r.event(r.target, EvWipe, "store deleted, as a new volume")
+	if o.MemoryLimit > 0 {
+		r.event(r.target, EvLimit, o.MemoryLimit.String())
+		r.obs.limit(r.target, int64(o.MemoryLimit))
+	}
+	r.logf("%s killed and wiped%s; publishing %s/s for %s", name, limitNote(o.MemoryLimit), o.Rate, o.Down)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Until(killed.Add(o.Down))):
+	}
+	return nil
+}
+
+func limitNote(l Bytes) string {
+	if l <= 0 {
+		return ""
+	}
+	return ", memory limit " + l.String() + " set"
+}
+
+// restart starts the target and the reader on it.
+func (r *cell) restart(ctx context.Context) error {
+	// The stream's size now is what the target must catch up. The lag
+	// sampler has been reading it from the leader since the kill; asking
+	// again here could hold the restart up for seconds while a killed
+	// leader's successor is elected.
+	if ls, ok := r.obs.lastLeaderView(); ok {
+		r.res.Stream.RestartMsgs, r.res.Stream.RestartBytes = ls.LeaderMsgs, ls.LeaderBytes
+	}
+	r.res.CatchUp.RestartAtMs = r.now()
+	r.event(r.target, EvStart, "")
+	w := r.held.Heal(ctx) // the fault's heal: start it, check it runs with routes
+	if !w.Injected {
+		return fmt.Errorf("start %s: %s", r.res.Target, w.Detail)
+	}
+	st0, err := r.c.State(ctx, r.target)
+	if err != nil || !st0.Running {
+		return fmt.Errorf("start %s: not running after the heal: %s", r.res.Target, w.Detail)
+	}
+	if r.res.Stream.RestartBytes == 0 { // no view yet: ask now, after the start
+		for range 10 {
+			if info, err := r.streamInfo(ctx); err == nil {
+				r.res.Stream.RestartMsgs, r.res.Stream.RestartBytes = info.State.Msgs, info.State.Bytes
+				break
+			}
+		}
+	}
+	st, err := r.c.State(ctx, r.target)
+	if err != nil {
+		return fmt.Errorf("state of %s: %w", r.res.Target, err)
+	}
+	r.base = st
+	r.logf("%s restarted empty; %s to catch up (%d msgs); waiting until current (bound %s)",
+		r.res.Target, Bytes(r.res.Stream.RestartBytes), r.res.Stream.RestartMsgs, r.opts.CatchupTimeout)
+	if r.opts.WriteFor > 0 && r.opts.Rate > 0 {
+		// The timer calls the captured stop, never r.liveStop, which this
+		// goroutine reassigns.
+		stop := r.liveStop
+		t := time.AfterFunc(r.opts.WriteFor, stop)
+		r.liveStop = func() { t.Stop(); stop() }
+	}
+	if r.opts.ReadRate > 0 {
+		nc, err := dial(r.c.Nodes(), []int{r.target}, "catchup-reader")
+		if err == nil {
+			// Bound while it may still be down: the handle's cached info
+			// carries allow_direct, which picks direct or leader gets.
+			rs, serr := r.readerStream(ctx, nc)
+			if serr != nil {
+				nc.Close()
+				r.note("reader not started: %v", serr)
+				return nil
+			}
+			r.reader = &reader{nc: nc, stream: rs, t0: r.t0, last: r.fleet.stats.lastSeq}
+			rctx, cancel := context.WithCancel(ctx)
+			done := make(chan struct{})
+			go func() { defer close(done); r.reader.run(rctx, r.opts.ReadRate) }()
+			r.readStop = func() { cancel(); <-done }
+		} else {
+			r.note("reader not started: %v", err)
+		}
+	}
+	return nil
+}
+
+// readerStream binds the stream on the reader's connection; the target may
+// take a while to answer, so this retries for a few seconds and falls back
+// to a handle made from the admin's stream info.
+func (r *cell) readerStream(ctx context.Context, nc *nats.Conn) (jetstream.Stream, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	var last error
+	for range 20 {
+		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		s, err := js.Stream(sctx, r.opts.Stream)
+		cancel()
+		if err == nil {
+			return s, nil
+		}
+		last = err
+		time.Sleep(250 * time.Millisecond)
+	}
+	return nil, last
+}
+
+// waitCurrent waits until the target is current, the bound passes, it is in
+// a crash loop, or it is down for good. With --write-for, publishing goes on
+// for that long after the restart whatever happens; then --settle more.
+func (r *cell) waitCurrent(ctx context.Context) {
+	o := r.opts
+	cu := &r.res.CatchUp
+	restart := r.t0.Add(time.Duration(cu.RestartAtMs) * time.Millisecond)
+	deadline := restart.Add(o.CatchupTimeout)
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	lastStatus := time.Now()
+	seenLag := 0
+	var downSince time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			cu.Outcome, cu.Detail = OutcomeInterrupted, "interrupted while catching up"
+			r.endCatchup(restart)
+			return
+		case <-tick.C:
+		}
+		if cur, prev, n := r.obs.lastLag(); n > seenLag {
+			seenLag = n
+			r.track(cur, prev)
+			if cu.CurrentAtMs > 0 {
+				cu.Outcome = OutcomeCurrent
+				cu.Detail = fmt.Sprintf("holds last seq %d, the leader had %d; /healthz OK", cur.TargetLastSeq, prev.LeaderLastSeq)
+				r.endCatchup(restart)
+				r.logf("%s current after %.1fs", r.res.Target, cu.Seconds)
+				r.settle(ctx)
+				return
+			}
+		}
+		st := r.obs.lastState(r.target)
+		if restarts := st.Restarts - r.base.Restarts; restarts >= o.CrashLoop {
+			cu.Outcome = OutcomeCrashLoop
+			cu.Detail = fmt.Sprintf("%s restarted by the runtime %d times (%d OOM kills) since its restart", r.res.Target, restarts, st.OOMKills-r.base.OOMKills)
+			r.endCatchup(restart)
+			r.logf("crash loop: %s; giving up the wait", cu.Detail)
+			r.stopLive()
+			r.watchMore(ctx, 5*time.Second) // catch a few more restarts for the record
+			return
+		}
+		if !st.Running && !st.StartedAt.IsZero() {
+			if downSince.IsZero() {
+				downSince = time.Now()
+			}
+			if !r.c.Config().AutoRestart && time.Since(downSince) > 5*time.Second {
+				cu.Outcome = OutcomeDown
+				cu.Detail = fmt.Sprintf("%s died (exit %d, OOM killed %v) and nothing restarts it", r.res.Target, st.ExitCode, st.OOMKilled)
+				r.endCatchup(restart)
+				r.logf("%s", cu.Detail)
+				return
+			}
+		} else {
+			downSince = time.Time{}
+		}
+		if time.Now().After(deadline) {
+			cur, _, _ := r.obs.lastLag()
+			cu.Outcome = OutcomeTimeout
+			cu.Detail = fmt.Sprintf("after %s: %d msgs behind the leader, /healthz: %s", o.CatchupTimeout, cur.Behind, orOK(cur.TargetHealth))
+			r.endCatchup(restart)
+			r.logf("not current within %s: %s", o.CatchupTimeout, cu.Detail)
+			return
+		}
+		if time.Since(lastStatus) >= 5*time.Second {
+			lastStatus = time.Now()
+			r.status(st)
+		}
+	}
+}
+
+func orOK(s string) string {
+	if s == "" {
+		return "OK"
+	}
+	return s
+}
+
+// track updates the catch-up milestones from a new lag sample.
+func (r *cell) track(cur, prev LagSample) {
+	cu := &r.res.CatchUp
+	if cur.TargetHas && cu.FirstSeenAtMs == 0 {
+		cu.FirstSeenAtMs = cur.TMs
+	}
+	// Only while the target answers with its copy: a node that is down or
+	// still loading its store says nothing about how far behind it is.
+	if cur.TargetHas && cur.TMs >= cu.RestartAtMs {
+		cu.MaxBehind = max(cu.MaxBehind, cur.Behind)
+	}
+	// Caught up on data: the target holds what the leader held one sample
+	// (half a second) earlier; with writes going on, equality with the
+	// same instant is a race.
+	ref := prev.LeaderLastSeq
+	if ref == 0 {
+		ref = cur.LeaderLastSeq
+	}
+	data := cur.TargetHas && ref > 0 && cur.TargetLastSeq >= ref
+	if data && cu.DataAtMs == 0 {
+		cu.DataAtMs = cur.TMs
+	}
+	if data && cur.TargetHealthy && cu.CurrentAtMs == 0 {
+		cu.CurrentAtMs = cur.TMs
+	}
+}
+
+func (r *cell) endCatchup(restart time.Time) {
+	cu := &r.res.CatchUp
+	cu.Completed = cu.Outcome == OutcomeCurrent
+	end := r.now()
+	if cu.Completed {
+		end = cu.CurrentAtMs
+	}
+	cu.Seconds = float64(end-cu.RestartAtMs) / 1000
+}
+
+// settle keeps publishing until --write-for is over and watches --settle
+// more: the jump the report saw came right after the catch-up ended.
+func (r *cell) settle(ctx context.Context) {
+	o := r.opts
+	r.phase(PhaseSettle)
+	if o.WriteFor == 0 {
+		r.stopLive()
+	}
+	restart := r.t0.Add(time.Duration(r.res.CatchUp.RestartAtMs) * time.Millisecond)
+	writesEnd := restart.Add(o.WriteFor)
+	if o.WriteFor > 0 && time.Now().Before(writesEnd) {
+		r.logf("publishing goes on until %s after the restart", o.WriteFor)
+		if !r.watchUntil(ctx, writesEnd) {
+			return
+		}
+		r.stopLive()
+	}
+	r.logf("watching %s more", o.Settle)
+	r.watchUntil(ctx, time.Now().Add(o.Settle))
+}
+
+// watchUntil waits until t, printing status, and stops early (false) on a
+// crash loop or ctx.
+func (r *cell) watchUntil(ctx context.Context, t time.Time) bool {
+	last := time.Now()
+	for time.Now().Before(t) {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(250 * time.Millisecond):
+		}
+		st := r.obs.lastState(r.target)
+		if restarts := st.Restarts - r.base.Restarts; restarts >= r.opts.CrashLoop {
+			r.logf("crash loop after the catch-up: %s restarted %d times", r.res.Target, restarts)
+			r.stopLive()
+			return false
+		}
+		if time.Since(last) >= 5*time.Second {
+			last = time.Now()
+			r.status(st)
+		}
+	}
+	return true
+}
+
+// watchMore keeps sampling for d without judging.
+func (r *cell) watchMore(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+func (r *cell) status(st cluster.NodeState) {
+	cur, _, _ := r.obs.lastLag()
+	_, acked, failed, timedOut := r.fleet.stats.counts()
+	h := "healthy"
+	if !cur.TargetHealthy {
+		h = "unhealthy: " + oneLine(cur.TargetHealth, 60)
+	}
+	r.logf("  %s rss %s, %d msgs behind (leader last %d), %s; restarts %d, OOM kills %d; publishes ok %d failed %d timed out %d",
+		r.res.Target, Bytes(r.obs.lastRSS(r.target)), cur.Behind, cur.LeaderLastSeq, h,
+		st.Restarts-r.base.Restarts, st.OOMKills-r.base.OOMKills, acked, failed, timedOut)
+}

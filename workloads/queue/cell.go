@@ -1,0 +1,49 @@
+package queue
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// Cell is a stored queue cell as the checkers see it: the settings from
+// queue.json, the history and the stream read back after the drain.
+type Cell struct {
+	Options   Options
+	Consumers []string
+	Ops       []history.Op
+	// Stream is stream.jsonl; StreamRead is false when the file is missing
+	// (the read-back never ran), StreamComplete when it holds every message
+	// the stream's state counted.
+	Stream         []history.Entry
+	StreamRead     bool
+	StreamComplete bool
+}
+
+// Load reads a cell's queue.json, history.jsonl and stream.jsonl.
+func Load(dir string) (*Cell, error) {
+	cf, err := readCellFile(dir)
+	if err != nil {
+		return nil, fmt.Errorf("not a queue cell: %w", err)
+	}
+	ops, err := history.ReadOps(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	c := &Cell{Options: cf.Options, Consumers: cf.Consumers, Ops: ops}
+	entries, complete, err := history.ReadStream(filepath.Join(dir, StreamFile))
+	switch {
+	case err == nil:
+		c.Stream, c.StreamRead, c.StreamComplete = entries, true, complete
+	case errors.Is(err, os.ErrNotExist):
+	default:
+		return nil, err
+	}
+	if len(c.Consumers) != c.Options.Consumers {
+		return nil, fmt.Errorf("%s: %d consumer names for %d consumers", filepath.Join(dir, SettingsFile), len(c.Consumers), c.Options.Consumers)
+	}
+	return c, nil
+}

@@ -1,0 +1,146 @@
+package queue
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// Checker names, in the order they are reported.
+const (
+	CheckLost        = "queue-lost"
+	CheckUnexpected  = "queue-unexpected"
+	CheckDuplicate   = "queue-duplicate"
+	CheckOrder       = "queue-order"
+	CheckRedelivery  = "queue-redelivery"
+	CheckWorkQueue   = "queue-workqueue"
+	CheckStall       = "queue-stall"
+	CheckIntegrity   = "queue-stream-integrity"
+	defaultExamples  = 10
+	sampleSlackNanos = int64(50 * time.Millisecond)
+)
+
+// RunCheckers runs every checker that applies to the cell: the
+// redelivery checker needs pull consumers, the work-queue checker a
+// work-queue stream. maxExamples caps the examples kept per kind (0: 10).
+func RunCheckers(c *Cell, maxExamples int) []checker.Result {
+	if maxExamples <= 0 {
+		maxExamples = defaultExamples
+	}
+	start := time.Now()
+	ix := newIndex(c)
+	indexed := time.Since(start)
+	type check struct {
+		applies bool
+		run     func(*index, *result)
+		name    string
+	}
+	checks := []check{
+		{true, checkLost, CheckLost},
+		{true, checkUnexpected, CheckUnexpected},
+		{true, checkDuplicate, CheckDuplicate},
+		{true, checkOrder, CheckOrder},
+		{c.Options.Pattern == Pull, checkRedelivery, CheckRedelivery},
+		{c.Options.Retention == WorkQueue, checkWorkQueue, CheckWorkQueue},
+		{true, checkStall, CheckStall},
+		{true, checkIntegrity, CheckIntegrity},
+	}
+	var out []checker.Result
+	for _, ch := range checks {
+		if !ch.applies {
+			continue
+		}
+		t := time.Now()
+		r := newResult(ch.name, ix, maxExamples)
+		ch.run(ix, r)
+		res := r.Result
+		// The shared index is part of every checker's cost.
+		res.ElapsedMs = float64((time.Since(t) + indexed).Microseconds()) / 1000
+		out = append(out, res)
+	}
+	return out
+}
+
+// result is a checker.Result being built.
+type result struct {
+	checker.Result
+	ix     *index
+	max    int
+	byKind map[string]int
+}
+
+func newResult(name string, ix *index, max int) *result {
+	return &result{Result: checker.Result{Name: name, Verdict: checker.Valid, Counts: map[string]int{}},
+		ix: ix, max: max, byKind: map[string]int{}}
+}
+
+// flag counts an anomaly of kind, makes the verdict invalid and keeps the
+// example if fewer than max of its kind are kept; describe is only called
+// then.
+func (r *result) flag(kind string, describe func() (string, []int)) {
+	r.Counts[kind]++
+	r.Verdict = checker.Invalid
+	r.example(kind, describe)
+}
+
+// unsure counts a case the checker cannot decide, making a valid verdict
+// unknown, with reason.
+func (r *result) unsure(kind, reason string, describe func() (string, []int)) {
+	r.Counts[kind]++
+	if r.Verdict == checker.Valid {
+		r.Verdict = checker.Unknown
+	}
+	if r.Reason == "" {
+		r.Reason = reason
+	}
+	r.example(kind, describe)
+}
+
+func (r *result) example(kind string, describe func() (string, []int)) {
+	if r.byKind[kind] >= r.max || describe == nil {
+		return
+	}
+	r.byKind[kind]++
+	desc, ops := describe()
+	a := checker.Anomaly{Kind: kind, Description: desc}
+	for _, n := range ops {
+		if n >= 0 && n < len(r.ix.c.Ops) {
+			a.Ops = append(a.Ops, checker.OpRef{Index: n, Op: r.ix.c.Ops[n]})
+			if a.Key == "" {
+				a.Key = r.ix.c.Ops[n].Key
+			}
+		}
+	}
+	r.Anomalies = append(r.Anomalies, a)
+}
+
+// summarize sets the one-line summary: the finding when there is one,
+// else what was looked at.
+func (r *result) summarize(found, clean string) {
+	switch r.Verdict {
+	case checker.Invalid:
+		r.Summary = found
+	case checker.Unknown:
+		r.Summary = clean + "; unknown: " + r.Reason
+	default:
+		r.Summary = clean
+	}
+}
+
+// consumerName is consumer c's name.
+func (ix *index) consumerName(c int32) string { return ix.c.Consumers[c] }
+
+// op is the op at index n.
+func (ix *index) op(n int32) *history.Op { return &ix.c.Ops[n] }
+
+// plural writes "1 message" or "3 messages".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func msOf(ns int64) string { return fmt.Sprintf("%.0fms", float64(ns)/1e6) }

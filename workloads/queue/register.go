@@ -1,0 +1,111 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
+)
+
+// Name is what --workload takes.
+const Name = "queue"
+
+func init() {
+	workloads.Register(workload{})
+	history.RegisterOpTypes(OpPublish, OpFetch, OpDeliver, OpAck, OpAckSync, OpNak, OpConsumerInfo, OpStreamInfo, OpRun, OpDrain)
+}
+
+// workload plugs the queue workload into the pipeline.
+type workload struct{}
+
+func (workload) Name() string { return Name }
+
+func (workload) Doc() string {
+	return "producers publish unique values (Nats-Msg-Id) to an R3 stream, durable pull or ordered consumers read and ack them; lost, duplicated, reordered"
+}
+
+func (workload) Flags(fs *pflag.FlagSet) workloads.Expander { return bindFlags(fs).expand }
+
+func (workload) Decode(raw json.RawMessage) (workloads.Settings, error) {
+	var o Options
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, fmt.Errorf("queue settings: %w", err)
+	}
+	return o, nil
+}
+
+// Check runs the queue checkers on the cell's history.jsonl, stream.jsonl
+// and queue.json.
+func (workload) Check(dir string, opts checker.Options) ([]checker.Result, error) {
+	c, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	return RunCheckers(c, opts.MaxExamples), nil
+}
+
+// Summary is the cell's account in words: what was published, delivered,
+// lost or duplicated.
+func (workload) Summary(dir string) ([]string, error) {
+	c, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	return Summarize(c, RunCheckers(c, 0)), nil
+}
+
+// Needs is empty: the workload only talks to the servers.
+func (Options) Needs() []cluster.Capability { return nil }
+
+// ClusterConfig is the base: nothing special.
+func (Options) ClusterConfig(base cluster.Config) cluster.Config { return base }
+
+// Timed: the workload runs for --time-limit, then drains.
+func (Options) Timed() bool { return true }
+
+// Setup creates the stream and consumers.
+func (o Options) Setup(ctx context.Context, env *workloads.Env) (workloads.Instance, error) {
+	o.DirectGet, o.Seed = env.DirectGet, env.Seed
+	i, err := setup(ctx, o, env)
+	if err != nil {
+		return nil, err
+	}
+	return i, nil
+}
+
+// Finish drains every consumer (unless interrupted), then reads the stream
+// back into stream.jsonl, even after Ctrl-C: the checkers need it.
+func (i *instance) Finish(ctx context.Context) error {
+	if ctx.Err() == nil {
+		i.env.Phase("final drain")
+		i.drainAll(ctx)
+	}
+	i.env.Phase("reading the stream back")
+	entries, complete, err := i.readBack(context.WithoutCancel(ctx))
+	if err != nil {
+		i.env.Logf("read back: %v", err)
+	}
+	i.entries, i.complete = len(entries), complete
+	if err := history.WriteStream(filepath.Join(i.env.Dir, StreamFile), entries, complete); err != nil {
+		return fmt.Errorf("write stream: %w", err)
+	}
+	return nil
+}
+
+func (i *instance) StreamRead() (int, bool) { return i.entries, i.complete }
+
+// Archive writes queue.csv from the closed history.
+func (i *instance) Archive() error {
+	c, err := Load(i.env.Dir)
+	if err != nil {
+		return err
+	}
+	return WriteSeries(filepath.Join(i.env.Dir, SeriesFile), c)
+}

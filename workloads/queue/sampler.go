@@ -1,0 +1,66 @@
+package queue
+
+import (
+	"context"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// sampleEvery is how often the sampler asks each consumer for its pending
+// counts (the pending-over-time series and the stall checker's evidence).
+const sampleEvery = time.Second
+
+// sample records every consumer's pending counts once a second until ctx
+// is done.
+func (i *instance) sample(ctx context.Context) error {
+	t := time.NewTicker(sampleEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		for c, name := range i.o.ConsumerNames() {
+			i.add(i.sampleOne(c, name, samplerClient+c))
+		}
+	}
+}
+
+// sampleOne is one consumer-info op. For a durable consumer: Rev is
+// NumPending (not yet delivered), ExpectedRev NumAckPending (delivered, not
+// acknowledged), ErrSeq NumRedelivered, Value the consumer's leader. For an
+// ordered subscription, which the server does not know by name: Rev is the
+// stream's last sequence minus the last one it delivered.
+func (i *instance) sampleOne(c int, name string, client int) history.Op {
+	op := history.Op{Client: client, Node: i.admin.ConnectedServerName(), Type: OpConsumerInfo, Key: name, Invoke: i.now()}
+	ctx, cancel := context.WithTimeout(context.Background(), sampleEvery)
+	defer cancel()
+	if i.o.Pattern == Ordered {
+		s, err := i.js.Stream(ctx, StreamName)
+		if err == nil {
+			last, seen := s.CachedInfo().State.LastSeq, i.lastSeq[c].Load()
+			if last > seen {
+				op.Rev = last - seen
+			}
+			if s.CachedInfo().Cluster != nil {
+				op.Value = s.CachedInfo().Cluster.Leader
+			}
+		}
+		op.Complete = i.now()
+		setErr(&op, classify(err, false))
+		return op
+	}
+	cons, err := i.js.Consumer(ctx, StreamName, name)
+	op.Complete = i.now()
+	setErr(&op, classify(err, false))
+	if err == nil {
+		info := cons.CachedInfo()
+		op.Rev, op.ExpectedRev, op.ErrSeq = info.NumPending, uint64(info.NumAckPending), uint64(info.NumRedelivered)
+		if info.Cluster != nil {
+			op.Value = info.Cluster.Leader
+		}
+	}
+	return op
+}
