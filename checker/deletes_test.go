@@ -106,3 +106,34 @@ func TestCreateAfterAnUnseenSequence(t *testing.T) {
 		t.Errorf("integrity on the complete stream: %s %s", in.Verdict, in.Summary)
 	}
 }
+
+// The model's not-found get with a revision: legal only at a marker, with
+// that marker's id. Cases tighten cannot place (the get names no pinned
+// write) reach the step function itself.
+func TestMarkerModel(t *testing.T) {
+	ms := int64(1_000_000)
+	base := []history.Op{
+		{Client: 0, Type: history.Create, Key: "k", Value: "c0-1", Rev: 1, Outcome: history.OK, Invoke: 1 * ms, Complete: 2 * ms},
+		{Client: 0, Type: history.Delete, Key: "k", Value: "c0-2", Rev: 2, Outcome: history.OK, Invoke: 3 * ms, Complete: 4 * ms},
+	}
+	get := func(rev uint64, value string) history.Op {
+		return history.Op{Client: 1, Type: history.Get, Key: "k", Rev: rev, Value: value, Err: history.ErrNotFound,
+			Outcome: history.OK, Invoke: 5 * ms, Complete: 6 * ms}
+	}
+	stream := []history.Entry{{Seq: 1, Key: "k", Value: "c0-1"}, {Seq: 2, Key: "k", Value: "c0-2", Operation: "del"}}
+	for _, c := range []struct {
+		name string
+		get  history.Op
+		want Verdict
+	}{
+		{"the marker it saw", get(2, "c0-2"), Valid},
+		{"another marker's id at its revision", get(2, "c9-9"), Invalid},
+		{"not found at a value's revision", get(1, ""), Invalid},
+		{"never written, after a delete", get(0, ""), Invalid},
+	} {
+		h := history.History{Ops: append(append([]history.Op(nil), base...), c.get), Stream: stream, StreamComplete: true}
+		if r := NewLinearizability(Options{MaxVisualizations: -1}).Check(h); r.Verdict != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.name, r.Verdict, r.Summary, c.want)
+		}
+	}
+}

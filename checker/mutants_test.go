@@ -197,5 +197,5 @@ var mutants = []mutant{
 	{"stream-integrity: a create after a sequence the stream missed judged", "checker/integrity.go",
 		"if !complete && e.Seq-pe.Seq > uint64(ei-int(p)) {", "if false {", []string{"TestCreateAfterAnUnseenSequence"}},
 	{"model: a not-found get with a marker's revision matches any state", "checker/model.go",
-		"if !s.exists && s.matches(o.rev) && s.value == o.value {", "if true {", []string{"TestDeleteFixtures", "TestScaleSimulation"}},
+		"if !s.exists && s.matches(o.rev) && s.value == o.value {", "if true {", []string{"TestMarkerModel"}},
 }
