@@ -69,10 +69,18 @@ func startReal(t *testing.T, rt cluster.Runtime, cfg cluster.Config) *realCluste
 	if err != nil {
 		t.Fatal(err)
 	}
-	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if _, err := js.CreateStream(sctx, jetstream.StreamConfig{Name: itStream, Subjects: []string{"chaos.>"}, Replicas: 3}); err != nil {
-		t.Fatal(err)
+	// A new R3 stream on a loaded machine can take longer than one
+	// request's answer; creating the same config again is idempotent.
+	for try := 1; ; try++ {
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := js.CreateStream(sctx, jetstream.StreamConfig{Name: itStream, Subjects: []string{"chaos.>"}, Replicas: 3})
+		cancel()
+		if err == nil {
+			break
+		}
+		if try == 4 || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("create stream %s (try %d): %v", itStream, try, err)
+		}
 	}
 	payload := make([]byte, itMsgSize)
 	for i := 0; i < itPreload; i++ {

@@ -82,15 +82,17 @@ func (w *Workload) readReplica(ctx context.Context, rp *checker.Replica) error {
 		return nil
 	}
 	prefix := "$KV." + w.opts.Bucket + "."
-	idle := 0 // empty answers in a row
+	idle := 0   // empty answers in a row
+	noResp := 0 // pulls nobody answered yet
 	for ctx.Err() == nil {
 		// What the server has now: Fetch would wait out its max wait for
 		// a full batch at the end of the stream.
 		batch, err := cons.FetchNoWait(1000)
-		if errors.Is(err, nats.ErrNoResponders) && idle < 20 {
+		if errors.Is(err, nats.ErrNoResponders) && noResp < 100 {
 			// A consumer just placed can take a moment to answer pulls
-			// (seen once on v2.15.3 right after a heal).
-			idle++
+			// (seen on v2.15.3 right after a heal, and for over 2 s on a
+			// loaded machine): up to 10 s.
+			noResp++
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
