@@ -41,6 +41,19 @@ func TestDifferential(t *testing.T) {
 	if *simLong {
 		n = 100_000
 	}
+	// Once as the checker runs, once with every piece sent to porcupine
+	// (the revision-order witness off), so that both paths are compared.
+	for _, direct := range []bool{true, false} {
+		t.Run(fmt.Sprintf("direct=%v", direct), func(t *testing.T) {
+			if !direct {
+				defer noDirect()()
+			}
+			differential(t, n)
+		})
+	}
+}
+
+func differential(t *testing.T, n int) {
 	r := rand.New(rand.NewPCG(*simSeed, 12))
 	tally := map[string]int{}
 	failures := 0

@@ -63,6 +63,7 @@ func TestExplainDisagreementIsInternalError(t *testing.T) {
 	defer func(f func(porcupine.Model, []porcupine.Operation, time.Duration) porcupine.CheckResult) {
 		searchPiece = f
 	}(searchPiece)
+	defer noDirect()()
 	searchPiece = func(m porcupine.Model, ops []porcupine.Operation, d time.Duration) porcupine.CheckResult {
 		if ops[0].Input.(*linOp).key == "k0" {
 			return porcupine.Illegal
@@ -92,4 +93,11 @@ func TestRefutationWitnessSpansPieces(t *testing.T) {
 		r.Counts["pieces_refuted_confirmed"] != r.Counts["pieces_refuted"] {
 		t.Errorf("%s %v: %s %q", r.Verdict, r.Counts, r.Summary, r.InternalErrors)
 	}
+}
+
+// noDirect turns the revision-order witness off, so that every piece goes
+// to porcupine; call the result to turn it back on.
+func noDirect() func() {
+	linearize = func([]*linOp) bool { return false }
+	return func() { linearize = linearizeByRevision }
 }

@@ -28,8 +28,10 @@ import (
 // Each key's intervals are first narrowed to what the revisions imply, which
 // keeps porcupine from stalling on hot keys and proves many anomalies
 // outright (see bounds.go); then the key is cut into pieces at points where
-// its state is known (see chunkKey) and porcupine checks the pieces in
-// parallel within Options.Timeout. Neither step changes the verdict. A
+// its state is known (see chunkKey) and the pieces are decided in parallel
+// within Options.Timeout: legal when the order their revisions dictate is
+// a linearization (see direct.go), else by porcupine. No step changes the
+// verdict. A
 // piece the bounds refute is then checked by porcupine too (a witness of
 // the ops in conflict first, then the whole piece): if porcupine finds a
 // linearization, that disagreement is an internal error (Result.
@@ -42,7 +44,8 @@ import (
 // pieces_illegal, pieces_unknown, pieces_refuted (pieces the interval
 // bounds of bounds.go prove illegal), pieces_refuted_confirmed (porcupine
 // agreed), pieces_refuted_unconfirmed (porcupine did not finish),
-// pieces_too_large (over maxPieceOps, left unknown), ops_refuted,
+// pieces_too_large (over maxPieceOps and not decided directly, left
+// unknown), pieces_direct (legal by the revision order, no search), ops_refuted,
 // max_piece_ops, dropped_failed, dropped_reads, info_applied,
 // info_not_applied, info_unresolved, info_never_applicable (unresolved
 // updates or creates that started after their expected state was gone:
@@ -198,6 +201,11 @@ func (c *Linearizability) Check(h history.History) Result {
 		if j.internal != "" {
 			internal = append(internal, j.internal)
 		}
+		if j.direct {
+			counts["pieces_direct"]++
+		} else if j.tooLarge && j.refuted == nil {
+			counts["pieces_too_large"]++
+		}
 		if j.refuted != nil && j.confirmed == porcupine.Illegal {
 			counts["pieces_refuted_confirmed"]++
 		} else if j.refuted != nil && j.confirmed == porcupine.Unknown {
@@ -242,7 +250,7 @@ func (c *Linearizability) Check(h history.History) Result {
 }
 
 var linCounts = []string{"ops_checked", "keys", "keys_illegal", "keys_unknown", "pieces", "pieces_illegal",
-	"pieces_unknown", "pieces_refuted", "pieces_refuted_confirmed", "pieces_refuted_unconfirmed", "pieces_too_large",
+	"pieces_unknown", "pieces_refuted", "pieces_refuted_confirmed", "pieces_refuted_unconfirmed", "pieces_too_large", "pieces_direct",
 	"ops_refuted", "info_never_applicable", "max_piece_ops", "dropped_failed", "dropped_reads", "info_applied",
 	"info_not_applied", "info_unresolved", "internal_errors"}
 

@@ -15,6 +15,7 @@ import (
 var (
 	narrow      = tighten
 	searchPiece = porcupine.CheckOperationsTimeout
+	linearize   = linearizeByRevision // off in the tests that need porcupine to see a piece
 )
 
 // linJob is one piece of one key to decide.
@@ -31,6 +32,8 @@ type linJob struct {
 	confirmed   porcupine.CheckResult
 	confirmedOn []*linOp // the ops porcupine found illegal
 	internal    string   // a disagreement, reported as an internal error
+	tooLarge    bool     // over maxPieceOps: too large for porcupine
+	direct      bool     // decided legal by linearizeByRevision, without a search
 }
 
 // planJobs narrows and cuts every key into jobs.
@@ -49,10 +52,7 @@ func planJobs(perKey map[string][]*linOp, keys []string, chunkOps int, counts ma
 		pieces := chunkKey(ops, chunkOps)
 		for n, p := range pieces {
 			j := linJob{key: k, n: n, pieces: len(pieces), piece: p, all: pieces}
-			if len(p) > maxPieceOps {
-				j.res = porcupine.Unknown
-				counts["pieces_too_large"]++
-			}
+			j.tooLarge = len(p) > maxPieceOps
 			for _, o := range p {
 				if r := refuted[o]; r != nil && (j.refuted == nil || o.call < j.refuted.op.call) {
 					j.refuted, j.res = r, ""
@@ -68,9 +68,10 @@ func planJobs(perKey map[string][]*linOp, keys []string, chunkOps int, counts ma
 	return jobs
 }
 
-// runJobs decides the jobs in parallel: first the pieces only porcupine
-// can decide, then porcupine's confirmation of the refuted ones, so that
-// confirmations never take the time the others need.
+// runJobs decides the jobs in parallel: first the pieces the interval
+// bounds did not refute (by the order their revisions dictate when it is a
+// linearization, else by porcupine), then porcupine's confirmation of the
+// refuted ones, so that confirmations never take the time the others need.
 func runJobs(model porcupine.Model, jobs []linJob, workers int, remaining func() (time.Duration, bool)) {
 	for _, confirming := range []bool{false, true} {
 		var next atomic.Int64
@@ -89,6 +90,10 @@ func runJobs(model porcupine.Model, jobs []linJob, workers int, remaining func()
 					case j.res != "" || (j.refuted != nil) != confirming:
 					case confirming:
 						confirm(model, j, remaining)
+					case linearize(j.piece):
+						j.res, j.direct = porcupine.Ok, true
+					case j.tooLarge:
+						j.res = porcupine.Unknown
 					default:
 						d, ok := remaining()
 						if !ok {

@@ -198,4 +198,17 @@ var mutants = []mutant{
 		"if !complete && e.Seq-pe.Seq > uint64(ei-int(p)) {", "if false {", []string{"TestCreateAfterAnUnseenSequence"}},
 	{"model: a not-found get with a marker's revision matches any state", "checker/model.go",
 		"if !s.exists && s.matches(o.rev) && s.value == o.value {", "if true {", []string{"TestMarkerModel"}},
+
+	// the revision-order witness (direct.go): its safety net, and the
+	// branches that decide a piece without porcupine
+	{"direct: a point outside its interval accepted", "checker/direct.go",
+		"if p.at < p.o.call || p.at > p.o.ret || p.at < last {", "if p.at < last {", []string{"TestVerifyRejectsBadCandidates"}},
+	{"direct: points going back in time accepted", "checker/direct.go",
+		"p.at > p.o.ret || p.at < last {", "p.at > p.o.ret || last < math.MinInt64 {", []string{"TestVerifyRejectsBadCandidates"}},
+	{"direct: the model's refusal ignored", "checker/direct.go",
+		"ok, next := stepOne(s, p.o)\n\t\tif !ok {", "ok, next := stepOne(s, p.o)\n\t\tif ok && !ok {", []string{"TestVerifyRejectsBadCandidates", "TestLinearizeByRevision", "TestDirectAgreesWithPorcupine"}},
+	{"direct: pieces never decided without a search", "checker/linjobs.go",
+		"case linearize(j.piece):", "case false:", []string{"TestDirectPiecesNeedNoTime", "TestDirectAgreesWithPorcupine"}},
+	{"direct: a rejection placed in the epoch it rules out", "checker/direct.go",
+		"return e.rev(k) != o.expected", "return true", []string{"TestLinearizeByRevision"}},
 }
