@@ -56,6 +56,8 @@ func (r *Runtime) Preflight(ctx context.Context, stepdown bool) error {
 type preflight struct {
 	timeout time.Duration
 
+	answered bool // JetStream has answered a step: it is enabled
+
 	mu         sync.Mutex
 	violations []string
 	cancel     context.CancelFunc // the step in flight: a violation ends it at once
@@ -85,6 +87,17 @@ func (p *preflight) step(ctx context.Context, what string, f func(context.Contex
 	p.violations, p.cancel = nil, cancel
 	p.mu.Unlock()
 	err := f(sctx)
+	// Once JetStream has answered, no responders means a subject without
+	// its subscriber for a moment (a stream leader or consumer just moved,
+	// seen right after an update on a just-started cluster), not JetStream
+	// off: ask again until the step's time is up.
+	for p.answered && errors.Is(err, nats.ErrNoResponders) && sctx.Err() == nil {
+		select {
+		case <-sctx.Done():
+		case <-time.After(100 * time.Millisecond):
+			err = f(sctx)
+		}
+	}
 	p.mu.Lock()
 	violations := p.violations
 	p.cancel = nil
@@ -92,11 +105,14 @@ func (p *preflight) step(ctx context.Context, what string, f func(context.Contex
 	var apiErr *jetstream.APIError
 	switch {
 	case err == nil:
+		p.answered = true
 		return nil
 	case errors.Is(err, ErrRefused):
 		return err
 	case len(violations) > 0:
 		return refuse("the account lacks a permission the run needs, to %s: %s", what, strings.Join(violations, "; "))
+	case p.answered && errors.Is(err, nats.ErrNoResponders):
+		return refuse("cannot %s: no server answered for %s, although JetStream answered the steps before (%v)", what, p.timeout, err)
 	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount), errors.Is(err, nats.ErrNoResponders):
 		return refuse("cannot %s: JetStream is not enabled for this account (%v)", what, err)
 	case errors.As(err, &apiErr):

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -122,5 +123,41 @@ func TestPreflightRefusesAnAccountWithoutJetStream(t *testing.T) {
 	}
 	if err := rt.Preflight(ctx, false); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "JetStream is not enabled for this account") {
 		t.Errorf("preflight: %v", err)
+	}
+}
+
+// No responders before JetStream ever answered means JetStream is off; after
+// it answered, a moment without a subscriber (a stream leader or consumer
+// that just moved) is asked again within the step's time, and says so if
+// it lasts.
+func TestPreflightStepNoResponders(t *testing.T) {
+	tests := []struct {
+		name     string
+		answered bool
+		fails    int // attempts that get no responders before one succeeds
+		want     string
+	}{
+		{"JetStream never answered", false, 1, "JetStream is not enabled for this account"},
+		{"a moment without a subscriber", true, 3, ""},
+		{"no subscriber for the whole step", true, 1 << 30, "although JetStream answered the steps before"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &preflight{timeout: 500 * time.Millisecond, answered: tc.answered}
+			calls := 0
+			err := p.step(context.Background(), "read a stream", func(context.Context) error {
+				calls++
+				if calls <= tc.fails {
+					return nats.ErrNoResponders
+				}
+				return nil
+			})
+			switch {
+			case tc.want == "" && (err != nil || calls != tc.fails+1):
+				t.Errorf("err %v after %d calls, want success on call %d", err, calls, tc.fails+1)
+			case tc.want != "" && (!errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("err %v, want a refusal saying %q", err, tc.want)
+			}
+		})
 	}
 }
