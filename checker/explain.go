@@ -147,16 +147,22 @@ func safeName(s string) string {
 // pieces are cut where the state is known, so if this small history has no
 // linearization the key has none either.
 func witness(pieces [][]*linOp, r *refutation) []*linOp {
-	where := map[*linOp]int{}
-	for i, p := range pieces {
-		for _, o := range p[1:] {
-			where[o] = i
+	// where is the piece an op is in (planJobs numbered them), if any.
+	where := func(o *linOp) (int, bool) {
+		if o == nil {
+			return 0, false
 		}
+		i := int(o.piece) - 1
+		return i, i >= 0 && i < len(pieces)
 	}
-	first, last := where[r.op], where[r.op]
+	first, ok := where(r.op)
+	if !ok {
+		first = 0
+	}
+	last := first
 	keep := map[*linOp]bool{r.op: true}
 	for _, o := range r.related {
-		if i, ok := where[o]; ok {
+		if i, ok := where(o); ok {
 			first, last = min(first, i), max(last, i)
 			keep[o] = true
 		}
@@ -167,7 +173,7 @@ func witness(pieces [][]*linOp, r *refutation) []*linOp {
 			if o.pinned() {
 				keep[o] = true
 				for _, b := range o.bind {
-					if bi, ok := where[b]; ok && bi >= first && bi <= last {
+					if bi, ok := where(b); ok && bi >= first && bi <= last {
 						keep[b] = true
 					}
 				}

@@ -51,6 +51,9 @@ func planJobs(perKey map[string][]*linOp, keys []string, chunkOps int, counts ma
 		counts["ops_refuted"] += len(refuted)
 		pieces := chunkKey(ops, chunkOps)
 		for n, p := range pieces {
+			for _, o := range p[1:] {
+				o.piece = int32(n + 1)
+			}
 			j := linJob{key: k, n: n, pieces: len(pieces), piece: p, all: pieces}
 			j.tooLarge = len(p) > maxPieceOps
 			for _, o := range p {

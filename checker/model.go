@@ -74,6 +74,7 @@ type linOp struct {
 	ocall    int64 // the op's real interval
 	oret     int64
 	bind     [2]*linOp // pinned writes: the ops that set the bounds tighten gave it
+	piece    int32     // 1 + its piece's number within the key (planJobs); 0: in none
 }
 
 func (o *linOp) isWrite() bool {
