@@ -13,6 +13,7 @@ type RepeatSummary struct {
 	Cell          string   `json:"cell"` // the cell's name without its run
 	ServerVersion string   `json:"server_version"`
 	Runs          int      `json:"runs"`
+	Planned       int      `json:"planned_runs"` // --runs; more than Runs when --until-fail or an interrupt stopped early
 	Failed        int      `json:"failed"` // runs that found an anomaly
 	Unknown       int      `json:"unknown"`
 	Errors        int      `json:"errors"` // runs the harness could not finish
@@ -28,8 +29,9 @@ type Failure struct {
 	Rerun  string `json:"rerun"`
 }
 
-// summarizeRepeats groups the cells by their base name, in order.
-func summarizeRepeats(cells []CellResult, command string) []RepeatSummary {
+// summarizeRepeats groups the cells by their base name, in order; planned
+// is --runs.
+func summarizeRepeats(cells []CellResult, command string, planned int) []RepeatSummary {
 	var out []RepeatSummary
 	at := map[string]int{}
 	for _, c := range cells {
@@ -41,7 +43,7 @@ func summarizeRepeats(cells []CellResult, command string) []RepeatSummary {
 		if !ok {
 			i = len(out)
 			at[base] = i
-			out = append(out, RepeatSummary{Cell: base, ServerVersion: c.ServerVersion})
+			out = append(out, RepeatSummary{Cell: base, ServerVersion: c.ServerVersion, Planned: planned})
 		}
 		s := &out[i]
 		s.Runs++
@@ -86,6 +88,9 @@ func PrintRepeats(w io.Writer, reps []RepeatSummary) {
 		line := fmt.Sprintf("  %-40s %d of %d runs found an anomaly (%.0f %%)", s.Cell, s.Failed, s.Runs, 100*s.Rate)
 		if s.Unknown+s.Errors > 0 {
 			line += fmt.Sprintf("; %d unknown, %d harness errors", s.Unknown, s.Errors)
+		}
+		if s.Planned > s.Runs {
+			line += fmt.Sprintf("; stopped after %d of the %d runs asked for", s.Runs, s.Planned)
 		}
 		fmt.Fprintln(w, line)
 		if f := s.FirstFailure; f != nil {

@@ -44,8 +44,8 @@ func TestSummarizeRepeatsAndRerun(t *testing.T) {
 	mk := func(rep int, seed uint64, v Verdict) CellResult {
 		return CellResult{Cell: Cell{Name: "x_run", Base: "x", Repeat: rep, Seed: seed, ServerVersion: "v2.14.9"}, Verdict: v, Dir: "d"}
 	}
-	reps := summarizeRepeats([]CellResult{mk(1, 18, Valid), mk(2, 77, Invalid), mk(3, 78, Invalid), mk(4, 79, Error)}, cmd)
-	if len(reps) != 1 || reps[0].Runs != 4 || reps[0].Failed != 2 || reps[0].Errors != 1 || reps[0].Rate != 0.5 {
+	reps := summarizeRepeats([]CellResult{mk(1, 18, Valid), mk(2, 77, Invalid), mk(3, 78, Invalid), mk(4, 79, Error)}, cmd, 5)
+	if len(reps) != 1 || reps[0].Runs != 4 || reps[0].Planned != 5 || reps[0].Failed != 2 || reps[0].Errors != 1 || reps[0].Rate != 0.5 {
 		t.Fatalf("%+v", reps)
 	}
 	f := reps[0].FirstFailure
@@ -55,6 +55,11 @@ func TestSummarizeRepeatsAndRerun(t *testing.T) {
 	want := "chaos run --direct-get=off --nemesis=kill --server-version=v2.14.9 --seed=77"
 	if f.Rerun != want {
 		t.Errorf("rerun %q, want %q", f.Rerun, want)
+	}
+	var b strings.Builder
+	PrintRepeats(&b, reps)
+	if !strings.Contains(b.String(), "2 of 4 runs found an anomaly (50 %); 0 unknown, 1 harness errors; stopped after 4 of the 5 runs asked for") {
+		t.Errorf("summary:\n%s", b.String())
 	}
 }
 

@@ -140,7 +140,7 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 		}
 	}
 	if spec.Runs > 1 {
-		res.Repeats = summarizeRepeats(res.Cells, spec.Command)
+		res.Repeats = summarizeRepeats(res.Cells, spec.Command, spec.Runs)
 		PrintRepeats(out, res.Repeats)
 	}
 	if ctx.Err() != nil {
