@@ -14,7 +14,7 @@ type RepeatSummary struct {
 	ServerVersion string   `json:"server_version"`
 	Runs          int      `json:"runs"`
 	Planned       int      `json:"planned_runs"` // --runs; more than Runs when --until-fail or an interrupt stopped early
-	Failed        int      `json:"failed"` // runs that found an anomaly
+	Failed        int      `json:"failed"`       // runs that found an anomaly
 	Unknown       int      `json:"unknown"`
 	Errors        int      `json:"errors"` // runs the harness could not finish
 	Rate          float64  `json:"failure_rate"`
