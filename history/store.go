@@ -2,9 +2,11 @@ package history
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -112,7 +114,15 @@ func ReadOps(path string) ([]Op, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var ops []Op
+	// One op per line: counting the lines first lets the slice be made
+	// once (appending to a growing slice of ops copies them again and
+	// again, and holds the old copies until the GC frees them).
+	lines, err := countLines(f)
+	if err != nil {
+		return nil, err
+	}
+	ops := make([]Op, 0, lines)
+	in := newInterner()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	line := 0
@@ -122,8 +132,8 @@ func ReadOps(path string) ([]Op, error) {
 		if pending != nil {
 			return nil, pending
 		}
-		var op Op
-		if err := json.Unmarshal(sc.Bytes(), &op); err != nil {
+		op, err := decodeOp(sc.Bytes(), in)
+		if err != nil {
 			var syntax *json.SyntaxError
 			if !errors.As(err, &syntax) {
 				return nil, &LineError{File: path, Line: line, Err: err} // parsed, but a field has the wrong type
@@ -140,6 +150,31 @@ func ReadOps(path string) ([]Op, error) {
 		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
 	}
 	return ops, nil
+}
+
+// countLines counts the lines of f (a last one without its newline
+// included) and rewinds it.
+func countLines(f *os.File) (int, error) {
+	buf := make([]byte, 1<<20)
+	n, last := 0, byte('\n')
+	for {
+		k, err := f.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if last != '\n' {
+		n++
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return n, err
 }
 
 // WriteStream saves the observed stream as JSONL.
@@ -205,7 +240,7 @@ func ReadStream(path string) ([]Entry, bool, error) {
 	for sc.Scan() {
 		line++
 		var e Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		if err := decodeLine(sc.Bytes(), &e); err != nil {
 			return nil, false, &LineError{File: path, Line: line, Err: err}
 		}
 		out = append(out, e)
