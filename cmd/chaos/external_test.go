@@ -254,3 +254,22 @@ func TestVersionLabel(t *testing.T) {
 		t.Errorf("mixed versions: %s", v)
 	}
 }
+
+// A rerun pins the workload and its own flags at the values the run had:
+// a later toolkit with other defaults still runs the same cell.
+func TestRerunCommandPinsTheWorkloadsFlags(t *testing.T) {
+	c := runCmd([]string{"run"})
+	if err := c.Flags().Parse([]string{"--direct-get", "off", "--keys", "20"}); err != nil {
+		t.Fatal(err)
+	}
+	got := rerunCommand(c, 7)
+	for _, want := range []string{"--workload=kv-update", "--history=1", "--keys=20", "--direct-get=off", "--clients=10", "--seed=7"} {
+		if !strings.Contains(got, " "+want) {
+			t.Errorf("rerun command %s: no %s", got, want)
+		}
+	}
+	if strings.Contains(got, "--time-limit") || strings.Contains(got, "--store") {
+		t.Errorf("rerun command %s: pins a flag that is not the workload's", got)
+	}
+	t.Log(got)
+}

@@ -212,10 +212,22 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 	return s, s.Validate()
 }
 
-// rerunCommand is the exact command, with the seed, that reruns this run.
+// rerunCommand is the exact command, with the seed, that reruns this run:
+// the flags given, plus the workload and each of its own flags at the
+// value it had, so that a later toolkit whose defaults differ (kv-update's
+// --history went from all to 1) still runs the same cell.
 func rerunCommand(cmd *cobra.Command, seed uint64) string {
 	parts := []string{"chaos", "run"}
-	cmd.Flags().Visit(func(fl *pflag.Flag) {
+	pinned := map[string]bool{"workload": true}
+	if w, err := workloads.Get(cmd.Flags().Lookup("workload").Value.String()); err == nil {
+		fs := pflag.NewFlagSet("pin", pflag.ContinueOnError)
+		w.Flags(fs)
+		fs.VisitAll(func(fl *pflag.Flag) { pinned[fl.Name] = true })
+	}
+	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+		if !fl.Changed && !pinned[fl.Name] {
+			return
+		}
 		switch fl.Name {
 		case "seed":
 			return
