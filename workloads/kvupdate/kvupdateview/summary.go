@@ -156,12 +156,33 @@ func (s Summary) Sentence() string {
 			parts = append(parts, "undecided: "+strings.Join(names, ", "))
 		}
 	}
-	if len(parts) == 0 || (len(parts) == 1 && parts[0] == "no stale reads") {
-		parts = append(parts, "invalid: "+strings.Join(s.Invalid, ", "))
+	if rest := s.unsaid(); len(rest) > 0 {
+		parts = append(parts, "invalid: "+strings.Join(rest, ", "))
 	}
 	// "no stale reads, but b": what was not found, then what was.
 	if len(parts) > 1 && parts[0] == "no stale reads" {
 		return parts[0] + ", but " + reports.JoinClauses(parts[1:])
 	}
 	return reports.JoinClauses(parts)
+}
+
+// unsaid are the invalid checks no clause of Sentence speaks for (a
+// replica divergence next to a 10164 rejection, which alone is no anomaly,
+// must still be named).
+func (s Summary) unsaid() []string {
+	said := map[string]bool{
+		checker.NameStaleRead:       s.Stale > 0,
+		checker.NameSession:         s.RYW+s.Mono > 0,
+		checker.NameAttribution:     s.RejStale+s.RejSpur > 0,
+		checker.NameIntegrity:       len(s.Integrity) > 0,
+		checker.NameLinearizability: s.KeysBad > 0,
+		checker.NameRecovery:        s.NotRecover != "",
+	}
+	var out []string
+	for _, n := range s.Invalid {
+		if !said[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -305,3 +305,15 @@ func TestBrowserRendersKVPages(t *testing.T) {
 			Want: []string{"did not run to the end", "Memory per node", "undecided"}, Charts: 8, Height: 1500},
 	})
 }
+
+// A check no clause speaks for is still named: a lone 10164 (no anomaly)
+// must not hide a replica divergence.
+func TestSentenceNamesUnsaidChecks(t *testing.T) {
+	c := reportstest.CellOf(false, "kill", reportstest.ChecksOpts{Gets: 100, RejSpurious: 1}, "")
+	c.Checks = append(c.Checks, checker.Result{Name: checker.NameDivergence, Verdict: checker.Invalid, Summary: "replicas differ"})
+	c.Verdict = run.Invalid
+	got := Summarize(c).Sentence()
+	if want := "no stale reads, but 1 update rejected (10164) although nothing else wrote the key, and invalid: replica-divergence"; got != want {
+		t.Errorf("sentence\n got %q\nwant %q", got, want)
+	}
+}
