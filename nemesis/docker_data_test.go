@@ -112,11 +112,20 @@ func TestDockerLoss(t *testing.T) {
 	rc := dockerCluster(t)
 	var st cluster.NetStats
 	tm := rc.runObserved(t, "loss=20%", 1, func(a Active) {
-		time.Sleep(itHold / 2) // let traffic through the rules
+		// Let traffic through the rules until the sample is large enough
+		// to judge the share (an idle cluster sends ~50 peer packets a
+		// second, fewer on a loaded machine: a fixed wait once saw 98).
 		i := rc.env.index(a.Targets()[0])
-		var err error
-		if st, err = rc.c.NetStats(context.Background(), i); err != nil {
-			t.Errorf("stats: %v", err)
+		for deadline := time.Now().Add(20 * time.Second); ; {
+			time.Sleep(250 * time.Millisecond)
+			var err error
+			if st, err = rc.c.NetStats(context.Background(), i); err != nil {
+				t.Errorf("stats: %v", err)
+				return
+			}
+			if st.LossSeen >= 150 || time.Now().After(deadline) {
+				return
+			}
 		}
 	})
 	share := float64(st.LossDropped) / float64(max(st.LossSeen, 1))
