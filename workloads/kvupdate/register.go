@@ -178,6 +178,9 @@ func (o Options) Setup(ctx context.Context, env *workloads.Env) (workloads.Insta
 		w.Close()
 		return nil, fmt.Errorf("write %s: %w", BucketFile, err)
 	}
+	if o.DirectGet {
+		env.Logf("%s", w.awaitDirectGet(ctx, directGetWithin))
+	}
 	return &instance{w: w, env: env}, nil
 }
 
