@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -108,6 +109,29 @@ func GetJsz(ctx context.Context, n Node) (Jsz, error) {
 	var j Jsz
 	err := getJSON(ctx, n.MonitorURL+"/jsz", &j)
 	return j, err
+}
+
+// ServesDirectGet asks a node's /subsz whether it holds a local
+// subscription on stream's own Direct Get subject: a replica answers
+// Direct Get only once it has one. The JetStream API's "$JS.API.>" also
+// matches the subject, so the list is read, not the count.
+func ServesDirectGet(ctx context.Context, n Node, stream string) (bool, error) {
+	subject := "$JS.API.DIRECT.GET." + stream
+	var subsz struct {
+		List []struct {
+			Subject string `json:"subject"`
+		} `json:"subscriptions_list"`
+	}
+	q := url.Values{"subs": {"1"}, "test": {subject}}
+	if err := getJSON(ctx, n.MonitorURL+"/subsz?"+q.Encode(), &subsz); err != nil {
+		return false, err
+	}
+	for _, e := range subsz.List {
+		if e.Subject == subject || e.Subject == subject+".>" {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Healthy asks a node's full /healthz (JetStream current with the meta

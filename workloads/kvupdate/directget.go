@@ -2,13 +2,12 @@ package kvupdate
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
 // directGetWithin bounds the wait for every replica to answer Direct Get.
@@ -22,9 +21,10 @@ import (
 const directGetWithin = 10 * time.Second
 
 // awaitDirectGet waits until the monitoring endpoint of each of the
-// stream's replicas lists its Direct Get subscription. It says how long
-// that took, or which replicas did not within bound (the run goes on:
-// they may still start later, and the checkers judge whatever was read).
+// stream's replicas lists its Direct Get subscription
+// (cluster.ServesDirectGet). It says how long that took, or which replicas
+// did not within bound (the run goes on: they may still start later, and
+// the checkers judge whatever was read).
 func (w *Workload) awaitDirectGet(ctx context.Context, bound time.Duration) string {
 	start := time.Now()
 	s, err := w.js.Stream(ctx, w.StreamName())
@@ -39,59 +39,32 @@ func (w *Workload) awaitDirectGet(ctx context.Context, bound time.Duration) stri
 	for _, r := range ci.Replicas {
 		replicas = append(replicas, r.Name)
 	}
-	var waiting []string
-	monitors := map[string]string{}
+	var waiting []cluster.Node
 	for _, n := range w.nodes {
 		if slices.Contains(replicas, n.Name) && n.MonitorURL != "" {
-			waiting, monitors[n.Name] = append(waiting, n.Name), n.MonitorURL
+			waiting = append(waiting, n)
 		}
 	}
 	if len(waiting) == 0 {
 		return "no replica has a monitoring endpoint: not waited for Direct Get"
 	}
-	client := &http.Client{Timeout: time.Second}
 	deadline := start.Add(bound)
 	for len(waiting) > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
-		waiting = slices.DeleteFunc(waiting, func(n string) bool {
-			return servesDirectGet(ctx, client, monitors[n], w.StreamName())
+		waiting = slices.DeleteFunc(waiting, func(n cluster.Node) bool {
+			ok, _ := cluster.ServesDirectGet(ctx, n, w.StreamName())
+			return ok
 		})
 		if len(waiting) > 0 {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
 	if len(waiting) > 0 {
+		names := make([]string, len(waiting))
+		for i, n := range waiting {
+			names[i] = n.Name
+		}
 		return fmt.Sprintf("%s did not answer Direct Get within %s: the cell starts with fewer replicas serving reads",
-			strings.Join(waiting, ", "), bound)
+			strings.Join(names, ", "), bound)
 	}
 	return fmt.Sprintf("all %d replicas answer Direct Get after %.1fs", len(replicas), time.Since(start).Seconds())
-}
-
-// servesDirectGet asks a node's /subsz whether it holds a local
-// subscription on the stream's own Direct Get subject (the JetStream API's
-// "$JS.API.>" matches the test subject too, so the list is read).
-func servesDirectGet(ctx context.Context, c *http.Client, monitor, stream string) bool {
-	subject := "$JS.API.DIRECT.GET." + stream
-	q := url.Values{"subs": {"1"}, "test": {subject}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(monitor, "/")+"/subsz?"+q.Encode(), nil)
-	if err != nil {
-		return false
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	var subsz struct {
-		List []subszEntry `json:"subscriptions_list"`
-	}
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&subsz) != nil {
-		return false
-	}
-	return slices.ContainsFunc(subsz.List, func(e subszEntry) bool {
-		return e.Subject == subject || e.Subject == subject+".>"
-	})
-}
-
-type subszEntry struct {
-	Subject string `json:"subject"`
 }
