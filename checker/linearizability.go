@@ -2,8 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -60,106 +58,11 @@ func NewLinearizability(opts Options) *Linearizability {
 // Name implements Checker.
 func (*Linearizability) Name() string { return NameLinearizability }
 
-// buildLinOps turns the history into model ops, grouped by key, and
-// tallies what it dropped and how indeterminate writes were settled.
-func buildLinOps(h *history.History, counts map[string]int) map[string][]*linOp {
-	ops := h.Ops
-	si := newStreamIndex(h)
-	info := resolveInfo(ops, si, h.StreamComplete)
-
-	// bound[i]: the earliest ack of an ok write with revision >= revs[i].
-	type ack struct {
-		rev uint64
-		at  int64
-	}
-	var acks []ack
-	for i := range ops {
-		o := &ops[i]
-		if isClientOp(o) && o.IsWrite() && o.Outcome == history.OK {
-			acks = append(acks, ack{o.Rev, o.Complete})
-		}
-	}
-	sort.Slice(acks, func(a, b int) bool { return acks[a].rev < acks[b].rev })
-	for i := len(acks) - 2; i >= 0; i-- {
-		acks[i].at = min(acks[i].at, acks[i+1].at)
-	}
-	returnBound := func(rev uint64, invoke int64) int64 {
-		i := sort.Search(len(acks), func(i int) bool { return acks[i].rev > rev })
-		if i == len(acks) || acks[i].at < invoke {
-			return math.MaxInt64
-		}
-		return acks[i].at
-	}
-
-	all := make([]linOp, 0, len(ops))
-	perKey := map[string][]*linOp{}
-	for i := range ops {
-		o := &ops[i]
-		if !isClientOp(o) || o.Key == "" {
-			continue
-		}
-		l := linOp{client: int32(o.Client), idx: int32(i), key: o.Key, value: o.Value,
-			expected: o.ExpectedRev, rev: o.Rev, call: o.Invoke, ret: o.Complete, ocall: o.Invoke, oret: o.Complete}
-		switch o.Type {
-		case history.Get:
-			if o.Outcome != history.OK {
-				counts["dropped_reads"]++
-				continue
-			}
-			l.kind = kGet
-			if o.Err == history.ErrNotFound || o.Rev == 0 {
-				l.out = oNotFound
-			}
-		case history.Update, history.Put, history.Create, history.Delete, history.Purge:
-			l.kind = kUpdate
-			switch o.Type {
-			case history.Put:
-				l.kind = kPut
-			case history.Create:
-				l.kind = kCreate
-			case history.Delete, history.Purge:
-				l.kind = kDelete
-			}
-			switch o.Outcome {
-			case history.OK:
-				l.out = oOK
-			case history.Fail:
-				switch {
-				case o.Type == history.Update && o.Err == history.ErrWrongLastSeq:
-					l.out = oWrongSeq
-				case o.Type == history.Create && (o.Err == history.ErrKeyExists || o.Err == history.ErrWrongLastSeq):
-					l.out = oExists
-				default: // allowed in any state: nothing to check
-					counts["dropped_failed"]++
-					continue
-				}
-			default:
-				r := info[int32(i)]
-				l.res = r.how
-				switch r.how {
-				case resStream, resObserved:
-					counts["info_applied"]++
-					l.out, l.rev = oOK, r.rev
-					l.ret = returnBound(r.rev, o.Invoke)
-				case resNotApplied:
-					counts["info_not_applied"]++
-					continue
-				default:
-					counts["info_unresolved"]++
-					l.out, l.ret = oUnknown, math.MaxInt64
-				}
-			}
-		default:
-			continue
-		}
-		l.call, l.ret = scaleCall(l.call, l.isWrite() && (l.out == oOK || l.out == oUnknown)), scaleRet(l.ret)
-		all = append(all, l)
-		p := &all[len(all)-1]
-		perKey[o.Key] = append(perKey[o.Key], p)
-	}
-	counts["ops_checked"] = len(all)
-	return perKey
-}
+// linBatchOps is how many model ops the check builds and decides at a
+// time, a batch of whole keys: the model ops and pieces of one batch are
+// all it holds besides the history (one key with more ops is a batch of
+// its own). A variable so that a test can make batches of one key.
+var linBatchOps = 250_000
 
 // Check implements Checker.
 func (c *Linearizability) Check(h history.History) Result {
@@ -170,15 +73,6 @@ func (c *Linearizability) Check(h history.History) Result {
 	for _, k := range linCounts {
 		counts[k] = 0
 	}
-	perKey := buildLinOps(&h, counts)
-	keys := make([]string, 0, len(perKey))
-	for k := range perKey {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	jobs := planJobs(perKey, keys, c.opts.ChunkOps, counts)
-	counts[CountKeys], counts["pieces"] = len(keys), len(jobs)
-
 	var deadline time.Time
 	if c.opts.Timeout > 0 {
 		deadline = time.Now().Add(c.opts.Timeout)
@@ -191,15 +85,64 @@ func (c *Linearizability) Check(h history.History) Result {
 		return d, d > 0
 	}
 	model := kvPieceModel()
-	runJobs(model, jobs, c.opts.Workers, remaining)
+	jg := &linJudge{c: c, ops: h.Ops, model: model, remaining: remaining, counts: counts,
+		ex: newExamples(c.opts.MaxExamples), keyState: map[string]porcupine.CheckResult{}}
+	b := newLinBuilder(&h)
+	idx, allKeys := byKey(h.Ops)
+	var keys []string
+	for next := 0; next < len(allKeys); {
+		batch := map[string][]*linOp{}
+		var batchKeys []string
+		n := 0
+		for ; next < len(allKeys) && n < linBatchOps; next++ {
+			k := allKeys[next]
+			if ops := b.build(idx[k], counts); len(ops) > 0 {
+				batch[k], batchKeys, n = ops, append(batchKeys, k), n+len(ops)
+			}
+		}
+		counts["ops_checked"] += n
+		jobs := planJobs(batch, batchKeys, c.opts.ChunkOps, counts)
+		counts["pieces"] += len(jobs)
+		runJobs(model, jobs, c.opts.Workers, remaining)
+		jg.judge(jobs)
+		keys = append(keys, batchKeys...)
+	}
+	var unknownKeys []string
+	for _, k := range keys {
+		if jg.keyState[k] == porcupine.Unknown {
+			unknownKeys = append(unknownKeys, k)
+		}
+	}
+	counts[CountKeys] = len(keys)
+	counts[CountKeysIllegal], counts[CountKeysUnknown], counts["internal_errors"] = len(jg.illegalKeys), len(unknownKeys), len(jg.internal)
+	r := Result{Name: c.Name(), Counts: counts, Anomalies: jg.ex.list, Files: jg.files, InternalErrors: jg.internal}
+	c.verdict(&r, keys, jg.illegalKeys, unknownKeys)
+	return r
+}
 
-	ex := newExamples(c.opts.MaxExamples)
-	var files, illegalKeys, unknownKeys, internal []string
-	keyState := map[string]porcupine.CheckResult{}
+// linJudge collects the outcome of the pieces, batch after batch.
+type linJudge struct {
+	c         *Linearizability
+	ops       []history.Op
+	model     porcupine.Model
+	remaining func() (time.Duration, bool)
+	counts    map[string]int
+	ex        *examples
+	keyState  map[string]porcupine.CheckResult
+	files     []string
+	internal  []string
+	// illegalKeys in the order their first illegal piece was judged.
+	illegalKeys []string
+}
+
+// judge counts decided jobs and explains the first illegal piece of each
+// key, while examples and visualizations are wanted.
+func (jg *linJudge) judge(jobs []linJob) {
+	counts, opts := jg.counts, jg.c.opts
 	for i := range jobs {
 		j := &jobs[i]
 		if j.internal != "" {
-			internal = append(internal, j.internal)
+			jg.internal = append(jg.internal, j.internal)
 		}
 		if j.direct {
 			counts["pieces_direct"]++
@@ -211,42 +154,33 @@ func (c *Linearizability) Check(h history.History) Result {
 		} else if j.refuted != nil && j.confirmed == porcupine.Unknown {
 			counts["pieces_refuted_unconfirmed"]++
 		}
-		if j.res == porcupine.Illegal && keyState[j.key] != porcupine.Illegal &&
-			(ex.want("non_linearizable") || len(files) < c.opts.MaxVisualizations) {
-			a, f, bug := c.explain(h.Ops, model, j, len(files) < c.opts.MaxVisualizations, remaining)
+		if j.res == porcupine.Illegal && jg.keyState[j.key] != porcupine.Illegal &&
+			(jg.ex.want("non_linearizable") || len(jg.files) < opts.MaxVisualizations) {
+			a, f, bug := jg.c.explain(jg.ops, jg.model, j, len(jg.files) < opts.MaxVisualizations, jg.remaining)
 			if bug != "" {
-				internal = append(internal, bug)
+				jg.internal = append(jg.internal, bug)
 				j.res = porcupine.Unknown
 			} else {
 				if f != "" {
-					files = append(files, f)
+					jg.files = append(jg.files, f)
 				}
-				ex.add(a)
+				jg.ex.add(a)
 			}
 		}
 		switch j.res {
 		case porcupine.Illegal:
 			counts["pieces_illegal"]++
-			if keyState[j.key] != porcupine.Illegal {
-				keyState[j.key] = porcupine.Illegal
-				illegalKeys = append(illegalKeys, j.key)
+			if jg.keyState[j.key] != porcupine.Illegal {
+				jg.keyState[j.key] = porcupine.Illegal
+				jg.illegalKeys = append(jg.illegalKeys, j.key)
 			}
 		case porcupine.Unknown:
 			counts["pieces_unknown"]++
-			if keyState[j.key] == "" {
-				keyState[j.key] = porcupine.Unknown
+			if jg.keyState[j.key] == "" {
+				jg.keyState[j.key] = porcupine.Unknown
 			}
 		}
 	}
-	for _, k := range keys {
-		if keyState[k] == porcupine.Unknown {
-			unknownKeys = append(unknownKeys, k)
-		}
-	}
-	counts[CountKeysIllegal], counts[CountKeysUnknown], counts["internal_errors"] = len(illegalKeys), len(unknownKeys), len(internal)
-	r := Result{Name: c.Name(), Counts: counts, Anomalies: ex.list, Files: files, InternalErrors: internal}
-	c.verdict(&r, keys, illegalKeys, unknownKeys)
-	return r
 }
 
 var linCounts = []string{"ops_checked", "keys", "keys_illegal", "keys_unknown", "pieces", "pieces_illegal",
