@@ -101,6 +101,9 @@ type kvSettings struct {
 	Pattern   string        `json:"pattern"`
 	Replicas  int           `json:"replicas"`
 	OpTimeout time.Duration `json:"op_timeout"`
+	// History is the revisions kept per key: -1 all; absent in cells
+	// stored before kv-update had --history, which all kept every one.
+	History *int `json:"history"`
 }
 
 func (c *cell) kv() (kvSettings, bool) {
@@ -126,8 +129,14 @@ func (c *cell) workloadLine() string {
 	if c.res.DirectGet {
 		dg = "on (allow_direct true: any replica answers reads)"
 	}
-	s := fmt.Sprintf("KV bucket %q (stream `KV_%s`), %d replicas, file storage, Direct Get %s; the bucket's history was raised to keep every revision, so the stream can be read back whole. ",
-		kv.Bucket, kv.Bucket, kv.Replicas, dg)
+	kept := "the bucket's history was raised to keep every revision, so the stream can be read back whole"
+	if kv.History != nil && *kv.History > 0 {
+		kept = fmt.Sprintf("the bucket keeps the last %s of each key (history %d; `nats kv add` makes 1), "+
+			"so the read-back after the run holds only those; ordered consumers on the stream saw every revision during the run",
+			plural(*kv.History, "revision", "revisions"), *kv.History)
+	}
+	s := fmt.Sprintf("KV bucket %q (stream `KV_%s`), %d replicas, file storage, Direct Get %s; %s. ",
+		kv.Bucket, kv.Bucket, kv.Replicas, dg, kept)
 	s += fmt.Sprintf("%d clients on %d keys, spread over the nodes (each connected to one node, the others as fallbacks)", kv.Clients, kv.Keys)
 	if kv.Pattern == "single-writer" {
 		s += "; each key has one writer, which loops `kv.Get(key)` then `kv.Update(key, value, revision from that get)`"

@@ -208,3 +208,24 @@ func TestReply(t *testing.T) {
 		}
 	}
 }
+
+// The workload line says how many revisions the bucket kept: a history-1
+// bucket's read-back holds only the last one, which a maintainer needs to
+// know to read the finding.
+func TestWorkloadLineHistory(t *testing.T) {
+	base := `"bucket":"chaos","keys":10,"clients":10,"pattern":"single-writer","replicas":3`
+	tests := []struct {
+		name, settings, want string
+	}{
+		{"before --history existed", `{` + base + `}`, "raised to keep every revision"},
+		{"history all", `{` + base + `,"history":-1}`, "raised to keep every revision"},
+		{"history 1", `{` + base + `,"history":1}`, "keeps the last 1 revision of each key (history 1;"},
+		{"history 5", `{` + base + `,"history":5}`, "keeps the last 5 revisions of each key (history 5;"},
+	}
+	for _, tc := range tests {
+		c := &cell{res: cellResult{Settings: []byte(tc.settings)}}
+		if got := c.workloadLine(); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q does not say %q", tc.name, got, tc.want)
+		}
+	}
+}
