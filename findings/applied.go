@@ -201,8 +201,14 @@ func (c *cell) withContext(ops []history.Op, ac appliedCase) []history.Op {
 func (c *cell) whereStored(cases []appliedCase) table {
 	t := table{title: "Where the values are", header: []string{"value", "written by", "reply", "stored at seq", "the key's entry before it", "expected revision"},
 		note: c.readBackNote()}
+	// A bucket that keeps n revisions per key reads back only those: an
+	// entry missing before the value may just not be kept.
+	none := "none"
+	if kv, ok := c.kv(); ok && kv.History != nil && *kv.History > 0 {
+		none = fmt.Sprintf("not in the read-back (it keeps %s per key)", plural(*kv.History, "revision", "revisions"))
+	}
 	for _, ac := range cases {
-		prev, held := "none", "-"
+		prev, held := none, "-"
 		if ac.prev != nil {
 			prev = fmt.Sprintf("seq %d", ac.prev.Seq)
 			held = fmt.Sprintf("%d (%s)", ac.op.ExpectedRev, map[bool]string{true: "matches", false: "does not match"}[ac.prev.Seq == ac.op.ExpectedRev])

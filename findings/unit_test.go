@@ -229,3 +229,20 @@ func TestWorkloadLineHistory(t *testing.T) {
 		}
 	}
 }
+
+// "Where the values are" does not call an entry missing when the bucket
+// only did not keep it.
+func TestWhereStoredHistory(t *testing.T) {
+	ac := appliedCase{op: history.Op{Client: 1, Node: "n1", Type: history.Update, Key: "k", Value: "v", ExpectedRev: 3,
+		Outcome: history.Fail, Err: history.ErrWrongLastSeq, ErrCode: 10071, ErrSeq: 2}, entry: history.Entry{Seq: 9, Key: "k", Value: "v"}}
+	for settings, want := range map[string]string{
+		`{"bucket":"chaos","history":1}`:  "not in the read-back (it keeps 1 revision per key)",
+		`{"bucket":"chaos","history":-1}`: "none",
+		`{"bucket":"chaos"}`:              "none",
+	} {
+		c := &cell{res: cellResult{Settings: []byte(settings)}}
+		if got := c.whereStored([]appliedCase{ac}).rows[0][4]; got != want {
+			t.Errorf("%s: %q, want %q", settings, got, want)
+		}
+	}
+}
