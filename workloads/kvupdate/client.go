@@ -12,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // client is one Jepsen-style process: one connection, one op at a time.
@@ -45,7 +46,7 @@ func (w *Workload) newClient(ctx context.Context, id int) (*client, error) {
 	// the allow_direct we asked for (facts.md "Direct Get").
 	var kv jetstream.KeyValue
 	var stream jetstream.Stream
-	err = retryTransient(ctx, bindWithin, func(ctx context.Context) (err error) {
+	err = workloads.RetryTransient(ctx, bindWithin, func(ctx context.Context) (err error) {
 		if kv, err = js.KeyValue(ctx, w.opts.Bucket); err != nil {
 			return fmt.Errorf("bind bucket: %w", err)
 		}

@@ -47,20 +47,3 @@ func TestClassify(t *testing.T) {
 		})
 	}
 }
-
-func TestTransientSetupErrors(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{context.DeadlineExceeded, true},
-		{fmt.Errorf("wrapped: %w", nats.ErrNoResponders), true},
-		{&jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}, true},
-		{&jetstream.APIError{Code: 400, ErrorCode: 10058, Description: "stream name already in use with a different configuration"}, false},
-		{errors.New("permissions violation"), false},
-	} {
-		if got := transient(tc.err); got != tc.want {
-			t.Errorf("transient(%v) = %v, want %v", tc.err, got, tc.want)
-		}
-	}
-}

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // ObservedFile holds what the ordered consumers saw during the run.
@@ -101,7 +102,7 @@ func (w *Workload) startOrdered(ctx context.Context, nc *nats.Conn, via string) 
 			ro.err = err
 			return
 		}
-		ro.err = retryTransient(ctx, time.Until(deadlineOr(ctx, time.Hour)), func(tctx context.Context) (err error) {
+		ro.err = workloads.RetryTransient(ctx, time.Until(deadlineOr(ctx, time.Hour)), func(tctx context.Context) (err error) {
 			ro.obs, err = startObserver(tctx, js, w.opts.Bucket, via, w.sink)
 			return err
 		})

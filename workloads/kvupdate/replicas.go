@@ -114,7 +114,15 @@ func (w *Workload) readReplica(ctx context.Context, rp *checker.Replica) error {
 		if rp.Complete {
 			return nil
 		}
-		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+		err = batch.Error()
+		if errors.Is(err, nats.ErrNoResponders) && got == 0 && noResp < 100 {
+			// The same, reported by the pull itself rather than by
+			// FetchNoWait (seen on the local runtime under load).
+			noResp++
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("fetch from %s: %w", rp.Node, err)
 		}
 		if got == 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // Workload is one cell's bucket, its observer and its clients.
@@ -134,7 +135,7 @@ func (w *Workload) createBucket(ctx context.Context) error {
 		if last == nil {
 			return nil
 		}
-		if !transient(last) {
+		if !workloads.Transient(last) {
 			return fmt.Errorf("create bucket %s: %w", w.opts.Bucket, last)
 		}
 		time.Sleep(250 * time.Millisecond)
@@ -151,40 +152,6 @@ func (w *Workload) createBucket(ctx context.Context) error {
 // API silent for a while.
 const bindWithin = 30 * time.Second
 
-// retryTransient calls do until it succeeds, fails for good, or bound
-// passes; each try has 5 s.
-func retryTransient(ctx context.Context, bound time.Duration, do func(context.Context) error) error {
-	deadline := time.Now().Add(bound)
-	tries := 0
-	for {
-		tries++
-		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := do(tctx)
-		cancel()
-		if err == nil || !transient(err) || ctx.Err() != nil {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%w (still failing after %d tries within %s)", err, tries, bound)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-}
-
-// transient says whether a failed JetStream request may succeed if asked
-// again: no answer in time, nobody listening yet, or JetStream temporarily
-// unavailable (10008).
-func transient(err error) bool {
-	var apiErr *jetstream.APIError
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders):
-		return true
-	case errors.As(err, &apiErr):
-		return apiErr.ErrorCode == 10008 || apiErr.Code == 503
-	}
-	return false
-}
-
 // keepAll is the per-key history of --history all: the stream keeps every
 // revision of the run and can be read back in full afterwards (KV's own
 // maximum is 64; nats.go refuses to bind a bucket with no limit). Real
@@ -197,7 +164,11 @@ const keepAll = 1_000_000_000
 // handles afterwards, so they see the change; CreateKeyValue must not be
 // called again: it would reset it (facts.md "Direct Get").
 func (w *Workload) configure(ctx context.Context) error {
-	s, err := w.js.Stream(ctx, w.StreamName())
+	var s jetstream.Stream
+	err := workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
+		s, err = w.js.Stream(ctx, w.StreamName())
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -209,10 +180,19 @@ func (w *Workload) configure(ctx context.Context) error {
 	// RePublish setting): with one revision per key an ordered consumer
 	// misses revisions deleted before it reaches them.
 	cfg.RePublish = &jetstream.RePublish{Source: w.subject(">"), Destination: republishSubject(w.opts.Bucket) + ".>"}
-	if s, err = w.js.UpdateStream(ctx, cfg); err != nil {
+	// Updating to the same config again is idempotent.
+	err = workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
+		s, err = w.js.UpdateStream(ctx, cfg)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("set allow_direct=%v: %w", w.opts.DirectGet, err)
 	}
-	info, err := s.Info(ctx)
+	var info *jetstream.StreamInfo
+	err = workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
+		info, err = s.Info(ctx)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -333,7 +313,7 @@ func (w *Workload) streamAfterHeal(ctx context.Context) (jetstream.Stream, error
 		if s, err = w.js.Stream(ctx, w.StreamName()); err == nil {
 			return s, nil
 		}
-		if !errors.Is(err, jetstream.ErrStreamNotFound) && !transient(err) {
+		if !errors.Is(err, jetstream.ErrStreamNotFound) && !workloads.Transient(err) {
 			return nil, err
 		}
 		time.Sleep(time.Second)

@@ -87,6 +87,11 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 	return i, nil
 }
 
+// createWithin bounds creating the stream and the consumers, asked again
+// while the answer is transient (workloads.RetryTransient): a stream create
+// timed out right after readiness on a loaded machine in make test.
+const createWithin = 30 * time.Second
+
 func (i *instance) createStream(ctx context.Context) error {
 	retention := map[Retention]jetstream.RetentionPolicy{
 		Limits: jetstream.LimitsPolicy, WorkQueue: jetstream.WorkQueuePolicy, Interest: jetstream.InterestPolicy,
@@ -96,7 +101,11 @@ func (i *instance) createStream(ctx context.Context) error {
 		Retention: retention, Storage: jetstream.FileStorage, Duplicates: i.o.DuplicateWindow.D(),
 		AllowDirect: i.o.DirectGet,
 	}
-	s, err := i.js.CreateStream(ctx, cfg)
+	var s jetstream.Stream
+	err := workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
+		s, err = i.js.CreateStream(ctx, cfg)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("create stream: %w", err)
 	}
@@ -116,7 +125,11 @@ func (i *instance) createConsumer(ctx context.Context, name string) error {
 		Durable: name, AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
 		AckWait: i.o.AckWait.D(), MaxDeliver: i.o.MaxDeliver,
 	}
-	c, err := i.js.CreateConsumer(ctx, StreamName, cfg)
+	var c jetstream.Consumer
+	err := workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
+		c, err = i.js.CreateConsumer(ctx, StreamName, cfg)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("create consumer %s: %w", name, err)
 	}

@@ -1,0 +1,50 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// RetryTransient calls do until it succeeds, fails for good (an error
+// Transient does not call passing), or bound passes; each try has 5 s.
+// Workloads use it for the idempotent requests of their setup (creating a
+// stream or consumer with the same config again changes nothing): on a
+// cluster that just became ready, or on a loaded machine, the first
+// JetStream requests can time out while the meta leader settles (seen in
+// make test as "create stream: context deadline exceeded").
+func RetryTransient(ctx context.Context, bound time.Duration, do func(context.Context) error) error {
+	deadline := time.Now().Add(bound)
+	tries := 0
+	for {
+		tries++
+		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := do(tctx)
+		cancel()
+		if err == nil || !Transient(err) || ctx.Err() != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w (still failing after %d tries within %s)", err, tries, bound)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// Transient says whether a failed JetStream request may succeed if asked
+// again: no answer in time, nobody listening yet, or JetStream temporarily
+// unavailable (10008).
+func Transient(err error) bool {
+	var apiErr *jetstream.APIError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders):
+		return true
+	case errors.As(err, &apiErr):
+		return apiErr.ErrorCode == 10008 || apiErr.Code == 503
+	}
+	return false
+}
