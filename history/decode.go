@@ -37,8 +37,9 @@ func decodeLine[T any](line []byte, v *T) error {
 }
 
 // interner gives each distinct string of the fields with few values
-// (types, outcomes, errors, nodes, keys, faults) one copy, and clones the
-// others (values, error messages, details).
+// (types, outcomes, errors, nodes, keys, faults) one shared copy; both
+// decoders allocate every string anew, so the others (values, error
+// messages, details) are left as they are.
 type interner struct{ m map[string]string }
 
 func newInterner() *interner { return &interner{m: map[string]string{}} }
@@ -58,7 +59,6 @@ func (in *interner) str(s string) string {
 func (in *interner) op(o *Op) {
 	o.Type, o.Outcome, o.Err = OpType(in.str(string(o.Type))), Outcome(in.str(string(o.Outcome))), ErrKind(in.str(string(o.Err)))
 	o.Node, o.Key, o.Fault = in.str(o.Node), in.str(o.Key), in.str(o.Fault)
-	o.Value, o.ErrMsg, o.Detail = strings.Clone(o.Value), strings.Clone(o.ErrMsg), strings.Clone(o.Detail)
 	for i, t := range o.Targets {
 		o.Targets[i] = in.str(t)
 	}
