@@ -26,6 +26,14 @@ func decodeOp(line []byte, in *interner) (Op, error) {
 	return op, nil
 }
 
+// DecodeEntry parses one stream entry line as ReadStream does, for files
+// of entries that belong to a workload (it validates nothing).
+func DecodeEntry(line []byte) (Entry, error) {
+	var e Entry
+	err := decodeLine(line, &e)
+	return e, err
+}
+
 // decodeLine parses one JSON line into v as decodeOp describes.
 func decodeLine[T any](line []byte, v *T) error {
 	if jsonv2.Unmarshal(line, v, jsonv2.RejectUnknownMembers(true)) == nil {

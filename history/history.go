@@ -125,4 +125,15 @@ type History struct {
 	// full, so checkers that depend on it must answer "unknown".
 	Stream         []Entry `json:"stream,omitempty"`
 	StreamComplete bool    `json:"stream_complete"`
+	// Part is set when this is one part of a Split, judged on its own: the
+	// ops' positions in the whole history and what only the whole knows.
+	Part *Part `json:"-"`
+}
+
+// Line is the line of the whole history.jsonl that holds Ops[i].
+func (h *History) Line(i int) int {
+	if h.Part != nil && i >= 0 && i < len(h.Part.Index) {
+		return int(h.Part.Index[i]) + 1
+	}
+	return i + 1
 }

@@ -109,9 +109,23 @@ func (r *Recorder) Close() error {
 // any other line that does not parse, or any invalid op, is an error
 // naming path:line.
 func ReadOps(path string) ([]Op, error) {
-	f, err := os.Open(path)
+	var ops []Op
+	err := scanOps(path, func(lines int) { ops = make([]Op, 0, lines) }, func(_ []byte, op Op) error {
+		ops = append(ops, op)
+		return nil
+	})
 	if err != nil {
 		return nil, err
+	}
+	return ops, nil
+}
+
+// scanOps reads path as ReadOps does and hands visit each valid op with
+// its raw line, in order; sized is told the file's line count first.
+func scanOps(path string, sized func(lines int), visit func(raw []byte, op Op) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
 	}
 	defer f.Close()
 	// One op per line: counting the lines first lets the slice be made
@@ -119,9 +133,9 @@ func ReadOps(path string) ([]Op, error) {
 	// again, and holds the old copies until the GC frees them).
 	lines, err := countLines(f)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ops := make([]Op, 0, lines)
+	sized(lines)
 	in := newInterner()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -130,26 +144,39 @@ func ReadOps(path string) ([]Op, error) {
 	for sc.Scan() {
 		line++
 		if pending != nil {
-			return nil, pending
+			return pending
 		}
 		op, err := decodeOp(sc.Bytes(), in)
 		if err != nil {
 			var syntax *json.SyntaxError
 			if !errors.As(err, &syntax) {
-				return nil, &LineError{File: path, Line: line, Err: err} // parsed, but a field has the wrong type
+				return &LineError{File: path, Line: line, Err: err} // parsed, but a field has the wrong type
 			}
 			pending = &LineError{File: path, Line: line, Err: err}
 			continue
 		}
 		if err := op.Validate(); err != nil {
-			return nil, &LineError{File: path, Line: line, Err: err}
+			return &LineError{File: path, Line: line, Err: err}
 		}
-		ops = append(ops, op)
+		if err := visit(sc.Bytes(), op); err != nil {
+			return err
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
+		return fmt.Errorf("%s:%d: %w", path, line+1, err)
 	}
-	return ops, nil
+	return nil
+}
+
+// CountLines counts the lines of a file, a last one without its newline
+// included: a history.jsonl's ops, without reading them.
+func CountLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return countLines(f)
 }
 
 // countLines counts the lines of f (a last one without its newline

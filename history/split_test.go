@@ -1,0 +1,173 @@
+package history
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// splitFixture writes a history of keys k0..k9 with a fault record, and
+// its stream, and returns both.
+func splitFixture(t *testing.T, complete bool) (string, []Op, []Entry) {
+	t.Helper()
+	dir := t.TempDir()
+	rec, err := NewRecorder(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []Op
+	var entries []Entry
+	for i := range 200 {
+		k := fmt.Sprintf("k%d", i%10)
+		op := Op{Client: i % 4, Type: Put, Key: k, Value: fmt.Sprintf("v%d", i), Rev: uint64(i + 1), Outcome: OK,
+			Invoke: int64(10 * i), Complete: int64(10*i + 5 - i%3)}
+		if i%7 == 0 {
+			op = Op{Client: i % 4, Type: Get, Key: k, Outcome: OK, Err: ErrNotFound, Invoke: int64(10 * i), Complete: int64(10*i + 1)}
+		} else {
+			entries = append(entries, Entry{Seq: op.Rev, Key: k, Value: op.Value})
+		}
+		if i == 50 {
+			ops = append(ops, Op{Client: NemesisClient, Type: Fault, Fault: "kill", Targets: []string{"n1"}, Outcome: OK, Invoke: 1, Complete: 2})
+		}
+		ops = append(ops, op)
+	}
+	for _, op := range ops {
+		rec.Add(op)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteStream(filepath.Join(dir, "stream.jsonl"), entries, complete); err != nil {
+		t.Fatal(err)
+	}
+	return dir, ops, entries
+}
+
+// A split loses nothing, keeps each key whole and in order, and says where
+// every op came from.
+func TestSplitDir(t *testing.T) {
+	for _, complete := range []bool{true, false} {
+		for _, n := range []int{1, 3, 7, 10} {
+			t.Run(fmt.Sprintf("complete=%v/parts=%d", complete, n), func(t *testing.T) {
+				dir, ops, entries := splitFixture(t, complete)
+				s, err := SplitDir(dir, t.TempDir(), n, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.Ops != len(ops) || len(s.Dirs) != n {
+					t.Fatalf("ops %d, parts %d; want %d, %d", s.Ops, len(s.Dirs), len(ops), n)
+				}
+				seen := make([]bool, len(ops))
+				var stream []Entry
+				for p, d := range s.Dirs {
+					h, err := Load(d)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(h.Ops) != len(s.Index[p]) {
+						t.Fatalf("part %d: %d ops, %d indexes", p, len(h.Ops), len(s.Index[p]))
+					}
+					for i, op := range h.Ops {
+						g := s.Index[p][i]
+						if i > 0 && g <= s.Index[p][i-1] {
+							t.Fatalf("part %d: indexes out of order at %d", p, i)
+						}
+						if !reflect.DeepEqual(op, ops[g]) || (op.Type != Fault && s.PartOf(op.Key) != p) {
+							t.Fatalf("part %d op %d = %+v, whole op %d = %+v", p, i, op, g, ops[g])
+						}
+						seen[g] = true
+					}
+					if h.StreamComplete != complete {
+						t.Fatalf("part %d complete = %v, want %v", p, h.StreamComplete, complete)
+					}
+					for _, e := range h.Stream {
+						if s.PartOf(e.Key) != p {
+							t.Fatalf("part %d holds %s", p, e.Key)
+						}
+					}
+					stream = append(stream, h.Stream...)
+					keys := map[string]bool{}
+					for _, op := range h.Ops {
+						if op.Key != "" {
+							keys[op.Key] = true
+						}
+					}
+					if n == 10 && len(keys) != 1 {
+						t.Errorf("part %d of 10 holds %d of the 10 keys, want 1: keys go to the smallest part", p, len(keys))
+					}
+				}
+				for g, ok := range seen {
+					if !ok {
+						t.Fatalf("op %d is in no part", g)
+					}
+				}
+				if len(stream) != len(entries) {
+					t.Fatalf("%d entries in the parts, want %d", len(stream), len(entries))
+				}
+				acks := 0
+				for i, a := range s.Acks {
+					if i > 0 && a.Rev < s.Acks[i-1].Rev {
+						t.Fatal("acks not sorted by revision")
+					}
+					acks++
+				}
+				if acks != len(entries) {
+					t.Fatalf("%d acks, want %d", acks, len(entries))
+				}
+			})
+		}
+	}
+}
+
+// A bad line is named by its line in the whole file.
+func TestSplitDirNamesWholeLines(t *testing.T) {
+	dir, _, _ := splitFixture(t, true)
+	good, err := os.ReadFile(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(good), "\n")
+	bad := strings.Join(lines[:5], "") + `{"client":1,"type":"get","key":"k","outcome":"ok","invoke":9,"complete":3}` + "\n" + strings.Join(lines[5:], "")
+	stream, err := os.ReadFile(filepath.Join(dir, "stream.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slines := strings.SplitAfter(string(stream), "\n")
+	dupStream := strings.Join(slines[:4], "") + slines[2] + strings.Join(slines[4:], "")
+	cases := []struct{ name, file, body, want string }{
+		{"op", "history.jsonl", bad, "history.jsonl:6:"},
+		{"stream", "stream.jsonl", dupStream, "stream.jsonl:5: sequence"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, _, _ := splitFixture(t, true)
+			if err := os.WriteFile(filepath.Join(d, c.file), []byte(c.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := SplitDir(d, t.TempDir(), 3, nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want one naming %q", err, c.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestHistoryLine(t *testing.T) {
+	whole := History{Ops: make([]Op, 3)}
+	part := History{Ops: make([]Op, 2), Part: &Part{Index: []int32{4, 9}}}
+	for _, c := range []struct {
+		h    *History
+		i    int
+		want int
+	}{{&whole, 0, 1}, {&whole, 2, 3}, {&part, 0, 5}, {&part, 1, 10}} {
+		if got := c.h.Line(c.i); got != c.want {
+			t.Errorf("Line(%d) = %d, want %d", c.i, got, c.want)
+		}
+	}
+}
