@@ -129,7 +129,14 @@ func (c *Attribution) Check(h history.History) Result {
 			}
 		}
 	}
-	r := Result{Name: c.Name(), Counts: counts, Anomalies: ex.list}
+	r := Result{Name: c.Name(), Counts: counts, Anomalies: ex.list, part: &partState{}}
+	c.finish(&r)
+	return r
+}
+
+// finish implements finisher.
+func (c *Attribution) finish(r *Result) {
+	counts := r.Counts
 	r.Summary = attributionSummary(counts)
 	switch {
 	case counts[clsStale] > 0 || counts[clsSpurious+"_10071"] > 0:
@@ -140,7 +147,6 @@ func (c *Attribution) Check(h history.History) Result {
 	default:
 		r.Verdict = Valid
 	}
-	return r
 }
 
 func attributionSummary(counts map[string]int) string {

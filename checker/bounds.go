@@ -290,5 +290,5 @@ func opName(o *linOp) string {
 	default:
 		return "the piece's start"
 	}
-	return fmt.Sprintf("client %d's %s (line %d)", o.client, what, o.idx+1)
+	return fmt.Sprintf("client %d's %s (line %d)", o.client, what, o.line)
 }

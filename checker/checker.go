@@ -30,6 +30,17 @@
 // completion before its invocation, an unknown type, an ok write without
 // its revision...) gets an unknown verdict whose reason names the bad line,
 // never a verdict.
+//
+// # Long histories
+//
+// Every checker judges one key at a time (or one client and key), so a
+// history too long to hold whole is judged in parts: a workload cuts it by
+// key (history.SplitDir; Options.PartOps says when), runs the checkers on
+// each part in turn and puts their results together with Merge, which
+// gives what the whole history's check gives (TestPartsMatchWhole). The
+// check then holds one part at a time: its memory is bounded by the
+// largest part, never by the run's length, unless one key alone is that
+// long (a part cannot split a key).
 package checker
 
 import (
@@ -83,6 +94,8 @@ type Result struct {
 	// is left undecided.
 	InternalErrors []string `json:"internal_errors,omitempty"`
 	ElapsedMs      float64  `json:"elapsed_ms"`
+	// part is what Merge needs to put the results of parts together.
+	part *partState
 }
 
 // Bucket is one bar of a histogram: Count values v with previous bucket's
@@ -102,6 +115,8 @@ type Anomaly struct {
 	Ops         []OpRef         `json:"ops,omitempty"`
 	Entries     []history.Entry `json:"entries,omitempty"` // stream entries involved
 	File        string          `json:"file,omitempty"`
+	// rank orders examples of a kind across parts (Merge): highest first.
+	rank float64
 }
 
 // OpRef is an op with its position in History.Ops (0-based; the line of
@@ -131,6 +146,11 @@ type Options struct {
 	ChunkOps int
 	// Workers bounds parallel porcupine searches (0: GOMAXPROCS).
 	Workers int
+	// PartOps is the longest history a workload's check holds in memory
+	// whole; a longer one it cuts by key into parts of about this many ops
+	// and judges one part at a time (history.Split, Merge). 0: 1,000,000;
+	// negative: never cut.
+	PartOps int
 }
 
 func (o Options) withDefaults() Options {
@@ -148,6 +168,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.PartOps == 0 {
+		o.PartOps = 1_000_000
 	}
 	return o
 }

@@ -209,7 +209,16 @@ func markerMayBeBetween(ops []history.Op, unsettled []int32, create *history.Op)
 }
 
 func deletesResult(name string, counts map[string]int, ex *examples) Result {
-	r := Result{Name: name, Counts: counts, Anomalies: ex.list}
+	r := Result{Name: name, Counts: counts, Anomalies: ex.list, part: &partState{}}
+	deletesFinish(&r)
+	return r
+}
+
+// finish implements finisher.
+func (c *Deletes) finish(r *Result) { deletesFinish(r) }
+
+func deletesFinish(r *Result) {
+	counts := r.Counts
 	var found []string
 	for _, k := range []string{CountResurrectedRead, CountDeleteNotHonoured, CountCreateOverLiveKey} {
 		if counts[k] > 0 {
@@ -229,5 +238,4 @@ func deletesResult(name string, counts map[string]int, ex *examples) Result {
 		r.Summary = fmt.Sprintf("every delete and purge honoured (%d acknowledged markers), no read resurrected a deleted key, %d creates over markers, none over a live key",
 			counts[CountMarkers], counts[CountCreatesAfterMarker])
 	}
-	return r
 }

@@ -37,7 +37,7 @@ func (c *Linearizability) explain(hops []history.Op, model porcupine.Model, j *l
 			j.key, len(p)-1, ms(first), ms(last), j.n+1, j.pieces)}
 	shown := p
 	if r := j.refuted; r != nil {
-		a.Description += fmt.Sprintf(": client %d's %s (line %d) fits nowhere: %s", r.op.client, describeOp(r.op, nil), r.op.idx+1, r.why)
+		a.Description += fmt.Sprintf(": client %d's %s (line %d) fits nowhere: %s", r.op.client, describeOp(r.op, nil), r.op.line, r.why)
 		idx := []int{int(r.op.idx)}
 		for _, o := range r.related {
 			if o != nil && o != r.op {

@@ -184,31 +184,38 @@ func (c *Integrity) Check(h history.History) Result {
 		}
 	}
 
-	r := Result{Name: c.Name(), Counts: counts, Anomalies: ex.list}
+	r := Result{Name: c.Name(), Counts: counts, Anomalies: ex.list, part: &partState{incomplete: !complete}}
+	c.finish(&r)
+	return r
+}
+
+// finish implements finisher.
+func (c *Integrity) finish(r *Result) {
+	counts, complete := r.Counts, !r.part.incomplete
 	var found []string
 	for _, k := range integrityKinds {
 		if n := counts[k]; n > 0 {
 			found = append(found, fmt.Sprintf("%d %s", n, k))
 		}
 	}
+	entries := counts["stream_entries"]
 	switch {
 	case len(found) > 0:
 		r.Verdict = Invalid
-		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" (%d acknowledged writes, %d stream entries)", counts[CountAckedWrites], len(si.entries))
+		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" (%d acknowledged writes, %d stream entries)", counts[CountAckedWrites], entries)
 		if !complete {
 			r.Summary += "; stream incomplete"
 		}
 	case !complete:
 		r.Verdict = Unknown
-		r.Reason = fmt.Sprintf("the stream could not be read in full (%d entries read): lost writes and unexpected values cannot be ruled out", len(si.entries))
+		r.Reason = fmt.Sprintf("the stream could not be read in full (%d entries read): lost writes and unexpected values cannot be ruled out", entries)
 		r.Summary = fmt.Sprintf("stream incomplete: %d of %d acknowledged writes and %d of %d reads could not be verified",
 			counts["unverifiable_writes"], counts[CountAckedWrites], counts["unverifiable_reads"], counts["gets_checked"])
 	default:
 		r.Verdict = Valid
 		r.Summary = fmt.Sprintf("all %d acknowledged writes are in the stream, all %d entries were written by live ops, all %d reads match",
-			counts[CountAckedWrites], len(si.entries), counts["gets_checked"])
+			counts[CountAckedWrites], entries, counts["gets_checked"])
 	}
-	return r
 }
 
 func failText(o *history.Op) string {

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -115,8 +116,10 @@ func (c *Linearizability) Check(h history.History) Result {
 	}
 	counts[CountKeys] = len(keys)
 	counts[CountKeysIllegal], counts[CountKeysUnknown], counts["internal_errors"] = len(jg.illegalKeys), len(unknownKeys), len(jg.internal)
-	r := Result{Name: c.Name(), Counts: counts, Anomalies: jg.ex.list, Files: jg.files, InternalErrors: jg.internal}
-	c.verdict(&r, keys, jg.illegalKeys, unknownKeys)
+	r := Result{Name: c.Name(), Counts: counts, Anomalies: jg.ex.list, Files: jg.files, InternalErrors: jg.internal,
+		part: &partState{}}
+	r.part.list("illegal_keys", jg.illegalKeys)
+	c.finish(&r)
 	return r
 }
 
@@ -188,9 +191,11 @@ var linCounts = []string{"ops_checked", "keys", "keys_illegal", "keys_unknown", 
 	"ops_refuted", "info_never_applicable", "max_piece_ops", "dropped_failed", "dropped_reads", "info_applied",
 	"info_not_applied", "info_unresolved", "internal_errors"}
 
-// verdict fills in the verdict, reason and summary.
-func (c *Linearizability) verdict(r *Result, keys, illegalKeys, unknownKeys []string) {
+// finish implements finisher: the verdict, reason and summary.
+func (c *Linearizability) finish(r *Result) {
 	counts := r.Counts
+	illegalKeys := slices.Sorted(slices.Values(r.part.lists["illegal_keys"]))
+	keys, unknownKeys := counts[CountKeys], counts[CountKeysUnknown]
 	settled := ""
 	if n := counts["info_applied"] + counts["info_not_applied"]; n > 0 {
 		settled = fmt.Sprintf("; %d indeterminate writes settled by the stream", n)
@@ -198,21 +203,21 @@ func (c *Linearizability) verdict(r *Result, keys, illegalKeys, unknownKeys []st
 	switch {
 	case len(illegalKeys) > 0:
 		r.Verdict = Invalid
-		r.Summary = fmt.Sprintf("%d of %d keys not linearizable (%s)", len(illegalKeys), len(keys), listSome(illegalKeys, 5))
-		if len(unknownKeys) > 0 {
-			r.Summary += fmt.Sprintf("; %d undecided", len(unknownKeys))
+		r.Summary = fmt.Sprintf("%d of %d keys not linearizable (%s)", len(illegalKeys), keys, listSome(illegalKeys, 5))
+		if unknownKeys > 0 {
+			r.Summary += fmt.Sprintf("; %d undecided", unknownKeys)
 		}
 	case len(r.InternalErrors) > 0:
 		r.Verdict = Unknown
 		r.Reason = fmt.Sprintf("internal error: %s", r.InternalErrors[0])
 		r.Summary = fmt.Sprintf("%d of %d keys undecided because of %d internal errors (a checker bug; see internal_errors)",
-			len(unknownKeys), len(keys), len(r.InternalErrors))
-	case len(unknownKeys) > 0:
+			unknownKeys, keys, len(r.InternalErrors))
+	case unknownKeys > 0:
 		r.Verdict = Unknown
-		r.Reason = fmt.Sprintf("porcupine did not finish %d of %d keys within %s", len(unknownKeys), len(keys), c.opts.Timeout)
+		r.Reason = fmt.Sprintf("porcupine did not finish %d of %d keys within %s", unknownKeys, keys, c.opts.Timeout)
 		if n := counts["pieces_too_large"]; n > 0 {
 			r.Reason = fmt.Sprintf("%d of %d keys undecided: %d pieces exceed %d ops (unsettled indeterminate writes prevent cutting them) or porcupine ran out of time (%s)",
-				len(unknownKeys), len(keys), n, maxPieceOps, c.opts.Timeout)
+				unknownKeys, keys, n, maxPieceOps, c.opts.Timeout)
 		}
 		r.Summary = r.Reason + "; none found non-linearizable so far"
 	case counts["ops_checked"] == 0:
@@ -220,7 +225,7 @@ func (c *Linearizability) verdict(r *Result, keys, illegalKeys, unknownKeys []st
 		r.Summary = r.Reason
 	default:
 		r.Verdict = Valid
-		r.Summary = fmt.Sprintf("all %d keys linearizable (%d ops in %d pieces%s)", len(keys), counts["ops_checked"], counts["pieces"], settled)
+		r.Summary = fmt.Sprintf("all %d keys linearizable (%d ops in %d pieces%s)", keys, counts["ops_checked"], counts["pieces"], settled)
 	}
 	if n := counts["internal_errors"]; n > 0 && r.Verdict == Invalid {
 		r.Summary += fmt.Sprintf("; %d internal errors (a checker bug; see internal_errors)", n)

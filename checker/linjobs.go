@@ -137,7 +137,7 @@ func confirm(model porcupine.Model, j *linJob, remaining func() (time.Duration, 
 			j.confirmed, j.res = porcupine.Ok, porcupine.Unknown
 			r := j.refuted
 			j.internal = fmt.Sprintf("key %s piece %d of %d: the interval bounds refute client %d's %s (line %d): %s; but porcupine finds a linearization of the piece",
-				j.key, j.n+1, j.pieces, r.op.client, describeOp(r.op, nil), r.op.idx+1, r.why)
+				j.key, j.n+1, j.pieces, r.op.client, describeOp(r.op, nil), r.op.line, r.why)
 			return
 		}
 	}

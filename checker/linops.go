@@ -13,6 +13,7 @@ import (
 // indeterminate writes the stream settles, and the ack bounds.
 type linBuilder struct {
 	ops  []history.Op
+	h    *history.History // for History.Line
 	info map[int32]infoWrite
 	// acks[i]: the earliest ack of an ok write with revision >= acks[i].rev.
 	acks []ack
@@ -24,10 +25,18 @@ type ack struct {
 }
 
 func newLinBuilder(h *history.History) *linBuilder {
-	b := &linBuilder{ops: h.Ops, info: resolveInfo(h.Ops, newStreamIndex(h), h.StreamComplete)}
+	b := &linBuilder{ops: h.Ops, h: h, info: resolveInfo(h.Ops, newStreamIndex(h), h.StreamComplete)}
+	if h.Part != nil {
+		// Revisions are shared by every key: a part bounds its writes by
+		// the whole history's acknowledgements, as the whole check does.
+		b.acks = make([]ack, len(h.Part.Acks))
+		for i, a := range h.Part.Acks {
+			b.acks[i] = ack{a.Rev, a.Complete}
+		}
+	}
 	for i := range h.Ops {
 		o := &h.Ops[i]
-		if isClientOp(o) && o.IsWrite() && o.Outcome == history.OK {
+		if h.Part == nil && isClientOp(o) && o.IsWrite() && o.Outcome == history.OK {
 			b.acks = append(b.acks, ack{o.Rev, o.Complete})
 		}
 	}
@@ -68,7 +77,7 @@ func (b *linBuilder) build(idx []int32, counts map[string]int) []*linOp {
 // nothing (counted).
 func (b *linBuilder) convert(i int32, counts map[string]int) (linOp, bool) {
 	o := &b.ops[i]
-	l := linOp{client: int32(o.Client), idx: int32(i), key: o.Key, value: o.Value,
+	l := linOp{client: int32(o.Client), idx: int32(i), line: int32(b.h.Line(int(i))), key: o.Key, value: o.Value,
 		expected: o.ExpectedRev, rev: o.Rev, call: o.Invoke, ret: o.Complete, ocall: o.Invoke, oret: o.Complete}
 	switch o.Type {
 	case history.Get:

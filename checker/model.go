@@ -75,6 +75,7 @@ type linOp struct {
 	oret     int64
 	bind     [2]*linOp // pinned writes: the ops that set the bounds tighten gave it
 	piece    int32     // 1 + its piece's number within the key (planJobs); 0: in none
+	line     int32     // its line in the whole history.jsonl (History.Line)
 }
 
 func (o *linOp) isWrite() bool {
@@ -360,7 +361,7 @@ func describeMeta(m any) string {
 	if !ok || o.idx < 0 {
 		return ""
 	}
-	d := fmt.Sprintf("client %d, history line %d, ran %s-%s", o.client, o.idx+1, fmtNs(o.ocall), fmtNs(o.oret))
+	d := fmt.Sprintf("client %d, history line %d, ran %s-%s", o.client, o.line, fmtNs(o.ocall), fmtNs(o.oret))
 	if o.call/4 != o.ocall || (o.ret != math.MaxInt64 && o.ret/4 != o.oret) {
 		d += fmt.Sprintf(", must take effect within %s-%s", fmtT(o.call), fmtT(o.ret))
 	}

@@ -26,7 +26,7 @@ var mutants = []mutant{
 	{"stale-read: missed versions miscounted", "checker/stale.go",
 		"newer := inserted - older", "newer := inserted", []string{"TestStaleReadMatchesOracle", "TestFixtures"}},
 	{"stale-read: verdict ignores stale reads", "checker/stale.go",
-		"case len(hits) > 0:", "case false:", []string{"TestFixtures", "TestTies"}},
+		"case stale > 0:", "case false:", []string{"TestFixtures", "TestTies"}},
 
 	// wrong-last-seq
 	{"wrong-last-seq: stale_read class deleted", "checker/attribution.go",
@@ -211,4 +211,12 @@ var mutants = []mutant{
 		"case linearize(j.piece):", "case false:", []string{"TestDirectPiecesNeedNoTime", "TestDirectAgreesWithPorcupine"}},
 	{"direct: a rejection placed in the epoch it rules out", "checker/direct.go",
 		"return e.rev(k) != o.expected", "return true", []string{"TestLinearizeByRevision"}},
+
+	// judging in parts (merge.go, history.Split)
+	{"parts: examples keep their part's op positions", "checker/merge.go",
+		"a.Ops[i].Index = int(index[p][a.Ops[i].Index])", "a.Ops[i].Index += 0", []string{"TestPartsMatchWhole"}},
+	{"parts: a part ignores the whole history's acknowledgements", "checker/linops.go",
+		"if h.Part != nil {\n\t\t// Revisions", "if false {\n\t\t// Revisions", []string{"TestPartsMatchWhole"}},
+	{"parts: counts are not added up", "checker/merge.go",
+		"r.Counts[k] += v", "r.Counts[k] = v", []string{"TestPartsMatchWhole"}},
 }

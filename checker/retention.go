@@ -87,7 +87,7 @@ func (c *Retention) Check(h history.History) Result {
 		}
 		add(CountSeqConflict, e.Key, d, e)
 	}
-	known := map[uint64]history.Entry{}
+	known := make(map[uint64]history.Entry, len(c.final.Observed)+len(c.final.Entries))
 	for i := range h.Ops {
 		o := &h.Ops[i]
 		if isClientOp(o) && o.IsWrite() && o.Outcome == history.OK && o.Rev > 0 {
@@ -108,13 +108,27 @@ func (c *Retention) Check(h history.History) Result {
 		}
 		known[e.Seq] = e
 	}
-	perKey := map[string][]history.Entry{}
+	// One slice by key and sequence, not a slice per key: a key of a
+	// long run grows its own slice by doubling, and holds every old copy.
+	all := make([]history.Entry, 0, len(known))
 	for _, e := range known {
-		perKey[e.Key] = append(perKey[e.Key], e)
+		all = append(all, e)
 	}
-	counts[CountKeys] = len(perKey)
-	for key, es := range perKey {
-		c.judgeKey(key, es, inFinal, add)
+	known = nil
+	sort.Slice(all, func(a, b int) bool {
+		if all[a].Key != all[b].Key {
+			return all[a].Key < all[b].Key
+		}
+		return all[a].Seq < all[b].Seq
+	})
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].Key == all[i].Key {
+			j++
+		}
+		counts[CountKeys]++
+		c.judgeKey(all[i].Key, all[i:j], inFinal, add)
+		i = j
 	}
 	return retentionResult(c.Name(), counts, ex, c.final)
 }
@@ -170,7 +184,16 @@ func observedAt(stream []history.Entry, seq uint64) *history.Entry {
 }
 
 func retentionResult(name string, counts map[string]int, ex *examples, final Final) Result {
-	r := Result{Name: name, Counts: counts, Anomalies: ex.list}
+	r := Result{Name: name, Counts: counts, Anomalies: ex.list, part: &partState{incomplete: !final.Complete}}
+	retentionFinish(&r, final.PerKey)
+	return r
+}
+
+// finish implements finisher.
+func (c *Retention) finish(r *Result) { retentionFinish(r, c.final.PerKey) }
+
+func retentionFinish(r *Result, perKey int) {
+	counts := r.Counts
 	var found []string
 	for _, k := range []string{CountLastValueLost, CountRetainedMissing, CountRetainedExtra, CountRetainedChanged, CountSeqConflict} {
 		if counts[k] > 0 {
@@ -178,20 +201,19 @@ func retentionResult(name string, counts map[string]int, ex *examples, final Fin
 		}
 	}
 	keep := "every revision"
-	if final.PerKey > 0 {
-		keep = fmt.Sprintf("%d revision(s) per key", final.PerKey)
+	if perKey > 0 {
+		keep = fmt.Sprintf("%d revision(s) per key", perKey)
 	}
 	switch {
 	case len(found) > 0:
 		r.Verdict = Invalid
 		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" in the read-back of %d keys (the stream keeps %s)", counts[CountKeys], keep)
-	case !final.Complete:
+	case r.part.incomplete:
 		r.Verdict = Unknown
-		r.Reason = fmt.Sprintf("the stream could not be read back in full (%d entries read): lost last values cannot be ruled out", len(final.Entries))
+		r.Reason = fmt.Sprintf("the stream could not be read back in full (%d entries read): lost last values cannot be ruled out", counts["final_entries"])
 		r.Summary = r.Reason
 	default:
 		r.Verdict = Valid
 		r.Summary = fmt.Sprintf("the read-back holds what it must for all %d keys (the stream keeps %s)", counts[CountKeys], keep)
 	}
-	return r
 }

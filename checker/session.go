@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
@@ -109,8 +110,21 @@ func (c *Session) Check(h history.History) Result {
 	}
 	r := Result{Name: c.Name(), Counts: map[string]int{
 		CountGets: gets, CountRYWViolations: ryw, CountMonotonicViolations: mono,
-		"violating_gets": bad, "clients": len(clients), "keys": len(keys),
-	}, Anomalies: ex.list}
+		"violating_gets": bad, "keys": len(keys),
+	}, Anomalies: ex.list, part: &partState{}}
+	ids := make([]string, len(clients))
+	for i, cl := range clients {
+		ids[i] = strconv.Itoa(cl)
+	}
+	r.part.set("clients", ids)
+	c.finish(&r)
+	return r
+}
+
+// finish implements finisher.
+func (c *Session) finish(r *Result) {
+	gets, ryw, mono, bad := r.Counts[CountGets], r.Counts[CountRYWViolations], r.Counts[CountMonotonicViolations], r.Counts["violating_gets"]
+	r.Counts["clients"] = len(r.part.sets["clients"])
 	switch {
 	case bad > 0:
 		r.Verdict = Invalid
@@ -124,7 +138,6 @@ func (c *Session) Check(h history.History) Result {
 		r.Verdict = Valid
 		r.Summary = fmt.Sprintf("no read-your-writes or monotonic-read violations in %d gets", gets)
 	}
-	return r
 }
 
 // judgeGet reports whether the get at i breaks read-your-writes and

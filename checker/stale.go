@@ -59,17 +59,38 @@ func (c *StaleRead) Check(h history.History) Result {
 	}
 	r := Result{Name: c.Name(), Counts: map[string]int{
 		CountGets: gets, CountStaleReads: len(hits), CountKeys: len(keys), CountKeysWithStaleReads: staleKeys,
-	}}
+	}, part: &partState{}}
 	msv := make([]float64, len(hits))
 	revv := make([]float64, len(hits))
 	for i, x := range hits {
 		msv[i], revv[i] = ms(x.ns), float64(x.revs)
 	}
+	r.part.sample(StatStalenessMs, msv)
+	r.part.sample(StatStalenessRevs, revv)
+	// The most stale reads make the best examples.
+	sort.SliceStable(hits, func(a, b int) bool { return hits[a].ns > hits[b].ns })
+	for i := 0; i < len(hits) && i < c.opts.MaxExamples; i++ {
+		x := hits[i]
+		g, w := &ops[x.get], &ops[x.write]
+		r.Anomalies = append(r.Anomalies, Anomaly{Kind: "stale_read", Key: g.Key, rank: float64(x.ns),
+			Description: fmt.Sprintf("client %d get %s invoked at %.3fms (node %s) returned revision %d, but revision %d (client %d) had been acknowledged %.3fms earlier; it missed %d acknowledged version(s)",
+				g.Client, g.Key, ms(g.Invoke), nodeName(g.Node), g.Rev, w.Rev, w.Client, ms(x.ns), x.revs),
+			Ops: refs(ops, int(x.write), int(x.get))})
+	}
+	c.finish(&r)
+	return r
+}
+
+// finish implements finisher: the stats and histograms of the stale reads'
+// samples, the verdict and the summary.
+func (c *StaleRead) finish(r *Result) {
+	msv, revv := r.part.samples[StatStalenessMs], r.part.samples[StatStalenessRevs]
 	sort.Float64s(msv)
 	sort.Float64s(revv)
+	stale, gets := r.Counts[CountStaleReads], r.Counts[CountGets]
 	frac := 0.0
 	if gets > 0 {
-		frac = float64(len(hits)) / float64(gets)
+		frac = float64(stale) / float64(gets)
 	}
 	r.Stats = map[string]float64{"stale_fraction": frac}
 	for _, p := range []struct {
@@ -83,21 +104,11 @@ func (c *StaleRead) Check(h history.History) Result {
 		StatStalenessMs:   histogram(msv, staleMsBounds, "ms"),
 		StatStalenessRevs: histogram(revv, staleRevBounds, ""),
 	}
-	// The most stale reads make the best examples.
-	sort.SliceStable(hits, func(a, b int) bool { return hits[a].ns > hits[b].ns })
-	for i := 0; i < len(hits) && i < c.opts.MaxExamples; i++ {
-		x := hits[i]
-		g, w := &ops[x.get], &ops[x.write]
-		r.Anomalies = append(r.Anomalies, Anomaly{Kind: "stale_read", Key: g.Key,
-			Description: fmt.Sprintf("client %d get %s invoked at %.3fms (node %s) returned revision %d, but revision %d (client %d) had been acknowledged %.3fms earlier; it missed %d acknowledged version(s)",
-				g.Client, g.Key, ms(g.Invoke), nodeName(g.Node), g.Rev, w.Rev, w.Client, ms(x.ns), x.revs),
-			Ops: refs(ops, int(x.write), int(x.get))})
-	}
 	switch {
-	case len(hits) > 0:
+	case stale > 0:
 		r.Verdict = Invalid
 		r.Summary = fmt.Sprintf("%d of %d gets (%.3f%%) were stale: %.1fms p50, %.1fms p99, %.1fms max behind; up to %d acknowledged versions missed",
-			len(hits), gets, 100*frac, r.Stats["staleness_ms_p50"], r.Stats["staleness_ms_p99"], r.Stats["staleness_ms_max"], int(r.Stats["staleness_revs_max"]))
+			stale, gets, 100*frac, r.Stats["staleness_ms_p50"], r.Stats["staleness_ms_p99"], r.Stats["staleness_ms_max"], int(r.Stats["staleness_revs_max"]))
 	case gets == 0:
 		r.Verdict, r.Reason = Unknown, "no successful gets to judge"
 		r.Summary = r.Reason
@@ -105,7 +116,6 @@ func (c *StaleRead) Check(h history.History) Result {
 		r.Verdict = Valid
 		r.Summary = fmt.Sprintf("no stale reads in %d gets", gets)
 	}
-	return r
 }
 
 func nodeName(n string) string {
