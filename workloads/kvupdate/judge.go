@@ -55,13 +55,14 @@ func (w *Workload) writeBucket(dir string) error {
 // whose read-back alone must still hold every message; the read-back is
 // also judged on its own (checker.Retention), and so are markers and
 // creates (checker.Deletes) and the replicas (checker.CheckDivergence).
+// A history longer than opts.PartOps ops is judged in parts (checkInParts).
 func CheckDir(dir string, opts checker.Options) ([]checker.Result, error) {
-	h, err := history.Load(dir)
-	if err != nil {
-		return nil, err
-	}
 	raw, err := os.ReadFile(filepath.Join(dir, BucketFile))
 	if errors.Is(err, os.ErrNotExist) {
+		h, err := history.Load(dir)
+		if err != nil {
+			return nil, err
+		}
 		return checker.Run(h, checker.All(opts)), nil
 	}
 	if err != nil {
@@ -71,24 +72,59 @@ func CheckDir(dir string, opts checker.Options) ([]checker.Result, error) {
 	if err := json.Unmarshal(raw, &b); err != nil {
 		return nil, fmt.Errorf("%s: %w", BucketFile, err)
 	}
-	final := checker.Final{Entries: h.Stream, Complete: h.StreamComplete, PerKey: b.perKey()}
+	if n, err := partsFor(dir, opts); err != nil {
+		return nil, err
+	} else if n > 1 {
+		results, err := checkInParts(dir, b, opts, n)
+		if err != nil {
+			return nil, err
+		}
+		return append(results, divergence(dir, opts)), nil
+	}
+	h, err := history.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	var obs *observedFile
 	observed, head, err := ReadObserved(filepath.Join(dir, ObservedFile))
 	switch {
 	case err == nil:
-		final.Observed, final.Conflicts = observed, head.Conflicts
-		if b.perKey() != 0 || b.Mix.Purge > 0 {
-			h.Stream, h.StreamComplete = mergeStreams(final.Entries, observed, head.LastSeq)
-		}
-	case errors.Is(err, os.ErrNotExist):
-		// Interrupted before the observers were drained: the read-back
-		// alone, which with a bounded history is incomplete.
-		h.StreamComplete = h.StreamComplete && b.perKey() == 0 && b.Mix.Purge == 0
-	default:
+		obs = &observedFile{entries: observed, head: head}
+	case !errors.Is(err, os.ErrNotExist):
 		return nil, err
 	}
-	checks := append(checker.All(opts), checker.NewRetention(opts, final), checker.NewDeletes(opts, final))
-	results := checker.Run(h, checks)
+	results := checker.Run(h, b.checks(&h, obs, opts))
 	return append(results, divergence(dir, opts)), nil
+}
+
+// observedFile is observed.jsonl, or a part's share of it. complete, when
+// set, is whether the whole stream is known (a part cannot tell).
+type observedFile struct {
+	entries  []history.Entry
+	head     ObservedHead
+	complete *bool
+}
+
+// checks are the checkers of one history, whole or a part, with h's
+// stream made the one they judge: the read-back, merged with what the
+// observers saw when the bucket drops revisions (obs nil: the run was
+// interrupted before the observers were drained, and a bounded bucket's
+// read-back alone is incomplete).
+func (b Bucket) checks(h *history.History, obs *observedFile, opts checker.Options) []checker.Checker {
+	final := checker.Final{Entries: h.Stream, Complete: h.StreamComplete, PerKey: b.perKey()}
+	switch {
+	case obs != nil:
+		final.Observed, final.Conflicts = obs.entries, obs.head.Conflicts
+		if b.perKey() != 0 || b.Mix.Purge > 0 {
+			h.Stream, h.StreamComplete = mergeStreams(final.Entries, obs.entries, obs.head.LastSeq)
+			if obs.complete != nil {
+				h.StreamComplete = *obs.complete
+			}
+		}
+	default:
+		h.StreamComplete = h.StreamComplete && b.perKey() == 0 && b.Mix.Purge == 0
+	}
+	return append(checker.All(opts), checker.NewRetention(opts, final), checker.NewDeletes(opts, final))
 }
 
 // divergence judges replicas.json; a cell without it says why.

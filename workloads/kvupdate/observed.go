@@ -198,10 +198,15 @@ func ReadObserved(path string) ([]history.Entry, ObservedHead, error) {
 	if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
 		return nil, head, fmt.Errorf("%s:1: %w", path, err)
 	}
-	var out []history.Entry
+	if head.Count < 0 {
+		return nil, head, fmt.Errorf("%s:1: negative count %d", path, head.Count)
+	}
+	// Made once at its size: grown by appending, a long run's entries
+	// would be copied again and again.
+	out := make([]history.Entry, 0, min(head.Count, 1<<24))
 	for sc.Scan() {
-		var e history.Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		e, err := history.DecodeEntry(sc.Bytes())
+		if err != nil {
 			return nil, head, fmt.Errorf("%s:%d: %w", path, len(out)+2, err)
 		}
 		out = append(out, e)
