@@ -15,13 +15,9 @@ type linBuilder struct {
 	ops  []history.Op
 	h    *history.History // for History.Line
 	info map[int32]infoWrite
-	// acks[i]: the earliest ack of an ok write with revision >= acks[i].rev.
-	acks []ack
-}
-
-type ack struct {
-	rev uint64
-	at  int64
+	// acks[i]: the earliest ack of an ok write with revision >=
+	// acks[i].Rev (history.Split.Acks).
+	acks []history.Ack
 }
 
 func newLinBuilder(h *history.History) *linBuilder {
@@ -29,21 +25,16 @@ func newLinBuilder(h *history.History) *linBuilder {
 	if h.Part != nil {
 		// Revisions are shared by every key: a part bounds its writes by
 		// the whole history's acknowledgements, as the whole check does.
-		b.acks = make([]ack, len(h.Part.Acks))
-		for i, a := range h.Part.Acks {
-			b.acks[i] = ack{a.Rev, a.Complete}
-		}
+		b.acks = h.Part.Acks
+		return b
 	}
 	for i := range h.Ops {
 		o := &h.Ops[i]
-		if h.Part == nil && isClientOp(o) && o.IsWrite() && o.Outcome == history.OK {
-			b.acks = append(b.acks, ack{o.Rev, o.Complete})
+		if isClientOp(o) && o.IsWrite() && o.Outcome == history.OK {
+			b.acks = append(b.acks, history.Ack{Rev: o.Rev, Complete: o.Complete})
 		}
 	}
-	sort.Slice(b.acks, func(x, y int) bool { return b.acks[x].rev < b.acks[y].rev })
-	for i := len(b.acks) - 2; i >= 0; i-- {
-		b.acks[i].at = min(b.acks[i].at, b.acks[i+1].at)
-	}
+	history.EarliestAcks(b.acks)
 	return b
 }
 
@@ -51,11 +42,11 @@ func newLinBuilder(h *history.History) *linBuilder {
 // have taken effect: before the first ack of a later revision (if that ack
 // came after it was invoked).
 func (b *linBuilder) returnBound(rev uint64, invoke int64) int64 {
-	i := sort.Search(len(b.acks), func(i int) bool { return b.acks[i].rev > rev })
-	if i == len(b.acks) || b.acks[i].at < invoke {
+	i := sort.Search(len(b.acks), func(i int) bool { return b.acks[i].Rev > rev })
+	if i == len(b.acks) || b.acks[i].Complete < invoke {
 		return math.MaxInt64
 	}
-	return b.acks[i].at
+	return b.acks[i].Complete
 }
 
 // build makes the model ops of the ops at idx (one key's, in history

@@ -2,6 +2,7 @@ package history
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,8 +23,11 @@ type Split struct {
 	// Index[p][i] is the position in the whole history.jsonl (the line
 	// minus one) of op i of part p.
 	Index [][]int32
-	// Acks are the whole history's acknowledged writes, sorted by
-	// revision: revisions are stream sequences, shared by all keys.
+	// Acks are the whole history's acknowledged writes sorted by
+	// revision, each with the earliest time a write of its revision or a
+	// later one was acknowledged (EarliestAcks): revisions are stream
+	// sequences, shared by every key, so from then on the stream is known
+	// to have passed it.
 	Acks []Ack
 	// Ops is the number of ops in the whole history.
 	Ops int
@@ -140,16 +144,17 @@ func (s *Split) splitOps(path string) error {
 	} else {
 		closeAll(ws)
 	}
-	slices.SortStableFunc(s.Acks, func(a, b Ack) int {
-		switch {
-		case a.Rev < b.Rev:
-			return -1
-		case a.Rev > b.Rev:
-			return 1
-		}
-		return 0
-	})
+	EarliestAcks(s.Acks)
 	return err
+}
+
+// EarliestAcks sorts acks by revision and makes each one's Complete the
+// earliest Complete of it and every later revision.
+func EarliestAcks(acks []Ack) {
+	slices.SortFunc(acks, func(a, b Ack) int { return cmp.Compare(a.Rev, b.Rev) })
+	for i := len(acks) - 2; i >= 0; i-- {
+		acks[i].Complete = min(acks[i].Complete, acks[i+1].Complete)
+	}
 }
 
 // SplitEntries cuts a JSONL file of one header line and one Entry per line

@@ -109,8 +109,8 @@ func TestSplitDir(t *testing.T) {
 				}
 				acks := 0
 				for i, a := range s.Acks {
-					if i > 0 && a.Rev < s.Acks[i-1].Rev {
-						t.Fatal("acks not sorted by revision")
+					if i > 0 && (a.Rev < s.Acks[i-1].Rev || a.Complete < s.Acks[i-1].Complete) {
+						t.Fatal("acks not sorted by revision, or not the earliest ack of their revision or later")
 					}
 					acks++
 				}

@@ -7,10 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
+
+// partsHeapLimit is the soft memory limit of a check in parts: about
+// twice what a part of checker.Options.PartOps ops holds live.
+const partsHeapLimit = 900 << 20
 
 // partsFor is how many parts a cell's history is judged in: one while it
 // has at most opts.PartOps ops, else enough for about PartOps each.
@@ -38,6 +43,20 @@ func partsFor(dir string, opts checker.Options) (int, error) {
 func checkInParts(dir string, b Bucket, opts checker.Options, n int) ([]checker.Result, error) {
 	// Beside the history, on its disk (a /tmp in memory would hold the
 	// parts in RAM); in the temporary folder if the cell is read-only.
+	// The GC lets the heap grow to twice what is live before it collects
+	// (GOGC=100); while the parts are judged it is asked to keep the heap
+	// under partsHeapLimit instead, unless GOMEMLIMIT asks for less. What
+	// is live is one part, so the GC only works harder near the limit.
+	if old := debug.SetMemoryLimit(-1); old > partsHeapLimit {
+		debug.SetMemoryLimit(partsHeapLimit)
+		defer debug.SetMemoryLimit(old)
+	}
+	// A check killed half-way leaves its parts behind: not read, but large.
+	if old, _ := filepath.Glob(filepath.Join(dir, ".parts-*")); len(old) > 0 {
+		for _, o := range old {
+			os.RemoveAll(o)
+		}
+	}
 	tmp, err := os.MkdirTemp(dir, ".parts-")
 	if err != nil {
 		if tmp, err = os.MkdirTemp("", "chaos-parts-"); err != nil {
