@@ -293,10 +293,52 @@ func TestBadInput(t *testing.T) {
 	if _, err := Write(dir); err == nil || !strings.Contains(err.Error(), "results.json") {
 		t.Errorf("error %v, want one naming results.json", err)
 	}
-	writeFile(t, filepath.Join(dir, "results.json"), []byte(`{"name":"x","checks":[]}`))
 	ok := `{"client":1,"type":"get","key":"k","outcome":"ok","invoke":1,"complete":2}`
 	writeFile(t, filepath.Join(dir, "history.jsonl"), []byte(ok+"\nnot json\n"+ok+"\n"))
+	// With nothing invalid there is no finding, and the history is not read.
+	writeFile(t, filepath.Join(dir, "results.json"), []byte(`{"name":"x","checks":[]}`))
+	if fs, err := Write(dir); err != nil || len(fs) != 0 {
+		t.Errorf("findings %v, error %v, for a cell with nothing invalid", fs, err)
+	}
+	writeFile(t, filepath.Join(dir, "results.json"), []byte(`{"name":"x","checks":[{"name":"stale-read","verdict":"invalid","counts":{}}]}`))
 	if _, err := Write(dir); err == nil || !strings.Contains(err.Error(), "history.jsonl:2") {
 		t.Errorf("error %v, want one naming history.jsonl:2", err)
+	}
+}
+
+// A history too long to read whole gives the finding it gives whole:
+// only the cited keys' ops are read, and every lookup is within a key.
+func TestLongHistoryReadByKey(t *testing.T) {
+	for _, name := range []string{"failed-write-applied", "lost-stream-head"} {
+		t.Run(name, func(t *testing.T) {
+			dir := cellDir(t, name)
+			_, whole, err := Build(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The same cell with ops of a key no example names, at the end.
+			root := copyTree(t, filepath.Join("testdata", name))
+			m, _ := filepath.Glob(filepath.Join(root, "*", "*", "results.json"))
+			long := filepath.Dir(m[0])
+			f, err := os.OpenFile(filepath.Join(long, "history.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(`{"client":99,"type":"get","key":"uncited","outcome":"ok","value":"u","rev":1,"invoke":1,"complete":2}` + "\n" +
+				`{"client":99,"type":"update","key":"uncited","value":"u2","expected_rev":1,"outcome":"fail","err":"wrong_last_seq","err_code":10071,"err_seq":2,"invoke":3,"complete":4}` + "\n")
+			f.Close()
+			defer func(n int) { wholeHistoryOps = n }(wholeHistoryOps)
+			wholeHistoryOps = 1
+			_, byKey, err := Build(long)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(byKey), "uncited") {
+				t.Error("the finding read a key no example names")
+			}
+			if len(whole) == 0 || string(byKey) != string(whole) {
+				t.Errorf("the finding differs when read by key:\n%s", firstDiff(string(whole), string(byKey)))
+			}
+		})
 	}
 }

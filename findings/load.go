@@ -88,7 +88,10 @@ func load(dir string, resultJSON []byte) (*cell, error) {
 	if err := c.loadRun(filepath.Dir(dir)); err != nil {
 		return nil, err
 	}
-	ops, err := history.ReadOps(filepath.Join(dir, "history.jsonl"))
+	if !anyInvalid(c.res.Checks) {
+		return c, nil // no finding to write: nothing else to read
+	}
+	ops, err := c.readOps(filepath.Join(dir, "history.jsonl"))
 	switch {
 	case err == nil:
 		c.ops, c.hasHist = ops, true
@@ -102,6 +105,43 @@ func load(dir string, resultJSON []byte) (*cell, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// wholeHistoryOps is the longest history a finding reads whole. Of a
+// longer one (an hour-long run's) it reads the fault records and the ops
+// of the keys the invalid checks' examples name, since every lookup it
+// makes is within one key (lookup.go); a variable for tests.
+var wholeHistoryOps = 1_000_000
+
+func (c *cell) readOps(path string) ([]history.Op, error) {
+	lines, err := history.CountLines(path)
+	if err != nil || lines <= wholeHistoryOps {
+		return history.ReadOps(path)
+	}
+	keys := map[string]bool{}
+	for _, r := range c.res.Checks {
+		if r.Verdict != checker.Invalid {
+			continue
+		}
+		for _, a := range r.Anomalies {
+			if a.Key == "" {
+				return history.ReadOps(path) // an example of no one key: read it all
+			}
+			keys[a.Key] = true
+		}
+	}
+	return history.ReadOpsWhere(path, func(o *history.Op) bool {
+		return o.Type == history.Fault || o.Client == history.NemesisClient || keys[o.Key]
+	})
+}
+
+func anyInvalid(rs []checker.Result) bool {
+	for _, r := range rs {
+		if r.Verdict == checker.Invalid {
+			return true
+		}
+	}
+	return false
 }
 
 // loadRun reads run.json and, when the run is over, results.json of the

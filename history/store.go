@@ -120,6 +120,22 @@ func ReadOps(path string) ([]Op, error) {
 	return ops, nil
 }
 
+// ReadOpsWhere loads the ops of a history.jsonl file for which keep is
+// true, validating every op as ReadOps does.
+func ReadOpsWhere(path string, keep func(*Op) bool) ([]Op, error) {
+	var ops []Op
+	err := scanOps(path, func(int) {}, func(_ []byte, op Op) error {
+		if keep(&op) {
+			ops = append(ops, op)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ops, nil
+}
+
 // scanOps reads path as ReadOps does and hands visit each valid op with
 // its raw line, in order; sized is told the file's line count first.
 func scanOps(path string, sized func(lines int), visit func(raw []byte, op Op) error) error {
