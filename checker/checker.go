@@ -35,12 +35,13 @@
 //
 // Every checker judges one key at a time (or one client and key), so a
 // history too long to hold whole is judged in parts: a workload cuts it by
-// key (history.SplitDir; Options.PartOps says when), runs the checkers on
-// each part in turn and puts their results together with Merge, which
-// gives what the whole history's check gives (TestPartsMatchWhole). The
-// check then holds one part at a time: its memory is bounded by the
-// largest part, never by the run's length, unless one key alone is that
-// long (a part cannot split a key).
+// key (history.Split; Options.PartOps says when), runs the checkers on
+// each part in turn and puts their results together with Merge. The
+// verdicts, counts and summaries are the whole history's
+// (TestPartsMatchWhole; merge.go says what a part needs of the whole, and
+// when a history cannot be cut). The check then holds one part at a time:
+// its memory is bounded by the largest part, never by the run's length,
+// unless one key alone is that long (a part cannot split a key).
 package checker
 
 import (

@@ -138,7 +138,7 @@ func (c *Integrity) Check(h history.History) Result {
 				e.Seq, e.Value, ops[b].Client, ops[b].Type, failText(&ops[b])), []history.Entry{*e}, int(b))
 		}
 	}
-	checkCAS(ops, si, best, complete, counts, add)
+	checkCAS(ops, si, streamGap(&h, si), best, complete, counts, add)
 	for _, d := range si.dups {
 		e := &si.entries[d]
 		first := si.entries[si.byValue[e.Value]]
@@ -218,6 +218,21 @@ func (c *Integrity) finish(r *Result) {
 	}
 }
 
+// streamGap reports whether the stream lacks a sequence between its
+// entries a and b: whether more sequences lie between them than the stream
+// holds. For a part of a split history, the whole stream's count decides
+// (history.Part.Seqs): the part holds its own keys' entries only.
+func streamGap(h *history.History, si *streamIndex) func(a, b int) bool {
+	return func(a, b int) bool {
+		ea, eb := &si.entries[a], &si.entries[b]
+		held := uint64(b - a)
+		if h.Part != nil && h.Part.Seqs != nil {
+			held = uint64(h.Part.Seqs.Rank(eb.Seq) - h.Part.Seqs.Rank(ea.Seq))
+		}
+		return eb.Seq-ea.Seq > held
+	}
+}
+
 func failText(o *history.Op) string {
 	if o.ErrCode != 0 {
 		return fmt.Sprintf("%s %d", o.Err, o.ErrCode)
@@ -230,7 +245,7 @@ func failText(o *history.Op) string {
 
 // checkCAS walks the stream in sequence order and checks each update and
 // create that took effect against the entry its key held just before it.
-func checkCAS(ops []history.Op, si *streamIndex, best map[string]int32, complete bool, counts map[string]int,
+func checkCAS(ops []history.Op, si *streamIndex, gap func(a, b int) bool, best map[string]int32, complete bool, counts map[string]int,
 	add func(kind, key, desc string, entries []history.Entry, idx ...int)) {
 	prev := map[string]int32{} // key -> its latest entry so far
 	checked, unverifiable := 0, 0
@@ -258,7 +273,7 @@ func checkCAS(ops []history.Op, si *streamIndex, best map[string]int32, complete
 			if pe == nil || pe.Operation != "" {
 				continue
 			}
-			if !complete && e.Seq-pe.Seq > uint64(ei-int(p)) {
+			if !complete && gap(int(p), ei) {
 				unverifiable++ // a delete marker may sit in the part not read
 				continue
 			}

@@ -9,18 +9,21 @@ import (
 
 // A long run's history is judged in parts (history.Split): every key's ops
 // and stream entries in one part, one part in memory at a time. Every
-// check here looks at one key at a time, or at one client and key, so the
-// parts' results add up to the whole history's: Merge adds them up.
-// What the whole history shares across keys comes with each part
-// (history.Part: the acknowledged revisions, which bound when an
-// indeterminate write can have returned).
+// check here judges one key at a time, or one client and key, so the
+// parts' counts add up to the whole history's, and Merge adds them up.
+// Some checks also look the stream up by sequence, which all keys share;
+// a part knows what that needs of the whole (history.Part): the
+// acknowledged revisions, which bound when an indeterminate write can have
+// returned, and the stream's sequences, which say whether one is missing
+// between two of a key's messages. A history in which keys of two parts
+// hold or read one sequence (itself an anomaly: a sequence reused, a
+// revision acknowledged twice) is not cut but judged whole
+// (Split.Crossed).
 //
-// An anomaly that spans keys is seen from each key's side: a value
-// written to one key and stored under another counts as a lost write in
-// the first key's part and as an unexpected value in the other's, where
-// the whole history's check calls the first a rev_mismatch. The verdict is
-// the same; the split is only made for histories too long to hold
-// (Options.PartOps).
+// What still differs: a value stored under two keys is a duplicate_value
+// in the whole history's check and an unexpected_value in the parts'
+// (the verdict is the same), and the examples are picked per part, so a
+// merged result may keep other examples than the whole check would.
 
 // finisher is a checker whose verdict, reason and summary follow from its
 // Result's counts and part state alone, so that Merge can make them again

@@ -195,7 +195,7 @@ var mutants = []mutant{
 	{"divergence: /jsz state not compared", "checker/divergence.go",
 		"if *rp.State != *ref.State {", "if false {", []string{"TestDivergence"}},
 	{"stream-integrity: a create after a sequence the stream missed judged", "checker/integrity.go",
-		"if !complete && e.Seq-pe.Seq > uint64(ei-int(p)) {", "if false {", []string{"TestCreateAfterAnUnseenSequence"}},
+		"if !complete && gap(int(p), ei) {", "if false {", []string{"TestCreateAfterAnUnseenSequence"}},
 	{"model: a not-found get with a marker's revision matches any state", "checker/model.go",
 		"if !s.exists && s.matches(o.rev) && s.value == o.value {", "if true {", []string{"TestMarkerModel"}},
 
@@ -219,4 +219,10 @@ var mutants = []mutant{
 		"if h.Part != nil {\n\t\t// Revisions", "if false {\n\t\t// Revisions", []string{"TestPartsMatchWhole"}},
 	{"parts: counts are not added up", "checker/merge.go",
 		"r.Counts[k] += v", "r.Counts[k] = v", []string{"TestPartsMatchWhole"}},
+	{"parts: a part's own stream decides whether a sequence is missing", "checker/integrity.go",
+		"if h.Part != nil && h.Part.Seqs != nil {", "if false {", []string{"TestPartsMatchWhole"}},
+	{"parts: an op reading another part's sequence not seen", "history/split.go",
+		"if h := s.seqPart[seq]; h != 0 && int(h) != p+1 {", "if false {", []string{"TestPartsMatchWhole", "TestSplitCrossed"}},
+	{"parts: two parts holding one sequence not seen", "history/split.go",
+		"case int(h) != p+1 && s.crossed == \"\":", "case false:", []string{"TestSplitCrossed"}},
 }

@@ -22,7 +22,7 @@ func Validate(h history.History) error {
 	}
 	for i := range h.Ops {
 		if err := validateKV(&h.Ops[i]); err != nil {
-			return &history.LineError{File: "history.jsonl", Line: i + 1, Err: err}
+			return &history.LineError{File: "history.jsonl", Line: h.Line(i), Err: err}
 		}
 	}
 	return nil

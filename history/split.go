@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 )
 
 // A Split is a stored history cut by key into parts that are judged one at
@@ -32,8 +35,10 @@ type Split struct {
 	// Ops is the number of ops in the whole history.
 	Ops int
 
-	keys  map[string]int // see PartOf
-	sizes []int          // ops per part
+	keys    map[string]int // see PartOf
+	sizes   []int          // ops and entries per part
+	seqPart []uint16       // 1 + the part whose entry holds each sequence; 0: none
+	crossed string         // see Crossed
 }
 
 // Ack is an acknowledged write: the revision it was given and when.
@@ -44,8 +49,12 @@ type Ack struct {
 
 // Part says that a History is one part of a Split: see History.Part.
 type Part struct {
-	Index []int32
-	Acks  []Ack
+	Index []int32 // Split.Index of the part
+	Acks  []Ack   // Split.Acks
+	// Seqs are the sequences of the whole stream the checkers judge (a
+	// part's stream holds its keys' only), when it is known: how many
+	// messages lie between two of a key's is a question about the whole.
+	Seqs *SeqSet
 }
 
 // PartOf is the part that holds key's ops and entries. A key is given,
@@ -70,12 +79,10 @@ func (s *Split) PartOf(key string) int {
 	return p
 }
 
-// SplitDir cuts dir's history.jsonl, and its stream.jsonl if it has one,
-// into n parts, in folders part-0, part-1... under out. It reads each file
-// once and validates it as ReadOps and ReadStream do, naming the whole
-// file's lines; the parts are then read back with Load. seen, if not nil,
-// is shown every stream entry.
-func SplitDir(dir, out string, n int, seen func(Entry)) (*Split, error) {
+// NewSplit makes the folders of n parts, part-0, part-1... under out.
+// The files are then cut into them: the stream's first (CutStream, CutEntries),
+// so that the ops can be checked against it, and the ops last (CutOps).
+func NewSplit(out string, n int) (*Split, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("split into %d parts", n)
 	}
@@ -87,35 +94,83 @@ func SplitDir(dir, out string, n int, seen func(Entry)) (*Split, error) {
 		}
 		s.Dirs = append(s.Dirs, d)
 	}
-	if err := s.splitOps(filepath.Join(dir, "history.jsonl")); err != nil {
+	return s, nil
+}
+
+// SplitDir cuts dir's stream.jsonl, if it has one, and its history.jsonl
+// into n parts under out (NewSplit, CutStream, CutOps). seen, if not nil, is
+// shown every stream entry.
+func SplitDir(dir, out string, n int, seen func(Entry)) (*Split, error) {
+	s, err := NewSplit(out, n)
+	if err != nil {
 		return nil, err
 	}
-	src := filepath.Join(dir, "stream.jsonl")
-	if _, err := os.Stat(src); err != nil {
-		if os.IsNotExist(err) {
-			return s, nil
-		}
+	if err := s.CutStream(filepath.Join(dir, "stream.jsonl"), seen); err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
-	dsts := make([]string, n)
-	for p := range n {
-		dsts[p] = filepath.Join(s.Dirs[p], "stream.jsonl")
+	return s, s.CutOps(filepath.Join(dir, "history.jsonl"))
+}
+
+// CutStream cuts a stream.jsonl into the parts, each with a header that says
+// the part is complete when the whole stream was. It reads and validates
+// the file as ReadStream does, naming the whole file's lines.
+func (s *Split) CutStream(path string, seen func(Entry)) error {
+	if _, err := os.Stat(path); err != nil {
+		return err
 	}
 	var head struct {
-		Complete bool `json:"complete"`
-		Count    int  `json:"count"`
+		Complete *bool `json:"complete"`
+		Count    *int  `json:"count"`
 	}
-	err := s.SplitEntries(src, dsts, func(_ int, orig []byte, count, total int) ([]byte, error) {
+	return s.CutEntries(path, "stream.jsonl", func(_ int, orig []byte, count, total int) ([]byte, error) {
 		if err := json.Unmarshal(orig, &head); err != nil {
 			return nil, err
 		}
-		// ReadStream calls a part complete when the whole stream was.
-		return json.Marshal(map[string]any{"complete": head.Complete && total == head.Count, "count": count})
+		switch {
+		case head.Complete == nil || head.Count == nil:
+			return nil, errors.New(`header without "complete" and "count"`)
+		case *head.Count < 0:
+			return nil, fmt.Errorf("negative count %d", *head.Count)
+		}
+		return json.Marshal(map[string]any{"complete": *head.Complete && total == *head.Count, "count": count})
 	}, seen)
-	return s, err
 }
 
-func (s *Split) splitOps(path string) error {
+// Crossed says why the parts cannot be judged apart, or is empty: a
+// sequence that the entries of two parts hold (the stream reused it for
+// another key), or that an op refers to (its revision, the revision it
+// expected, the sequence a 10071 named) while another part's key holds it.
+// The checkers read such a sequence across keys, so a history where one
+// occurs is judged whole.
+func (s *Split) Crossed() string { return s.crossed }
+
+// hold records that part p's entry holds seq.
+func (s *Split) hold(seq uint64, p int) {
+	if seq >= uint64(len(s.seqPart)) {
+		s.seqPart = append(s.seqPart, make([]uint16, seq+1-uint64(len(s.seqPart)))...)
+	}
+	switch h := s.seqPart[seq]; {
+	case h == 0:
+		s.seqPart[seq] = uint16(p + 1)
+	case int(h) != p+1 && s.crossed == "":
+		s.crossed = fmt.Sprintf("sequence %d is held by keys of two parts", seq)
+	}
+}
+
+// refer checks that what an op of part p refers to at seq is in p.
+func (s *Split) refer(seq uint64, p int, what string, line int) {
+	if seq == 0 || seq >= uint64(len(s.seqPart)) || s.crossed != "" {
+		return
+	}
+	if h := s.seqPart[seq]; h != 0 && int(h) != p+1 {
+		s.crossed = fmt.Sprintf("history.jsonl line %d refers to sequence %d (%s), which another part's key holds", line, seq, what)
+	}
+}
+
+// CutOps cuts a history.jsonl into the parts, with each op's position in the
+// whole (Index) and the acknowledgements (Acks). It reads and validates
+// the file as ReadOps does, naming the whole file's lines.
+func (s *Split) CutOps(path string) error {
 	n := len(s.Dirs)
 	ws := make([]*partWriter, n)
 	for p := range n {
@@ -134,6 +189,13 @@ func (s *Split) splitOps(path string) error {
 		s.sizes[p]++
 		s.Index[p] = append(s.Index[p], int32(s.Ops))
 		s.Ops++
+		if op.Type != Fault && op.Client != NemesisClient {
+			if op.Outcome == OK {
+				s.refer(op.Rev, p, "its revision", s.Ops)
+			}
+			s.refer(op.ExpectedRev, p, "the revision it expected", s.Ops)
+			s.refer(op.ErrSeq, p, "the last sequence its error named", s.Ops)
+		}
 		if op.IsWrite() && op.Outcome == OK && op.Type != Fault {
 			s.Acks = append(s.Acks, Ack{op.Rev, op.Complete})
 		}
@@ -157,21 +219,23 @@ func EarliestAcks(acks []Ack) {
 	}
 }
 
-// SplitEntries cuts a JSONL file of one header line and one Entry per line
-// (stream.jsonl, or a workload's file of the same shape) by key
-// (PartOf) into one file per part, dsts[p] for part p. Each entry is validated, and a sequence
-// may appear once in the whole file. head makes part p's header line from
-// the original's, once the part's entry count and the file's total are
-// known. seen, if not nil, is shown every entry.
-func (s *Split) SplitEntries(src string, dsts []string, head func(p int, orig []byte, count, total int) ([]byte, error), seen func(Entry)) error {
+// CutEntries cuts a JSONL file of one header line and one Entry per line
+// (stream.jsonl, or a workload's file of the same shape) by key (PartOf)
+// into a file called name in each part. Each entry is validated, a
+// sequence may appear once in the file, and one that another file's
+// entries of another part held makes the split Crossed. head makes part
+// p's header line from the original's, once the part's entry count and
+// the file's total are known. seen, if not nil, is shown every entry.
+func (s *Split) CutEntries(src, name string, head func(p int, orig []byte, count, total int) ([]byte, error), seen func(Entry)) error {
 	f, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	n := len(s.Dirs)
-	if len(dsts) != n {
-		return fmt.Errorf("split %s into %d files for %d parts", src, len(dsts), n)
+	dsts := make([]string, n)
+	for p := range n {
+		dsts[p] = filepath.Join(s.Dirs[p], name)
 	}
 	bodies := make([]*partWriter, n)
 	for p := range n {
@@ -196,7 +260,7 @@ func (s *Split) SplitEntries(src string, dsts []string, head func(p int, orig []
 	}
 	orig := slices.Clone(sc.Bytes())
 	counts := make([]int, n)
-	seqs := seqSet{}
+	var seqs SeqSet
 	line, total := 1, 0
 	for sc.Scan() {
 		line++
@@ -209,7 +273,7 @@ func (s *Split) SplitEntries(src string, dsts []string, head func(p int, orig []
 			closeAll(bodies)
 			return &LineError{File: src, Line: line, Err: err}
 		}
-		if seqs.add(e.Seq) {
+		if !seqs.Add(e.Seq) {
 			closeAll(bodies)
 			return &LineError{File: src, Line: line, Err: fmt.Errorf("sequence %d appears twice", e.Seq)}
 		}
@@ -217,6 +281,8 @@ func (s *Split) SplitEntries(src string, dsts []string, head func(p int, orig []
 			seen(e)
 		}
 		p := s.PartOf(e.Key)
+		s.sizes[p]++
+		s.hold(e.Seq, p)
 		counts[p]++
 		total++
 		if err := bodies[p].line(sc.Bytes()); err != nil {
@@ -243,17 +309,65 @@ func (s *Split) SplitEntries(src string, dsts []string, head func(p int, orig []
 	return nil
 }
 
-// seqSet finds a repeated sequence in one bit per sequence, in words of
-// 64 held in a map: a few MB for ten million sequences, in any order.
-type seqSet map[uint64]uint64
+// SeqSet is a set of stream sequences, one bit each in words of 64 held in
+// a map: a few MB for ten million sequences, in any order.
+type SeqSet struct {
+	words map[uint64]uint64
+	n     int
+	once  sync.Once
+	ranks []seqWord // sorted, built by the first Rank
+}
 
-func (s seqSet) add(seq uint64) (dup bool) {
-	w, bit := seq/64, uint64(1)<<(seq%64)
-	if s[w]&bit != 0 {
-		return true
+type seqWord struct {
+	w, bits uint64
+	below   int // sequences in the words before this one
+}
+
+// Add adds seq and reports whether it was new. A set is not added to once
+// Rank was called.
+func (s *SeqSet) Add(seq uint64) bool {
+	if s.words == nil {
+		s.words = map[uint64]uint64{}
 	}
-	s[w] |= bit
-	return false
+	w, bit := seq/64, uint64(1)<<(seq%64)
+	if s.words[w]&bit != 0 {
+		return false
+	}
+	s.words[w] |= bit
+	s.n++
+	return true
+}
+
+// Has reports whether seq is in the set.
+func (s *SeqSet) Has(seq uint64) bool { return s.words[seq/64]&(uint64(1)<<(seq%64)) != 0 }
+
+// Len is the number of sequences in the set.
+func (s *SeqSet) Len() int { return s.n }
+
+// Rank is the number of sequences in the set below seq.
+func (s *SeqSet) Rank(seq uint64) int {
+	s.once.Do(func() {
+		s.ranks = make([]seqWord, 0, len(s.words))
+		for w, bits := range s.words {
+			s.ranks = append(s.ranks, seqWord{w: w, bits: bits})
+		}
+		slices.SortFunc(s.ranks, func(a, b seqWord) int { return cmp.Compare(a.w, b.w) })
+		below := 0
+		for i := range s.ranks {
+			s.ranks[i].below = below
+			below += bits.OnesCount64(s.ranks[i].bits)
+		}
+	})
+	w := seq / 64
+	i, found := slices.BinarySearchFunc(s.ranks, w, func(x seqWord, w uint64) int { return cmp.Compare(x.w, w) })
+	if !found {
+		if i == len(s.ranks) {
+			return s.n
+		}
+		return s.ranks[i].below
+	}
+	x := s.ranks[i]
+	return x.below + bits.OnesCount64(x.bits&(uint64(1)<<(seq%64)-1))
 }
 
 // partWriter writes one part's lines.

@@ -137,9 +137,11 @@ func TestSplitDirNamesWholeLines(t *testing.T) {
 	}
 	slines := strings.SplitAfter(string(stream), "\n")
 	dupStream := strings.Join(slines[:4], "") + slines[2] + strings.Join(slines[4:], "")
+	noHeader := `{}` + "\n" + strings.Join(slines[1:], "")
 	cases := []struct{ name, file, body, want string }{
 		{"op", "history.jsonl", bad, "history.jsonl:6:"},
 		{"stream", "stream.jsonl", dupStream, "stream.jsonl:5: sequence"},
+		{"stream header", "stream.jsonl", noHeader, "stream.jsonl:1: header without"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -168,6 +170,85 @@ func TestHistoryLine(t *testing.T) {
 	}{{&whole, 0, 1}, {&whole, 2, 3}, {&part, 0, 5}, {&part, 1, 10}} {
 		if got := c.h.Line(c.i); got != c.want {
 			t.Errorf("Line(%d) = %d, want %d", c.i, got, c.want)
+		}
+	}
+}
+
+// A sequence two parts' entries hold, or that an op reads from another
+// part's key, makes the split Crossed; keys of one part may share one.
+func TestSplitCrossed(t *testing.T) {
+	put := func(k, v string, rev uint64) Op {
+		return Op{Client: 1, Type: Put, Key: k, Value: v, Rev: rev, Outcome: OK, Invoke: int64(rev), Complete: int64(rev) + 1}
+	}
+	cases := []struct {
+		name    string
+		ops     []Op
+		streams [][]Entry // cut one after the other, as stream.jsonl then observed.jsonl
+		parts   int
+		crossed string
+	}{
+		{"clean", []Op{put("a", "a1", 1), put("b", "b1", 2)},
+			[][]Entry{{{Seq: 1, Key: "a", Value: "a1"}, {Seq: 2, Key: "b", Value: "b1"}}}, 2, ""},
+		{"a revision another key holds", []Op{put("a", "a1", 1), put("b", "b1", 2), put("a", "a2", 2)},
+			[][]Entry{{{Seq: 1, Key: "a", Value: "a1"}, {Seq: 2, Key: "b", Value: "b1"}}}, 2, "refers to sequence 2"},
+		{"the same, one part", []Op{put("a", "a1", 1), put("b", "b1", 2), put("a", "a2", 2)},
+			[][]Entry{{{Seq: 1, Key: "a", Value: "a1"}, {Seq: 2, Key: "b", Value: "b1"}}}, 1, ""},
+		{"a sequence reused by another key", []Op{put("a", "a1", 1), put("b", "b1", 2)},
+			[][]Entry{{{Seq: 1, Key: "a", Value: "a1"}, {Seq: 2, Key: "b", Value: "b1"}}, {{Seq: 2, Key: "a", Value: "a9"}}}, 2, "sequence 2 is held by keys of two parts"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := NewSplit(t.TempDir(), c.parts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, es := range c.streams {
+				path := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i))
+				if err := WriteStream(path, es, true); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.CutStream(path, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rec, err := NewRecorder(filepath.Join(dir, "history.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range c.ops {
+				rec.Add(op)
+			}
+			if err := rec.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.CutOps(filepath.Join(dir, "history.jsonl")); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Crossed(); (c.crossed == "") != (got == "") || !strings.Contains(got, c.crossed) {
+				t.Fatalf("Crossed() = %q, want %q", got, c.crossed)
+			}
+		})
+	}
+}
+
+func TestSeqSet(t *testing.T) {
+	var s SeqSet
+	in := []uint64{5, 1, 64, 63, 200, 1000}
+	for _, q := range in {
+		if !s.Add(q) {
+			t.Fatalf("Add(%d) not new", q)
+		}
+	}
+	if s.Add(64) || s.Len() != len(in) || !s.Has(63) || s.Has(62) {
+		t.Fatalf("Add/Len/Has wrong: len %d", s.Len())
+	}
+	for _, c := range []struct {
+		seq  uint64
+		want int
+	}{{0, 0}, {1, 0}, {2, 1}, {5, 1}, {6, 2}, {64, 3}, {65, 4}, {199, 4}, {201, 5}, {999, 5}, {1000, 5}, {5000, 6}} {
+		if got := s.Rank(c.seq); got != c.want {
+			t.Errorf("Rank(%d) = %d, want %d", c.seq, got, c.want)
 		}
 	}
 }

@@ -34,15 +34,18 @@ func partsFor(dir string, opts checker.Options) (int, error) {
 	return (lines + limit - 1) / limit, nil
 }
 
+// errCrossed: the cell cannot be judged in parts (history.Split.Crossed).
+var errCrossed = errors.New("a sequence is read across parts")
+
 // checkInParts judges a cell whose history is too long to hold whole, as
-// CheckDir would whole: its history, read-back and observed.jsonl cut by
+// CheckDir would whole: its read-back, observed.jsonl and history cut by
 // key into n parts in a folder of the cell (removed after), each part
-// judged alone, and the results merged (checker.Merge). Only the whole
-// knows whether every sequence of the stream is known, so that is
-// counted while cutting.
+// judged alone, and the results merged (checker.Merge). What only the
+// whole stream knows (which sequences it holds, whether it is complete)
+// is counted while cutting. It returns errCrossed, having judged nothing,
+// when a sequence is held or read by keys of two parts: such a cell is
+// judged whole.
 func checkInParts(dir string, b Bucket, opts checker.Options, n int) ([]checker.Result, error) {
-	// Beside the history, on its disk (a /tmp in memory would hold the
-	// parts in RAM); in the temporary folder if the cell is read-only.
 	// The GC lets the heap grow to twice what is live before it collects
 	// (GOGC=100); while the parts are judged it is asked to keep the heap
 	// under partsHeapLimit instead, unless GOMEMLIMIT asks for less. What
@@ -57,6 +60,8 @@ func checkInParts(dir string, b Bucket, opts checker.Options, n int) ([]checker.
 			os.RemoveAll(o)
 		}
 	}
+	// Beside the history, on its disk (a /tmp in memory would hold the
+	// parts in RAM); in the temporary folder if the cell is read-only.
 	tmp, err := os.MkdirTemp(dir, ".parts-")
 	if err != nil {
 		if tmp, err = os.MkdirTemp("", "chaos-parts-"); err != nil {
@@ -64,30 +69,54 @@ func checkInParts(dir string, b Bucket, opts checker.Options, n int) ([]checker.
 		}
 	}
 	defer os.RemoveAll(tmp)
-	var seqs seqCount
-	var lastRead uint64 // the read-back's last sequence
-	split, err := history.SplitDir(dir, tmp, n, func(e history.Entry) {
-		seqs.add(e)
+	cut, err := cutCell(dir, tmp, n, b)
+	if err != nil {
+		return nil, err
+	}
+	if cut.split.Crossed() != "" {
+		return nil, fmt.Errorf("%w: %s", errCrossed, cut.split.Crossed())
+	}
+	return cut.judge(b, opts)
+}
+
+// cellCut is a cell cut into parts.
+type cellCut struct {
+	split    *history.Split
+	seqs     history.SeqSet // the sequences of the stream the checkers judge
+	hasObs   bool
+	complete bool // mergeStreams' completeness, for the whole stream
+}
+
+// cutCell cuts the read-back, then observed.jsonl, then the history (the
+// ops are checked against the entries).
+func cutCell(dir, tmp string, n int, b Bucket) (*cellCut, error) {
+	split, err := history.NewSplit(tmp, n)
+	if err != nil {
+		return nil, err
+	}
+	c := &cellCut{split: split}
+	merged := b.perKey() != 0 || b.Mix.Purge > 0 // as Bucket.checks merges
+	var lastRead uint64                          // the read-back's last sequence
+	err = split.CutStream(filepath.Join(dir, "stream.jsonl"), func(e history.Entry) {
+		c.seqs.Add(e.Seq)
 		lastRead = max(lastRead, e.Seq)
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
 	obsPath := filepath.Join(dir, ObservedFile)
 	_, err = os.Stat(obsPath)
-	hasObs := err == nil
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if c.hasObs = err == nil; err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
 	var head ObservedHead
-	if hasObs {
-		dsts := make([]string, n)
-		for p := range dsts {
-			dsts[p] = filepath.Join(split.Dirs[p], ObservedFile)
-		}
-		err := split.SplitEntries(obsPath, dsts, func(p int, orig []byte, count, _ int) ([]byte, error) {
+	if c.hasObs {
+		err := split.CutEntries(obsPath, ObservedFile, func(p int, orig []byte, count, total int) ([]byte, error) {
 			if err := json.Unmarshal(orig, &head); err != nil {
 				return nil, err
+			}
+			if total != head.Count {
+				return nil, fmt.Errorf("%d entries, the head says %d", total, head.Count) // as ReadObserved
 			}
 			part := head
 			part.Count, part.Conflicts = count, nil
@@ -97,16 +126,25 @@ func checkInParts(dir string, b Bucket, opts checker.Options, n int) ([]checker.
 				}
 			}
 			return json.Marshal(part)
-		}, seqs.add)
+		}, func(e history.Entry) {
+			if merged {
+				c.seqs.Add(e.Seq)
+			}
+		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	// mergeStreams' completeness, for the whole stream.
-	complete := seqs.distinct == max(head.LastSeq, lastRead)
+	c.complete = c.seqs.Len() == int(max(head.LastSeq, lastRead))
+	return c, split.CutOps(filepath.Join(dir, "history.jsonl"))
+}
+
+// judge judges the parts one at a time and merges their results.
+func (c *cellCut) judge(b Bucket, opts checker.Options) ([]checker.Result, error) {
+	n := len(c.split.Dirs)
 	per := make([][]checker.Result, n)
 	var done []checker.Result
-	for p, d := range split.Dirs {
+	for p, d := range c.split.Dirs {
 		// Collect the last part's garbage now: the heap then grows from
 		// what is live, not from the last part's peak, and a check in parts
 		// peaks at about what its largest part needs.
@@ -115,14 +153,14 @@ func checkInParts(dir string, b Bucket, opts checker.Options, n int) ([]checker.
 		if err != nil {
 			return nil, fmt.Errorf("part %d of %d: %w", p+1, n, err)
 		}
-		h.Part = &history.Part{Index: split.Index[p], Acks: split.Acks}
+		h.Part = &history.Part{Index: c.split.Index[p], Acks: c.split.Acks, Seqs: &c.seqs}
 		var obs *observedFile
-		if hasObs {
+		if c.hasObs {
 			entries, ph, err := ReadObserved(filepath.Join(d, ObservedFile))
 			if err != nil {
 				return nil, fmt.Errorf("part %d of %d: %w", p+1, n, err)
 			}
-			obs = &observedFile{entries: entries, head: ph, complete: &complete}
+			obs = &observedFile{entries: entries, head: ph, complete: &c.complete}
 		}
 		per[p] = checker.Run(h, b.checks(&h, obs, checker.PartOptions(opts, done)))
 		done = append(done, per[p]...)
@@ -130,29 +168,12 @@ func checkInParts(dir string, b Bucket, opts checker.Options, n int) ([]checker.
 	var whole history.History
 	merging := b.checks(&whole, nil, opts)
 	out := make([]checker.Result, len(merging))
-	for i, c := range merging {
+	for i, ch := range merging {
 		parts := make([]checker.Result, n)
 		for p := range per {
 			parts[p] = per[p][i]
 		}
-		out[i] = checker.Merge(c, opts, parts, split.Index)
+		out[i] = checker.Merge(ch, opts, parts, c.split.Index)
 	}
 	return out, nil
-}
-
-// seqCount counts the distinct stream sequences it is shown, one bit each.
-type seqCount struct {
-	words    map[uint64]uint64
-	distinct uint64
-}
-
-func (s *seqCount) add(e history.Entry) {
-	if s.words == nil {
-		s.words = map[uint64]uint64{}
-	}
-	w, bit := e.Seq/64, uint64(1)<<(e.Seq%64)
-	if s.words[w]&bit == 0 {
-		s.words[w] |= bit
-		s.distinct++
-	}
 }

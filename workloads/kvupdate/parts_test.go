@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
@@ -20,6 +21,7 @@ type simCell struct {
 	ops, keys, clients, perKey int
 	staleRate                  float64 // share of gets that return the key's previous revision
 	lose                       int     // every lose-th acknowledged write is stored with another value
+	reuse                      bool    // the read-back holds the last message under another key
 	seed                       uint64
 }
 
@@ -98,6 +100,10 @@ func (c simCell) write(t testing.TB, dir string) {
 			}
 		}
 	}
+	if c.reuse && len(readBack) > 0 {
+		e := &readBack[len(readBack)-1]
+		e.Key = fmt.Sprintf("k%d", (keyIndex(e.Key)+1)%c.keys) // the sequence the observers saw under another key
+	}
 	if err := history.WriteStream(filepath.Join(dir, "stream.jsonl"), readBack, true); err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +132,7 @@ func TestCheckDirInParts(t *testing.T) {
 		"lost":       {ops: 6000, keys: 40, clients: 10, perKey: 1, lose: 97, seed: 3},
 		"few keys":   {ops: 3000, keys: 3, clients: 3, perKey: 5, staleRate: 0.02, seed: 4},
 		"hot in one": {ops: 2000, keys: 1, clients: 1, perKey: 1, seed: 5},
+		"reused seq": {ops: 3000, keys: 20, clients: 10, perKey: 1, reuse: true, seed: 6},
 	}
 	for name, c := range cells {
 		t.Run(name, func(t *testing.T) {
@@ -157,7 +164,7 @@ func TestCheckDirInParts(t *testing.T) {
 			if left, _ := filepath.Glob(filepath.Join(dir, ".parts-*")); len(left) > 0 {
 				t.Fatalf("part folders left behind: %v", left)
 			}
-			if name == "stale" || name == "lost" {
+			if name == "stale" || name == "lost" || name == "reused seq" {
 				if checker.Worst(whole) != checker.Invalid {
 					t.Fatalf("the %s cell is %s whole: the test would show nothing", name, checker.Worst(whole))
 				}
@@ -189,6 +196,37 @@ func samePartsJudgement(t *testing.T, whole, parts checker.Result, ops []history
 	for k, d := range kinds {
 		if d != 0 {
 			t.Errorf("%s: %d more %s examples whole than in parts", whole.Name, d, k)
+		}
+	}
+}
+
+// A cell where a sequence is read across parts is judged whole; one whose
+// observed.jsonl was cut short is refused, as it is whole.
+func TestCheckInPartsRefuses(t *testing.T) {
+	dir := t.TempDir()
+	simCell{ops: 2000, keys: 20, clients: 10, perKey: 1, reuse: true, seed: 6}.write(t, dir)
+	cut, err := cutCell(dir, t.TempDir(), 4, Bucket{History: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cut.split.Crossed(), "held by keys of two parts") {
+		t.Fatalf("Crossed() = %q, want a sequence held by two parts", cut.split.Crossed())
+	}
+
+	dir = t.TempDir()
+	simCell{ops: 2000, keys: 20, clients: 10, perKey: 1, seed: 7}.write(t, dir)
+	path := filepath.Join(dir, ObservedFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	if err := os.WriteFile(path, []byte(strings.Join(lines[:len(lines)-1], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, partOps := range []int{-1, 500} {
+		if _, err := CheckDir(dir, checker.Options{PartOps: partOps}); err == nil || !strings.Contains(err.Error(), "the head says") {
+			t.Errorf("PartOps %d: error %v, want one saying the file is short", partOps, err)
 		}
 	}
 }
