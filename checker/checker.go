@@ -149,10 +149,13 @@ type Options struct {
 	Workers int
 	// PartOps is the longest history a workload's check holds in memory
 	// whole; a longer one it cuts by key into parts of about this many ops
-	// and judges one part at a time (history.Split, Merge). 0: 1,000,000;
-	// negative: never cut.
+	// and judges one part at a time (history.Split, Merge). 0:
+	// DefaultPartOps; negative: never cut.
 	PartOps int
 }
+
+// DefaultPartOps is Options.PartOps when it is 0.
+const DefaultPartOps = 1_000_000
 
 func (o Options) withDefaults() Options {
 	if o.Timeout == 0 {
@@ -171,7 +174,7 @@ func (o Options) withDefaults() Options {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if o.PartOps == 0 {
-		o.PartOps = 1_000_000
+		o.PartOps = DefaultPartOps
 	}
 	return o
 }

@@ -22,7 +22,7 @@ const partsHeapLimit = 900 << 20
 func partsFor(dir string, opts checker.Options) (int, error) {
 	limit := opts.PartOps
 	if limit == 0 {
-		limit = 1_000_000 // checker.Options' default
+		limit = checker.DefaultPartOps
 	}
 	if limit < 0 {
 		return 1, nil
