@@ -40,6 +40,17 @@ func TestMutantsApply(t *testing.T) {
 	}
 }
 
+// mutantPackages are the packages whose -short tests judge a mutant of
+// file: checker and history, whose tests hold the shared checkers, and the
+// mutated file's own package (a workload's checks live with the workload).
+func mutantPackages(file string) []string {
+	pkgs := []string{"./checker/", "./history/"}
+	if own := "./" + filepath.ToSlash(filepath.Dir(file)) + "/"; !slices.Contains(pkgs, own) {
+		pkgs = append(pkgs, own)
+	}
+	return pkgs
+}
+
 var failedTest = regexp.MustCompile(`(?m)^--- FAIL: (\S+)`)
 
 // TestMutants applies each mutant through go test -overlay (the source
@@ -81,7 +92,8 @@ func TestMutants(t *testing.T) {
 		if err := os.WriteFile(overlay, ov, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(goBin, "test", "-short", "-count=1", "-timeout=300s", "-overlay="+overlay, "./checker/", "./history/")
+		args := append([]string{"test", "-short", "-count=1", "-timeout=300s", "-overlay=" + overlay}, mutantPackages(m.file)...)
+		cmd := exec.Command(goBin, args...)
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()
 		var by []string
