@@ -1,0 +1,66 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jetstream-chaos/jetstream-chaos/run"
+)
+
+// auditCase is one stored cell of testdata/audit and what `chaos check`
+// must say of it: the exit code, and the verdict of each named checker
+// (checkers not named are not held here; the package tests pin them).
+type auditCase struct {
+	dir      string
+	exit     int
+	verdicts map[string]string // checker name -> valid, invalid or unknown
+	// stdout, when set, must match the output.
+	stdout string
+}
+
+// auditCases are the audit's cells. Each was a false positive, a false
+// negative, a crash or a wrong dispatch before it was fixed; the row says
+// what it must be.
+var auditCases = []auditCase{
+	// A clean queue cell, with and without a trailing slash: the slash once
+	// made the cell's own folder the run folder, so kv-update judged it.
+	{dir: "q/q0_clean", exit: run.ExitValid, verdicts: map[string]string{"queue-lost": "valid", "queue-redelivery": "valid"}},
+	{dir: "q/q0_clean/", exit: run.ExitValid, verdicts: map[string]string{"queue-lost": "valid", "queue-redelivery": "valid"}},
+	// The control of c3_stepdown: no step-down, the other follower stayed
+	// a follower, and 2.34 GiB is above its bound.
+	{dir: "cu_min/c3b_control_no_stepdown", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"}},
+	{dir: "cu_min/c3b_control_no_stepdown/", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"}},
+}
+
+var verdictLine = regexp.MustCompile(`(?m)^  (valid|invalid|unknown)\s+(\S+)\s`)
+
+// TestAuditCells runs `chaos check` on every audit cell and holds each
+// named checker's verdict and the exit code.
+func TestAuditCells(t *testing.T) {
+	for _, c := range auditCases {
+		t.Run(c.dir, func(t *testing.T) {
+			dir := filepath.Join("testdata", "audit", c.dir)
+			if strings.HasSuffix(c.dir, "/") {
+				dir += "/"
+			}
+			code, stdout, stderr := chaos(t, ".", "check", dir)
+			if code != c.exit {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr: %s", code, c.exit, stdout, stderr)
+			}
+			got := map[string]string{}
+			for _, m := range verdictLine.FindAllStringSubmatch(stdout, -1) {
+				got[m[2]] = m[1]
+			}
+			for name, want := range c.verdicts {
+				if got[name] != want {
+					t.Errorf("%s: %q, want %q\nstdout:\n%s", name, got[name], want, stdout)
+				}
+			}
+			if c.stdout != "" && !regexp.MustCompile(c.stdout).MatchString(stdout) {
+				t.Errorf("stdout does not match %q:\n%s", c.stdout, stdout)
+			}
+		})
+	}
+}
