@@ -190,10 +190,38 @@ func readyOnce(ctx context.Context, c Cluster) error {
 			return fmt.Errorf("nodes disagree on the meta leader (%s, %s)", leader, j.Meta.Leader)
 		}
 		leader = j.Meta.Leader
+		if n.Name == leader {
+			if err := metaPeersOnline(j, nodes); err != nil {
+				return fmt.Errorf("meta leader %s: %v", n.Name, err)
+			}
+		}
 	}
 	for _, n := range nodes {
 		if err := apiAnswers(ctx, n); err != nil {
 			return fmt.Errorf("%s: JetStream API: %v", n.Name, err)
+		}
+	}
+	return nil
+}
+
+// metaPeersOnline says whether the meta leader's /jsz lists every other
+// node as a current, online peer. Until it does, the leader may refuse to
+// place a stream ("no suitable peers for placement, peer offline", 10005):
+// seen right after the rest of the readiness checks passed.
+func metaPeersOnline(leader Jsz, nodes []Node) error {
+	peers := map[string]bool{}
+	for _, p := range leader.Meta.Replica {
+		switch {
+		case p.Offline:
+			return fmt.Errorf("sees peer %s offline", p.Name)
+		case !p.Current:
+			return fmt.Errorf("sees peer %s not current", p.Name)
+		}
+		peers[p.Name] = true
+	}
+	for _, n := range nodes {
+		if n.Name != leader.ServerName && !peers[n.Name] {
+			return fmt.Errorf("does not list %s among its peers yet", n.Name)
 		}
 	}
 	return nil

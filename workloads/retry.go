@@ -11,12 +11,20 @@ import (
 )
 
 // RetryTransient calls do until it succeeds, fails for good (an error
-// Transient does not call passing), or bound passes; each try has 5 s.
+// neither Transient nor a placement refusal, see below), or bound passes;
+// each try has 5 s.
 // Workloads use it for the idempotent requests of their setup (creating a
 // stream or consumer with the same config again changes nothing): on a
 // cluster that just became ready, or on a loaded machine, the first
 // JetStream requests can time out while the meta leader settles (seen in
-// make test as "create stream: context deadline exceeded").
+// make test as "create stream: context deadline exceeded"). In setup, a
+// placement refusal (10005, "no suitable peers for placement, peer
+// offline") is transient too: the meta leader places an asset only on
+// peers whose statistics it has received (nats-server server.go,
+// nodeInfo.selectable), and right after a cluster is ready it may not have
+// them all yet (2 of 18 cells lost at bucket creation before this). A
+// lasting refusal, a stream larger than the cluster, still ends at bound
+// with its own error.
 func RetryTransient(ctx context.Context, bound time.Duration, do func(context.Context) error) error {
 	deadline := time.Now().Add(bound)
 	tries := 0
@@ -25,7 +33,7 @@ func RetryTransient(ctx context.Context, bound time.Duration, do func(context.Co
 		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := do(tctx)
 		cancel()
-		if err == nil || !Transient(err) || ctx.Err() != nil {
+		if err == nil || !(Transient(err) || noPeersYet(err)) || ctx.Err() != nil {
 			return err
 		}
 		if time.Now().After(deadline) {
@@ -48,3 +56,13 @@ func Transient(err error) bool {
 	}
 	return false
 }
+
+// noPeersYet says whether a request was refused because the meta leader
+// found no suitable peers to place it on (nats-server errors.json,
+// JSClusterNoPeersErrF; nats.go names no constant for it).
+func noPeersYet(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == errCodeClusterNoPeers
+}
+
+const errCodeClusterNoPeers jetstream.ErrorCode = 10005

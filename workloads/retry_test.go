@@ -22,12 +22,16 @@ func TestTransient(t *testing.T) {
 		{&jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}, true},
 		{&jetstream.APIError{Code: 400, ErrorCode: 10058, Description: "stream name already in use with a different configuration"}, false},
 		{errors.New("permissions violation"), false},
+		{noPeers, false}, // transient in setup only (RetryTransient)
 	} {
 		if got := Transient(tc.err); got != tc.want {
 			t.Errorf("Transient(%v) = %v, want %v", tc.err, got, tc.want)
 		}
 	}
 }
+
+// noPeers is the meta leader's refusal while it has not heard from a peer.
+var noPeers = &jetstream.APIError{Code: 500, ErrorCode: 10005, Description: "no suitable peers for placement, peer offline"}
 
 // A transient error is asked again, a lasting one is not, and the bound
 // ends the asking with how often it tried.
@@ -42,6 +46,8 @@ func TestRetryTransient(t *testing.T) {
 		{"a timeout, then success", 2, context.DeadlineExceeded, 3, ""},
 		{"a lasting refusal", 1 << 30, errors.New("permissions violation"), 1, "permissions violation"},
 		{"timeouts past the bound", 1 << 30, nats.ErrTimeout, -1, "still failing after"},
+		{"a peer not yet selectable, then success", 2, noPeers, 3, ""},
+		{"placement refused past the bound", 1 << 30, noPeers, -1, "still failing after"},
 	}
 	for _, tc := range tests {
 		calls := 0

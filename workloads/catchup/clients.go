@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // dial connects to the nodes in order (the first is preferred), never to
@@ -60,18 +61,13 @@ func (r *cell) createStream(ctx context.Context) error {
 		Storage:     jetstream.FileStorage,
 		AllowDirect: r.opts.DirectGet,
 	}
-	var last error
-	for range 20 { // a fresh cluster may still be settling its meta leader
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		_, last = js.CreateStream(cctx, cfg)
-		cancel()
-		if last == nil || ctx.Err() != nil {
-			break
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	if last != nil {
-		return fmt.Errorf("create stream %s: %w", r.opts.Stream, last)
+	// A fresh cluster may still be settling its meta leader and peers.
+	err = workloads.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
+		_, err := js.CreateStream(ctx, cfg)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("create stream %s: %w", r.opts.Stream, err)
 	}
 	// Every replica must be there before the fill, or the fill itself is a
 	// catch-up.

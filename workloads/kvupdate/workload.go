@@ -119,32 +119,20 @@ func Setup(ctx context.Context, nodes []cluster.Node, opts Options) (*Workload, 
 // leader settles (a flaky first write seen once in make test).
 const createWithin = 30 * time.Second
 
-// createBucket creates the bucket, retrying within createWithin: creating
-// a bucket with the same config again is idempotent, so a retry after a
-// timeout whose create did land is harmless.
+// createBucket creates the bucket, asking again while the answer is
+// transient (workloads.RetryTransient): creating a bucket with the same
+// config again is idempotent, so a retry after a timeout whose create did
+// land is harmless.
 func (w *Workload) createBucket(ctx context.Context) error {
 	cfg := jetstream.KeyValueConfig{Bucket: w.opts.Bucket, Replicas: w.opts.Replicas}
-	deadline := time.Now().Add(createWithin)
-	var last error
-	tries := 0
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		tries++
-		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, last = w.js.CreateKeyValue(cctx, cfg)
-		cancel()
-		if last == nil {
-			return nil
-		}
-		if !workloads.Transient(last) {
-			return fmt.Errorf("create bucket %s: %w", w.opts.Bucket, last)
-		}
-		time.Sleep(250 * time.Millisecond)
+	err := workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) error {
+		_, err := w.js.CreateKeyValue(ctx, cfg)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("create bucket %s: %w", w.opts.Bucket, err)
 	}
-	if last == nil {
-		last = ctx.Err()
-	}
-	return fmt.Errorf("create bucket %s: not created within %s over %d tries, waiting for the JetStream API to answer (last: %w)",
-		w.opts.Bucket, createWithin, tries, last)
+	return nil
 }
 
 // bindWithin bounds binding a client's handles: a fault in the first
