@@ -40,6 +40,10 @@ type Replica struct {
 	Entries  []history.Entry `json:"-"`
 	Complete bool            `json:"complete"` // every message it holds was read
 	Error    string          `json:"error,omitempty"`
+	// NotReplica says the server holds no copy and is not one of the
+	// stream's peers (a stream of fewer replicas than servers): it takes
+	// no part in the comparison.
+	NotReplica bool `json:"not_replica,omitempty"`
 }
 
 // CheckDivergence compares the replicas of one stream, read after the heal
@@ -59,8 +63,9 @@ type Replica struct {
 //
 // Counts: replicas, replicas_read, replicas_diverged, state_mismatch,
 // missing, extra, different.
-func CheckDivergence(reps []Replica, opts Options) Result {
+func CheckDivergence(all []Replica, opts Options) Result {
 	opts = opts.withDefaults()
+	reps, others := placedReplicas(all)
 	r := Result{Name: NameDivergence, Counts: map[string]int{CountReplicas: len(reps), CountReplicasRead: 0,
 		CountReplicasDiverged: 0, CountStateMismatch: 0, CountMissingMsgs: 0, CountExtraMsgs: 0, CountDifferentMsgs: 0}}
 	ex := newExamples(opts.MaxExamples)
@@ -105,7 +110,23 @@ func CheckDivergence(reps []Replica, opts Options) Result {
 		r.Verdict = Valid
 		r.Summary = fmt.Sprintf("all %d replicas hold the same %d messages and report the same state", len(reps), n)
 	}
+	if len(others) > 0 {
+		r.Summary += fmt.Sprintf(" (%s: no copy, not a replica of the stream)", strings.Join(others, ", "))
+	}
 	return r
+}
+
+// placedReplicas splits the servers read into the stream's replicas and
+// the names of the others.
+func placedReplicas(all []Replica) (reps []Replica, others []string) {
+	for _, rp := range all {
+		if rp.NotReplica {
+			others = append(others, rp.Node)
+			continue
+		}
+		reps = append(reps, rp)
+	}
+	return reps, others
 }
 
 func orText(s, alt string) string {

@@ -225,4 +225,18 @@ var mutants = []mutant{
 		"if h := s.seqPart[seq]; h != 0 && int(h) != p+1 {", "if false {", []string{"TestPartsMatchWhole", "TestSplitCrossed"}},
 	{"parts: two parts holding one sequence not seen", "history/split.go",
 		"case int(h) != p+1 && s.crossed == \"\":", "case false:", []string{"TestSplitCrossed"}},
+
+	// replicas read until they settle (kv-update), and which servers are replicas
+	{"converge: replicas that differ read only once", "workloads/kvupdate/register.go",
+		"if !r.Differ || time.Since(start)+every > bound", "if true || time.Since(start)+every > bound", []string{"TestReadUntilAgree"}},
+	{"converge: a late replica not reported as late", "checker/converge.go",
+		"\t\tif first.Differ {\n\t\t\tr.Counts[CountConvergeMs]", "\t\tif false {\n\t\t\tr.Counts[CountConvergeMs]", []string{"TestCheckConverged"}},
+	{"divergence: a server with no copy compared as a replica", "checker/divergence.go",
+		"if rp.NotReplica {", "if false {", []string{"TestCheckConverged"}},
+	{"replicas: an older cell's server with no copy read as a replica", "workloads/kvupdate/replicas.go",
+		"if legacyNoCopy(reps[i]) {", "if false {", []string{"TestReadReplicasFiles"}},
+	{"replicas: a node name used as a path unchecked", "workloads/kvupdate/replicas.go",
+		"if !serverName.MatchString(node) || seen[node] {", "if seen[node] {", []string{"TestReadReplicasFiles"}},
+	{"replicas: a missing replica file read as a run that ended early", "workloads/kvupdate/replicas.go",
+		"return nil, nil, fmt.Errorf(\"%s lists %s, but %s is missing\", ReplicasFile, node, replicaFile(node))", "return nil, nil, err", []string{"TestReadReplicasFiles"}},
 }

@@ -32,6 +32,13 @@ var auditCases = []auditCase{
 	// a follower, and 2.34 GiB is above its bound.
 	{dir: "cu_min/c3b_control_no_stepdown", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"}},
 	{dir: "cu_min/c3b_control_no_stepdown/", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"}},
+	// An R2 bucket: the third server holds no copy and is no replica.
+	{dir: "kv/rd3_r2_bucket_third_node_no_copy", exit: run.ExitValid, verdicts: map[string]string{"replica-divergence": "valid"},
+		stdout: `n3: no copy, not a replica of the stream`},
+	// replicas.json names a replica by a path: said so, not "the run
+	// ended before its finish".
+	{dir: "kv/b6_node_name_path", exit: run.ExitUnknown, verdicts: map[string]string{"replica-divergence": "unknown", "linearizability": "valid"},
+		stdout: `replicas.json: replica 1 is named "\.\./b6_node_name_path/replica-n2": not a server name`},
 }
 
 var verdictLine = regexp.MustCompile(`(?m)^  (valid|invalid|unknown)\s+(\S+)\s`)

@@ -133,16 +133,16 @@ func (b Bucket) checks(h *history.History, obs *observedFile, opts checker.Optio
 // divergence judges replicas.json; a cell without it says why.
 func divergence(dir string, opts checker.Options) checker.Result {
 	start := time.Now()
-	reps, err := ReadReplicasFiles(dir)
+	reps, reads, err := ReadReplicasFiles(dir)
 	if err != nil {
-		reason := "the replicas were not read: " + err.Error()
+		reason := "the stored replicas cannot be judged: " + err.Error()
 		if errors.Is(err, os.ErrNotExist) {
 			reason = "the replicas were not read (the run ended before its finish)"
 		}
 		return checker.Result{Name: checker.NameDivergence, Verdict: checker.Unknown, Reason: reason, Summary: reason,
 			Counts: map[string]int{}}
 	}
-	r := checker.CheckDivergence(reps, opts)
+	r := checker.CheckConverged(reps, reads, opts)
 	r.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
 	return r
 }

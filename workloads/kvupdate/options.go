@@ -33,7 +33,9 @@ type Options struct {
 	DirectGet bool          `json:"direct_get"`
 	Rate      float64       `json:"rate,omitempty"` // ops/s over all clients; 0 = as fast as they go
 	OpTimeout time.Duration `json:"op_timeout"`
-	Seed      uint64        `json:"seed"`
+	// ConvergeTimeout bounds reading the replicas again while they differ.
+	ConvergeTimeout time.Duration `json:"converge_timeout,omitempty"`
+	Seed            uint64        `json:"seed"`
 	// History is the bucket's history per key; a setting stored before
 	// --history existed decodes as KeepAll, which those runs used.
 	History   History `json:"history"`
@@ -41,6 +43,10 @@ type Options struct {
 	KeyDist   KeyDist `json:"key_dist"`
 	ValueSize int     `json:"value_size,omitempty"` // bytes written per value; 0: the unique id alone
 }
+
+// DefaultConvergeTimeout is --converge-timeout's default: long enough for a
+// replica that was a few messages behind at the heal to catch up.
+const DefaultConvergeTimeout = 30 * time.Second
 
 // MaxKeys bounds --keys: the checkers are benchmarked up to it.
 const MaxKeys = 10_000
@@ -70,6 +76,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.History == 0 {
 		o.History = 1
+	}
+	if o.ConvergeTimeout == 0 {
+		o.ConvergeTimeout = DefaultConvergeTimeout
 	}
 	if o.Mix.IsZero() {
 		o.Mix = DefaultMix
@@ -102,6 +111,8 @@ func (o Options) Validate(nodes int) error {
 		return fmt.Errorf("--rate must not be negative")
 	case o.OpTimeout < 10*time.Millisecond:
 		return fmt.Errorf("--op-timeout %s is too short", o.OpTimeout)
+	case o.ConvergeTimeout < time.Second:
+		return fmt.Errorf("--converge-timeout %s is too short: replicas are read again every %s", o.ConvergeTimeout, replicaReadEvery)
 	}
 	for _, p := range Patterns {
 		if o.Pattern == p {

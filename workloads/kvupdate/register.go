@@ -36,7 +36,7 @@ func (workload) Doc() string {
 
 // Flags binds --keys, --clients, --pattern, --replicas, --rate,
 // --history and --mix (each a list: every combination is a cell), and
-// --key-dist, --value-size and --op-timeout.
+// --key-dist, --value-size, --op-timeout and --converge-timeout.
 func (workload) Flags(fs *pflag.FlagSet) workloads.Expander {
 	keys := fs.IntSlice("keys", []int{10}, fmt.Sprintf("number of keys, up to %d (a comma list makes one cell each)", MaxKeys))
 	clients := fs.IntSlice("clients", []int{10}, "number of clients, spread over the nodes (list: cells)")
@@ -48,12 +48,13 @@ func (workload) Flags(fs *pflag.FlagSet) workloads.Expander {
 	keyDist := fs.String("key-dist", "uniform", "key popularity: uniform or zipf:S with S > 1 (zipf:1.1)")
 	valueSize := fs.Int("value-size", 0, "bytes per written value (the unique id padded); 0: the id alone")
 	opTimeout := fs.Duration("op-timeout", 2*time.Second, "timeout of one KV operation; a write that times out is indeterminate")
+	converge := fs.Duration("converge-timeout", DefaultConvergeTimeout, "after the heal, how long replicas that differ are read again before they count as diverged (lag within it is reported, not an anomaly)")
 	return func(func(string) bool) ([]workloads.Settings, error) {
 		dist, err := ParseKeyDist(*keyDist)
 		if err != nil {
 			return nil, err
 		}
-		out := []Options{{KeyDist: dist, ValueSize: *valueSize, OpTimeout: *opTimeout}}
+		out := []Options{{KeyDist: dist, ValueSize: *valueSize, OpTimeout: *opTimeout, ConvergeTimeout: *converge}}
 		if out, err = expand(out, *rates, func(o *Options, r string) error {
 			v, err := strconv.ParseFloat(r, 64)
 			if err != nil {
@@ -244,11 +245,17 @@ func (i *instance) Finish(ctx context.Context) error {
 func (i *instance) StreamRead() (int, bool) { return i.entries, i.complete }
 
 // readReplicas reads every replica's copy of the stream for the
-// divergence check and saves them.
+// divergence check and saves them. While they differ it reads them again,
+// every replicaReadEvery up to --converge-timeout: a replica that lacks the
+// newest messages for a moment after the heal is late, not diverged (seen
+// on a 2.10 release: n1 lacked only the last acknowledged message 2 s after
+// its ack). Every reading's summary is kept for the check.
 func (i *instance) readReplicas(ctx context.Context) error {
 	i.env.Phase("reading every replica")
 	start := time.Now()
-	reps := i.w.ReadReplicas(ctx)
+	reps, reads := readUntilAgree(ctx, i.w.ReadReplicas, i.w.opts.ConvergeTimeout, replicaReadEvery, func(r checker.ReplicaRead) {
+		i.env.Logf("replicas differ (%s); reading them again", r.Summary)
+	})
 	n := 0
 	for _, rp := range reps {
 		n += len(rp.Entries)
@@ -256,11 +263,36 @@ func (i *instance) readReplicas(ctx context.Context) error {
 			i.env.Logf("replica %s: %s", rp.Node, rp.Error)
 		}
 	}
-	i.env.Logf("read %d replicas (%d messages) in %s", len(reps), n, time.Since(start).Round(time.Millisecond))
-	if err := WriteReplicas(i.env.Dir, reps); err != nil {
+	i.env.Logf("read %d replicas (%d messages) %d time(s) in %s", len(reps), n, len(reads), time.Since(start).Round(time.Millisecond))
+	if err := WriteReplicas(i.env.Dir, reps, reads); err != nil {
 		return fmt.Errorf("write replicas: %w", err)
 	}
 	return nil
+}
+
+// replicaReadEvery is the pause between readings of replicas that differ.
+const replicaReadEvery = time.Second
+
+// readUntilAgree reads the replicas until a reading finds no difference, or
+// the next reading would start past bound, pausing every between readings;
+// differ hears of each reading that will be followed by another.
+func readUntilAgree(ctx context.Context, read func(context.Context) []checker.Replica, bound, every time.Duration,
+	differ func(checker.ReplicaRead)) ([]checker.Replica, []checker.ReplicaRead) {
+	start := time.Now()
+	var reads []checker.ReplicaRead
+	for {
+		reps := read(ctx)
+		r := checker.ReadOf(reps, time.Since(start), checker.Options{})
+		reads = append(reads, r)
+		if !r.Differ || time.Since(start)+every > bound || ctx.Err() != nil {
+			return reps, reads
+		}
+		differ(r)
+		select {
+		case <-ctx.Done():
+		case <-time.After(every):
+		}
+	}
 }
 
 func (i *instance) Stats() workloads.Stats {

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -39,6 +41,7 @@ const readReplicaBound = 60 * time.Second
 // (verified with the consumer's info, recreated until it lands there).
 // Each server's /jsz state is recorded beside it.
 func (w *Workload) ReadReplicas(ctx context.Context) []checker.Replica {
+	peers, perr := w.streamPeers(ctx)
 	out := make([]checker.Replica, 0, len(w.nodes))
 	for n := range w.nodes {
 		rp := checker.Replica{Node: w.nodes[n].Name}
@@ -47,14 +50,52 @@ func (w *Workload) ReadReplicas(ctx context.Context) []checker.Replica {
 			rp.Error = "jsz: " + err.Error()
 		}
 		rp.State = st
-		if st == nil && err == nil {
-			rp.Error = "the server reports no copy of " + w.StreamName()
-		} else if rerr := w.readReplica(ctx, &rp); rerr != nil {
-			rp.Error = joinErr(rp.Error, rerr.Error())
+		switch {
+		case st == nil && err == nil && perr == nil && !peers[rp.Node]:
+			rp.NotReplica = true // a stream of fewer replicas than servers
+		case st == nil && err == nil:
+			rp.Error = "the server reports no copy of " + w.StreamName() + " although it is one of its peers"
+			if perr != nil {
+				rp.Error = "the server reports no copy of " + w.StreamName() + ", and its peers are unknown: " + perr.Error()
+			}
+		default:
+			if rerr := w.readReplica(ctx, &rp); rerr != nil {
+				rp.Error = joinErr(rp.Error, rerr.Error())
+			}
 		}
 		out = append(out, rp)
 	}
 	return out
+}
+
+// streamPeers are the servers the stream info names as its leader and
+// replicas.
+func (w *Workload) streamPeers(ctx context.Context) (map[string]bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	s, err := w.js.Stream(ctx, w.StreamName())
+	if err != nil {
+		return nil, err
+	}
+	ci := s.CachedInfo().Cluster
+	if ci == nil {
+		return map[string]bool{}, nil // one server, not clustered
+	}
+	peers := map[string]bool{ci.Leader: true}
+	for _, p := range ci.Replicas {
+		peers[p.Name] = true
+	}
+	return peers, nil
+}
+
+// legacyNoCopy says whether a replica stored before NotReplica existed is
+// a server that held no copy ("the server reports no copy of KV_chaos").
+// Those cells did not record the stream's peers, so such a server is read
+// as not a replica: a replica that lost its copy would have kept the run
+// from recovering before the replicas were read.
+func legacyNoCopy(rp checker.Replica) bool {
+	const prefix = "the server reports no copy of "
+	return rp.State == nil && strings.HasPrefix(rp.Error, prefix) && !strings.Contains(rp.Error[len(prefix):], " ")
 }
 
 func joinErr(a, b string) string {
@@ -202,10 +243,20 @@ func (w *Workload) jszState(ctx context.Context, n int) (*checker.ReplicaState, 
 	return nil, nil
 }
 
-// WriteReplicas saves replicas.json and one replica-<node>.jsonl each.
-func WriteReplicas(dir string, reps []checker.Replica) error {
+// WriteReplicas saves replicas.json, one replica-<node>.jsonl each, and
+// every reading's summary (replica-reads.json).
+func WriteReplicas(dir string, reps []checker.Replica, reads []checker.ReplicaRead) error {
 	for _, rp := range reps {
 		if err := history.WriteStream(filepath.Join(dir, replicaFile(rp.Node)), rp.Entries, rp.Complete); err != nil {
+			return err
+		}
+	}
+	if len(reads) > 0 {
+		b, err := json.MarshalIndent(reads, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, ReplicaReadsFile), append(b, '\n'), 0o644); err != nil {
 			return err
 		}
 	}
@@ -218,22 +269,61 @@ func WriteReplicas(dir string, reps []checker.Replica) error {
 
 // ReadReplicasFiles loads what WriteReplicas saved; os.ErrNotExist when the
 // cell has no replicas.json (a run before the check, or one interrupted).
-func ReadReplicasFiles(dir string) ([]checker.Replica, error) {
+// A node name that is not a server's name, or a replica file that
+// replicas.json lists and that is missing, is an error naming it.
+func ReadReplicasFiles(dir string) ([]checker.Replica, []checker.ReplicaRead, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ReplicasFile))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var reps []checker.Replica
 	if err := json.Unmarshal(b, &reps); err != nil {
-		return nil, fmt.Errorf("%s: %w", ReplicasFile, err)
+		return nil, nil, fmt.Errorf("%s: %w", ReplicasFile, err)
 	}
+	seen := map[string]bool{}
 	for i := range reps {
-		entries, complete, err := history.ReadStream(filepath.Join(dir, replicaFile(reps[i].Node)))
+		node := reps[i].Node
+		if !serverName.MatchString(node) || seen[node] {
+			return nil, nil, fmt.Errorf("%s: replica %d is named %q: not a server name, or a repeated one", ReplicasFile, i+1, node)
+		}
+		seen[node] = true
+		if legacyNoCopy(reps[i]) {
+			reps[i].NotReplica, reps[i].Error = true, ""
+		}
+		path := filepath.Join(dir, replicaFile(node))
+		entries, complete, err := history.ReadStream(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, fmt.Errorf("%s lists %s, but %s is missing", ReplicasFile, node, replicaFile(node))
+		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		reps[i].Entries = entries
 		reps[i].Complete = reps[i].Complete && complete
 	}
-	return reps, nil
+	reads, err := readReplicaReads(dir)
+	return reps, reads, err
+}
+
+// serverName is what a node's name may be: it names a file in the cell.
+var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// ReplicaReadsFile records each reading of the replicas after the heal.
+const ReplicaReadsFile = "replica-reads.json"
+
+// readReplicaReads loads replica-reads.json; none for cells stored before
+// the replicas were read more than once.
+func readReplicaReads(dir string) ([]checker.ReplicaRead, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ReplicaReadsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var reads []checker.ReplicaRead
+	if err := json.Unmarshal(b, &reads); err != nil {
+		return nil, fmt.Errorf("%s: %w", ReplicaReadsFile, err)
+	}
+	return reads, nil
 }

@@ -1,0 +1,162 @@
+package kvupdate
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+)
+
+// copyCell copies a stored cell of testdata/cells into a temporary folder.
+func copyCell(t *testing.T, cell string) string {
+	t.Helper()
+	src := filepath.Join("testdata", "cells", cell)
+	dir := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestReadReplicasFiles: what replicas.json names is checked before it
+// names a file, a listed replica file that is missing is said to be
+// missing (not "the run ended before its finish"), and a server that cells
+// of older versions recorded as holding no copy is not a replica.
+func TestReadReplicasFiles(t *testing.T) {
+	cases := []struct {
+		name    string
+		edit    func(t *testing.T, dir string)
+		err     string // "" if it loads
+		check   func(t *testing.T, reps []checker.Replica, reads []checker.ReplicaRead)
+		replace [2]string // in replicas.json
+	}{
+		{name: "clean", check: func(t *testing.T, reps []checker.Replica, reads []checker.ReplicaRead) {
+			if len(reps) != 3 || reads != nil {
+				t.Errorf("%d replicas, reads %v", len(reps), reads)
+			}
+		}},
+		{name: "a path for a node name", replace: [2]string{`"node": "n1"`, `"node": "../clean/replica-n2"`}, err: `not a server name`},
+		{name: "a node named twice", replace: [2]string{`"node": "n1"`, `"node": "n2"`}, err: `repeated`},
+		{name: "a listed file missing", edit: func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, "replica-n3.jsonl")); err != nil {
+				t.Fatal(err)
+			}
+		}, err: "replicas.json lists n3, but replica-n3.jsonl is missing"},
+		{name: "no copy, as older cells said it", edit: func(t *testing.T, dir string) {
+			writeFile(t, dir, ReplicasFile, `[{"node":"n1","complete":true,"state":{"messages":2,"first_seq":4,"last_seq":5}},
+				{"node":"n2","complete":true,"state":{"messages":2,"first_seq":4,"last_seq":5}},
+				{"node":"n3","complete":false,"error":"the server reports no copy of KV_chaos"}]`)
+		}, check: func(t *testing.T, reps []checker.Replica, _ []checker.ReplicaRead) {
+			if !reps[2].NotReplica || reps[2].Error != "" || reps[0].NotReplica {
+				t.Errorf("%+v", reps)
+			}
+		}},
+		{name: "no copy although a peer", edit: func(t *testing.T, dir string) {
+			writeFile(t, dir, ReplicasFile, `[{"node":"n1","complete":true},{"node":"n2","complete":true},
+				{"node":"n3","complete":false,"error":"the server reports no copy of KV_chaos although it is one of its peers"}]`)
+		}, check: func(t *testing.T, reps []checker.Replica, _ []checker.ReplicaRead) {
+			if reps[2].NotReplica {
+				t.Errorf("a peer without its copy read as not a replica: %+v", reps[2])
+			}
+		}},
+		{name: "reads kept", edit: func(t *testing.T, dir string) {
+			writeFile(t, dir, ReplicaReadsFile, `[{"after_ns":0,"differ":true,"summary":"x"},{"after_ns":2000000000,"differ":false,"summary":"y"}]`)
+		}, check: func(t *testing.T, _ []checker.Replica, reads []checker.ReplicaRead) {
+			if len(reads) != 2 || !reads[0].Differ || reads[1].Differ {
+				t.Errorf("%+v", reads)
+			}
+		}},
+		{name: "reads malformed", edit: func(t *testing.T, dir string) { writeFile(t, dir, ReplicaReadsFile, `[{`) }, err: ReplicaReadsFile},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := copyCell(t, "clean")
+			if c.replace[0] != "" {
+				b, err := os.ReadFile(filepath.Join(dir, ReplicasFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, dir, ReplicasFile, strings.Replace(string(b), c.replace[0], c.replace[1], 1))
+			}
+			if c.edit != nil {
+				c.edit(t, dir)
+			}
+			reps, reads, err := ReadReplicasFiles(dir)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) || errors.Is(err, os.ErrNotExist) {
+					t.Fatalf("error %v, want one naming %q (and not 'not exist')", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, reps, reads)
+		})
+	}
+}
+
+func writeFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadUntilAgree: replicas that differ are read again until they agree
+// or the bound passes; replicas that agree are read once.
+func TestReadUntilAgree(t *testing.T) {
+	st := func(last uint64) *checker.ReplicaState {
+		return &checker.ReplicaState{Messages: last, FirstSeq: 1, LastSeq: last}
+	}
+	reading := func(lasts ...uint64) []checker.Replica {
+		var reps []checker.Replica
+		for n, l := range lasts {
+			reps = append(reps, checker.Replica{Node: "n" + string(rune('1'+n)), State: st(l), Complete: true})
+		}
+		return reps
+	}
+	cases := []struct {
+		name     string
+		readings [][]checker.Replica // the last one repeats
+		bound    time.Duration
+		reads    int  // 0: any number (it depends on the clock); the loop ends
+		differ   bool // at the last read
+	}{
+		{"agree at once", [][]checker.Replica{reading(5, 5, 5)}, time.Minute, 1, false},
+		{"late by one, then agree", [][]checker.Replica{reading(4, 5, 5), reading(4, 5, 5), reading(5, 5, 5)}, time.Minute, 3, false},
+		{"behind past the bound", [][]checker.Replica{reading(4, 5, 5)}, 30 * time.Millisecond, 0, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n, heard := 0, 0
+			read := func(context.Context) []checker.Replica {
+				r := c.readings[min(n, len(c.readings)-1)]
+				n++
+				return r
+			}
+			_, reads := readUntilAgree(context.Background(), read, c.bound, 10*time.Millisecond,
+				func(checker.ReplicaRead) { heard++ })
+			if (c.reads > 0 && len(reads) != c.reads) || (c.reads == 0 && len(reads) < 1) ||
+				reads[len(reads)-1].Differ != c.differ || heard != len(reads)-1 {
+				t.Fatalf("%d reads (last differs %v), told of %d; want %d reads, last differs %v",
+					len(reads), reads[len(reads)-1].Differ, heard, c.reads, c.differ)
+			}
+		})
+	}
+}
