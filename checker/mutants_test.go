@@ -225,4 +225,16 @@ var mutants = []mutant{
 		"if h := s.seqPart[seq]; h != 0 && int(h) != p+1 {", "if false {", []string{"TestPartsMatchWhole", "TestSplitCrossed"}},
 	{"parts: two parts holding one sequence not seen", "history/split.go",
 		"case int(h) != p+1 && s.crossed == \"\":", "case false:", []string{"TestSplitCrossed"}},
+
+	// queue workload (fix-queue): the audit's q1min_stale_nak,
+	// q5_failed_publish_applied and q7b_65_consumers_last_skipped. Killed
+	// by workloads/queue's TestFixtures and TestLoadRefuses.
+	{"queue-redelivery: a nak never explains an early redelivery", "workloads/queue/check_redelivery.go",
+		"if naks.spend(b.complete) {", "if naks.spend(b.complete) && false {", []string{"TestFixtures"}},
+	{"queue-redelivery: one nak explains every later early redelivery", "workloads/queue/check_redelivery.go",
+		"if n.spent < n.sent {", "if n.sent > 0 {", []string{"TestFixtures"}},
+	{"queue-redelivery: a nak that failed explains a redelivery", "workloads/queue/check_redelivery.go",
+		"k.typ == OpNak && k.outcome != history.Fail", "k.typ == OpNak", []string{"TestFixtures"}},
+	{"queue-redelivery: a nak sent as the redelivery arrived counts as before it", "workloads/queue/check_redelivery.go",
+		"n.acks[n.next].invoke < t;", "n.acks[n.next].invoke <= t;", []string{"TestFixtures"}},
 }

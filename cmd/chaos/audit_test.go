@@ -32,6 +32,10 @@ var auditCases = []auditCase{
 	// a follower, and 2.34 GiB is above its bound.
 	{dir: "cu_min/c3b_control_no_stepdown", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"}},
 	{dir: "cu_min/c3b_control_no_stepdown/", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"}},
+	// A late nak of the first delivery, sent after the ack wait had
+	// redelivered the message, redelivers it again at once (nats-server
+	// consumer.go processNak): not an early redelivery.
+	{dir: "q/q1min_stale_nak", exit: run.ExitValid, verdicts: map[string]string{"queue-redelivery": "valid"}},
 }
 
 var verdictLine = regexp.MustCompile(`(?m)^  (valid|invalid|unknown)\s+(\S+)\s`)
