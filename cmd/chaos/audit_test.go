@@ -36,6 +36,9 @@ var auditCases = []auditCase{
 	// redelivered the message, redelivers it again at once (nats-server
 	// consumer.go processNak): not an early redelivery.
 	{dir: "q/q1min_stale_nak", exit: run.ExitValid, verdicts: map[string]string{"queue-redelivery": "valid"}},
+	// p0-2 refused with 10077, yet delivered and stored.
+	{dir: "q/q5_failed_publish_applied", exit: run.ExitInvalid, verdicts: map[string]string{"queue-unexpected": "invalid", "queue-lost": "valid"},
+		stdout: `queue-unexpected +1 value refused at every publish attempt, yet delivered or stored`},
 }
 
 var verdictLine = regexp.MustCompile(`(?m)^  (valid|invalid|unknown)\s+(\S+)\s`)

@@ -1,6 +1,9 @@
 package queue
 
-import "github.com/jetstream-chaos/jetstream-chaos/checker"
+import (
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
 
 // auditFixtures pin the rules the audit's cells
 // (cmd/chaos/testdata/audit/q) found wrong.
@@ -37,6 +40,55 @@ var auditFixtures = map[string]fixture{
 			f.keep(11, v)
 			return f.wrap(6000)
 		}},
+	"clean_refused_retried": {doc: "a value refused (no responders) then indeterminate (timeout) and stored, and one refused (10077) then acknowledged: neither failed at every attempt",
+		build: func() *Cell {
+			f := newFx(nil)
+			f.standard(10)
+			v := Value("p1", 1)
+			f.pub(v, 200, 201, fail, 0, 1)
+			f.pub(v, 300, 2300, info, 0, 2)
+			f.keep(11, v)
+			f.got(0, 0, v, 11, 1, 400)
+			f.got(1, 2, v, 11, 1, 401)
+			v = Value("p1", 2)
+			refused(f, v, 2400, 1)
+			f.pub(v, 2500, 2502, ok, 12, 2)
+			f.keep(12, v)
+			f.got(0, 0, v, 12, 1, 2505)
+			f.got(1, 2, v, 12, 1, 2506)
+			return f.wrap(4000)
+		}},
+	"unexpected_refused_stored": {want: want(CheckUnexpected, checker.Invalid, CheckStall, checker.Unknown), kinds: []string{"failed_publish_applied", "no_drain"},
+		doc: "limits, interrupted before the drain: a value refused at both attempts (no responders, then 10077) yet in the stream read back, delivered to no one yet",
+		build: func() *Cell {
+			f := newFx(nil)
+			f.standard(10)
+			v := Value("p1", 1)
+			f.pub(v, 200, 201, fail, 0, 1)
+			refused(f, v, 300, 2)
+			f.keep(11, v)
+			f.run(0, 400)
+			return f.finish(500, 11)
+		}},
+	"unexpected_refused_delivered": {want: want(CheckUnexpected, checker.Invalid), kinds: []string{"failed_publish_applied"},
+		doc: "work queue: a value refused (10077) yet delivered, acked and so removed",
+		build: func() *Cell {
+			f := newFx(func(o *Options) { o.Retention, o.Consumers = WorkQueue, 1 })
+			f.standard(10)
+			v := Value("p1", 1)
+			refused(f, v, 200, 1)
+			f.got(0, 0, v, 11, 1, 205)
+			return f.wrap(2000)
+		}},
+}
+
+// refused records a publish attempt of v that the stream refused with a
+// JetStream API error (10077, maximum messages exceeded), as the
+// producer's classify records it.
+func refused(f *fx, v string, at int64, attempt int) {
+	f.pub(v, at, at+1, fail, 0, attempt)
+	op := &f.ops[len(f.ops)-1]
+	op.Err, op.ErrCode, op.ErrMsg = history.ErrOther, 10077, "nats: API error: code=400 err_code=10077 description=maximum messages exceeded"
 }
 
 // staleNak: worker 0 receives p0-11 and naks it only after the ack wait,
