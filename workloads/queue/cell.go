@@ -29,6 +29,9 @@ func Load(dir string) (*Cell, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a queue cell: %w", err)
 	}
+	if n := cf.Options.Consumers; n < 1 || n > maxConsumers {
+		return nil, fmt.Errorf("%s: %d consumers, but the workload creates 1..%d", filepath.Join(dir, SettingsFile), n, maxConsumers)
+	}
 	path := filepath.Join(dir, "history.jsonl")
 	ops, err := history.ReadOps(path)
 	if err != nil {

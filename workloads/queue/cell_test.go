@@ -17,6 +17,11 @@ var malformedCells = map[string]struct {
 	file  string // the file the error names
 	want  string
 }{
+	// The checkers keep one bit per consumer: a 65th would pass unjudged.
+	"consumers_65": {file: SettingsFile, want: "65 consumers, but the workload creates 1..64",
+		build: func() *Cell { return oneValue(65) }},
+	"consumers_0": {file: SettingsFile, want: "0 consumers, but the workload creates 1..64",
+		build: func() *Cell { return oneValue(0) }},
 	// A publish recorded as failed must say how it was refused: the
 	// producer records a timeout or an unplaced error as info.
 	"failed_timeout": {file: "history.jsonl:2", want: `publish of p0-2 recorded as failed without a refusal (err "timeout", code 0)`,
@@ -25,6 +30,18 @@ var malformedCells = map[string]struct {
 		build: func() *Cell { return failedAs("other", 0) }},
 	"failed_in_process": {file: "history.jsonl:2", want: `publish of p0-2 recorded as failed without a refusal (err "msg_id_in_process", code 10158)`,
 		build: func() *Cell { return failedAs(string(ErrInProcess), int(errCodeMsgIDInProcess)) }},
+}
+
+// oneValue is a cell with n consumers that each got p0-1.
+func oneValue(n int) *Cell {
+	f := newFx(func(o *Options) { o.Producers, o.Consumers, o.Workers = 1, n, 1 })
+	v := Value("p0", 1)
+	f.pub(v, 10, 12, ok, 1, 1)
+	f.keep(1, v)
+	for c := range n {
+		f.got(c, c, v, 1, 1, 20)
+	}
+	return f.wrap(2000)
 }
 
 // failedAs is a cell whose second op is a publish of p0-2 recorded as

@@ -80,6 +80,18 @@ var auditFixtures = map[string]fixture{
 			f.got(0, 0, v, 11, 1, 205)
 			return f.wrap(2000)
 		}},
+	"skipped_last_of_64": {want: want(CheckLost, checker.Invalid), kinds: []string{"skipped"},
+		doc: "limits, 64 consumers (the most --consumers allows): the last one never received the one stored, acknowledged message, yet its drain found nothing pending",
+		build: func() *Cell {
+			f := newFx(func(o *Options) { o.Producers, o.Consumers, o.Workers = 1, 64, 1 })
+			v := Value("p0", 1)
+			f.pub(v, 10, 12, ok, 1, 1)
+			f.keep(1, v)
+			for c := range 63 {
+				f.got(c, c, v, 1, 1, 20)
+			}
+			return f.wrap(2000)
+		}},
 }
 
 // refused records a publish attempt of v that the stream refused with a
