@@ -226,6 +226,7 @@ var mutants = []mutant{
 	{"parts: two parts holding one sequence not seen", "history/split.go",
 		"case int(h) != p+1 && s.crossed == \"\":", "case false:", []string{"TestSplitCrossed"}},
 
+<<<<<<< HEAD
 	// replicas read until they settle (kv-update), and which servers are replicas
 	{"converge: replicas that differ read only once", "workloads/kvupdate/register.go",
 		"if !r.Differ || time.Since(start)+every > bound", "if true || time.Since(start)+every > bound", []string{"TestReadUntilAgree"}},
@@ -239,4 +240,35 @@ var mutants = []mutant{
 		"if !serverName.MatchString(node) || seen[node] {", "if seen[node] {", []string{"TestReadReplicasFiles"}},
 	{"replicas: a missing replica file read as a run that ended early", "workloads/kvupdate/replicas.go",
 		"return nil, nil, fmt.Errorf(\"%s lists %s, but %s is missing\", ReplicasFile, node, replicaFile(node))", "return nil, nil, err", []string{"TestReadReplicasFiles"}},
+=======
+	// queue workload (fix-queue): the audit's q1min_stale_nak,
+	// q5_failed_publish_applied and q7b_65_consumers_last_skipped. Killed
+	// by workloads/queue's TestFixtures and TestLoadRefuses.
+	{"queue-redelivery: a nak never explains an early redelivery", "workloads/queue/check_redelivery.go",
+		"if naks.spend(b.complete) {", "if naks.spend(b.complete) && false {", []string{"TestFixtures"}},
+	{"queue-redelivery: one nak explains every later early redelivery", "workloads/queue/check_redelivery.go",
+		"if n.spent < n.sent {", "if n.sent > 0 {", []string{"TestFixtures"}},
+	{"queue-redelivery: a nak that failed explains a redelivery", "workloads/queue/check_redelivery.go",
+		"k.typ == OpNak && k.outcome != history.Fail", "k.typ == OpNak", []string{"TestFixtures"}},
+	{"queue-redelivery: a nak sent as the redelivery arrived counts as before it", "workloads/queue/check_redelivery.go",
+		"n.acks[n.next].invoke < t;", "n.acks[n.next].invoke <= t;", []string{"TestFixtures"}},
+	{"queue-unexpected: failed_publish_applied deleted", "workloads/queue/check_unexpected.go",
+		"rec.published && rec.outcome == history.Fail && (rec.delivered != 0 || rec.inStream) {", "false && rec.published {", []string{"TestFixtures"}},
+	{"queue-unexpected: an indeterminate attempt counts as refused", "workloads/queue/check_unexpected.go",
+		"rec.outcome == history.Fail", "rec.outcome != history.OK", []string{"TestFixtures"}},
+	{"queue-unexpected: a refused value only delivered not judged", "workloads/queue/check_unexpected.go",
+		"(rec.delivered != 0 || rec.inStream)", "rec.inStream", []string{"TestFixtures"}},
+	{"queue-unexpected: a refused value only stored not judged", "workloads/queue/check_unexpected.go",
+		"(rec.delivered != 0 || rec.inStream)", "rec.delivered != 0", []string{"TestFixtures"}},
+	{"queue load: more than 64 consumers accepted", "workloads/queue/cell.go",
+		"n < 1 || n > maxConsumers {", "n < 1 {", []string{"TestLoadRefuses"}},
+	{"queue load: no consumer accepted", "workloads/queue/cell.go",
+		"n < 1 || n > maxConsumers {", "n > maxConsumers {", []string{"TestLoadRefuses"}},
+	{"queue load: a publish failed without a refusal accepted", "workloads/queue/cell.go",
+		"if err := checkRefusals(path, ops); err != nil {", "if err := error(nil); err != nil {", []string{"TestLoadRefuses"}},
+	{"queue load: a publish answered 10158 (copy in process) accepted as failed", "workloads/queue/cell.go",
+		"(op.ErrCode != 0 && op.Err != ErrInProcess)", "op.ErrCode != 0", []string{"TestLoadRefuses"}},
+	{"queue load: a no-responders failure refused", "workloads/queue/cell.go",
+		"op.Outcome != history.Fail || op.Err == history.ErrNoResponders ||", "op.Outcome != history.Fail ||", []string{"TestFixtures"}},
+>>>>>>> fix-queue
 }

@@ -18,6 +18,9 @@ type auditCase struct {
 	verdicts map[string]string // checker name -> valid, invalid or unknown
 	// stdout, when set, must match the output.
 	stdout string
+	// stderr, when set, must match the whole error output: the cell is
+	// refused, and stdout must then hold no verdict.
+	stderr string
 }
 
 // auditCases are the audit's cells. Each was a false positive, a false
@@ -39,6 +42,18 @@ var auditCases = []auditCase{
 	// ended before its finish".
 	{dir: "kv/b6_node_name_path", exit: run.ExitUnknown, verdicts: map[string]string{"replica-divergence": "unknown", "linearizability": "valid"},
 		stdout: `replicas.json: replica 1 is named "\.\./b6_node_name_path/replica-n2": not a server name`},
+	// A late nak of the first delivery, sent after the ack wait had
+	// redelivered the message, redelivers it again at once (nats-server
+	// consumer.go processNak): not an early redelivery.
+	{dir: "q/q1min_stale_nak", exit: run.ExitValid, verdicts: map[string]string{"queue-redelivery": "valid"}},
+	// p0-2 refused with 10077, yet delivered and stored.
+	{dir: "q/q5_failed_publish_applied", exit: run.ExitInvalid, verdicts: map[string]string{"queue-unexpected": "invalid", "queue-lost": "valid"},
+		stdout: `queue-unexpected +1 value refused at every publish attempt, yet delivered or stored`},
+	// 65 consumers, one more than --consumers allows: the checkers keep a
+	// bit per consumer, so the 65th passed unjudged. A malformed stored
+	// file is refused as a malformed history line is: one line, exit 4.
+	{dir: "q/q7b_65_consumers_last_skipped", exit: run.ExitHarness,
+		stderr: `^chaos: testdata/audit/q/q7b_65_consumers_last_skipped/queue.json: 65 consumers, but the workload creates 1\.\.64\n$`},
 }
 
 var verdictLine = regexp.MustCompile(`(?m)^  (valid|invalid|unknown)\s+(\S+)\s`)
@@ -67,6 +82,15 @@ func TestAuditCells(t *testing.T) {
 			}
 			if c.stdout != "" && !regexp.MustCompile(c.stdout).MatchString(stdout) {
 				t.Errorf("stdout does not match %q:\n%s", c.stdout, stdout)
+			}
+			if c.stderr == "" {
+				return
+			}
+			if !regexp.MustCompile(c.stderr).MatchString(stderr) {
+				t.Errorf("stderr %q does not match %q", stderr, c.stderr)
+			}
+			if verdictLine.MatchString(stdout) {
+				t.Errorf("a refused cell was judged:\n%s", stdout)
 			}
 		})
 	}

@@ -51,8 +51,8 @@ func (f *fx) pub(v string, from, to int64, out history.Outcome, seq uint64, atte
 		op.Rev = seq
 	case history.Info:
 		op.Err = history.ErrTimeout
-	default:
-		op.Err, op.ErrCode = history.ErrNoResponders, 503
+	default: // as the producer's classify records it: no API error code
+		op.Err = history.ErrNoResponders
 	}
 	f.add(op)
 	f.seqs = max(f.seqs, seq)

@@ -29,8 +29,15 @@ func Load(dir string) (*Cell, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a queue cell: %w", err)
 	}
-	ops, err := history.ReadOps(filepath.Join(dir, "history.jsonl"))
+	if n := cf.Options.Consumers; n < 1 || n > maxConsumers {
+		return nil, fmt.Errorf("%s: %d consumers, but the workload creates 1..%d", filepath.Join(dir, SettingsFile), n, maxConsumers)
+	}
+	path := filepath.Join(dir, "history.jsonl")
+	ops, err := history.ReadOps(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRefusals(path, ops); err != nil {
 		return nil, err
 	}
 	c := &Cell{Options: cf.Options, Consumers: cf.Consumers, Ops: ops}
@@ -46,4 +53,23 @@ func Load(dir string) (*Cell, error) {
 		return nil, fmt.Errorf("%s: %d consumer names for %d consumers", filepath.Join(dir, SettingsFile), len(c.Consumers), c.Options.Consumers)
 	}
 	return c, nil
+}
+
+// checkRefusals holds every publish recorded as failed to what the
+// producer's classify records as fail: a refusal by JetStream API error
+// code (other than 10158, a copy in process), or no responders. The
+// failed_publish_applied rule trusts that outcome, so a failed publish
+// without a refusal (a timeout, which carries no code) is a malformed
+// record, not a failure.
+func checkRefusals(file string, ops []history.Op) error {
+	for n := range ops {
+		op := &ops[n]
+		if op.Type != OpPublish || op.Outcome != history.Fail || op.Err == history.ErrNoResponders ||
+			(op.ErrCode != 0 && op.Err != ErrInProcess) {
+			continue
+		}
+		return &history.LineError{File: file, Line: n + 1, Err: fmt.Errorf(
+			"publish of %s recorded as failed without a refusal (err %q, code %d): a publish the server did not refuse may be stored, so it is info", op.Value, op.Err, op.ErrCode)}
+	}
+	return nil
 }

@@ -89,31 +89,3 @@ func (ix *index) skipped(r *result, rec *valueRec) {
 		}
 	}
 }
-
-// checkUnexpected: every value a consumer received or the stream holds was
-// published by some producer (an attempt of any outcome).
-func checkUnexpected(ix *index, r *result) {
-	for _, d := range ix.dels {
-		if d.val >= 0 && ix.vals[d.val].published {
-			continue
-		}
-		r.flag("unexpected_delivery", func() (string, []int) {
-			op := ix.op(d.op)
-			return fmt.Sprintf("consumer %s received %q at stream sequence %d, which no producer published", op.Key, op.Value, d.seq), []int{int(d.op)}
-		})
-	}
-	for _, e := range ix.c.Stream {
-		if v, ok := ix.byValue[e.Value]; ok && ix.vals[v].published {
-			continue
-		}
-		r.flag("unexpected_in_stream", func() (string, []int) {
-			return fmt.Sprintf("the stream holds %q at sequence %d, which no producer published", e.Value, e.Seq), nil
-		})
-	}
-	r.Counts["deliveries"] = len(ix.dels)
-	r.Counts["stream_entries"] = len(ix.c.Stream)
-	n := r.Counts["unexpected_delivery"] + r.Counts["unexpected_in_stream"]
-	r.summarize(fmt.Sprintf("%s that nobody published (%d delivered, %d in the stream)", plural(n, "value"),
-		r.Counts["unexpected_delivery"], r.Counts["unexpected_in_stream"]),
-		fmt.Sprintf("every one of %d deliveries and %d stored messages was published", len(ix.dels), len(ix.c.Stream)))
-}

@@ -21,10 +21,18 @@ import (
 //     quorum, so a new leader continues the count (consumer.go
 //     replicateDeliveries, filestore.go UpdateDelivered).
 //   - early: B, the next delivery after A, arriving sooner than the ack wait
-//     after A's fetch began, although A was not naked, while the consumer
-//     was stable (see unstable). The server redelivers an unnaked message
-//     only once AckWait has passed since it sent it (consumer.go
-//     trackPending/checkPending), and it sent A after A's fetch began.
+//     after A's fetch began, while the consumer was stable (see unstable),
+//     with no nak of the message left to explain it. The server redelivers
+//     a message only once AckWait has passed since it last sent it
+//     (consumer.go trackPending resets the pending timestamp, checkPending),
+//     and it sent A after A's fetch began, unless a nak queued it at once.
+//     Any nak of the message does, whichever delivery it names: processNak
+//     (nats-server v2.15.3 consumer.go) checks only that the nak's delivery
+//     sequence is above the ack floor and the stream sequence still pending
+//     (trackPending keeps the first delivery's sequence), so a late nak of
+//     an earlier delivery redelivers the current one. A nak queues one
+//     redelivery, so each early redelivery needs a nak of its own sent
+//     before it arrived.
 //   - dropped: a delivered message with no ack of any kind that could have
 //     arrived, while the consumer's drain ended with nothing pending and
 //     nothing awaiting an ack: the consumer forgot a message it never got
@@ -87,11 +95,13 @@ func (ix *index) countRules(r *result, ds []delivery) {
 }
 
 // earlyRule flags a redelivery that came before the ack wait of the
-// delivery it follows, unless that one was naked or the consumer was not
-// stable. kind names the finding; onlyOtherWorker limits it to a second
-// worker holding the message (the work-queue checker's use).
+// delivery it follows, unless the consumer was not stable or a nak of the
+// message not spent on an earlier one was sent before it arrived. kind
+// names the finding; wqConcurrent limits it to a second worker holding the
+// message (the work-queue checker's use).
 func (ix *index) earlyRule(r *result, ds []delivery, acks []ackRec, unstable []span, kind string) {
 	wait := ix.o.AckWait.D().Nanoseconds()
+	naks := nakBudget{acks: acks}
 	for _, b := range ds {
 		p := sort.Search(len(ds), func(i int) bool { return ds[i].complete >= b.invoke })
 		if p == 0 {
@@ -101,11 +111,14 @@ func (ix *index) earlyRule(r *result, ds []delivery, acks []ackRec, unstable []s
 		if kind == wqConcurrent && a.client == b.client {
 			continue
 		}
-		if b.complete+sampleSlackNanos >= a.invoke+wait || naked(acks, a, b.complete) {
+		if b.complete+sampleSlackNanos >= a.invoke+wait {
 			continue
 		}
 		if overlaps(unstable, a.invoke, b.complete) {
 			r.Counts[kind+"_excused"]++ // a leader may have changed: allowed
+			continue
+		}
+		if naks.spend(b.complete) {
 			continue
 		}
 		whom := "again"
@@ -113,18 +126,34 @@ func (ix *index) earlyRule(r *result, ds []delivery, acks []ackRec, unstable []s
 			whom = fmt.Sprintf("to worker %d while worker %d held it", b.client, a.client)
 		}
 		r.flag(kind, func() (string, []int) {
-			return fmt.Sprintf("consumer %s delivered sequence %d %s, %s after that worker's fetch, within the %s ack wait, with no nak and no leader change seen",
+			return fmt.Sprintf("consumer %s delivered sequence %d %s, %s after that worker's fetch, within the %s ack wait, with no nak of it left to explain it and no leader change seen",
 				ix.consumerName(b.cons), b.seq, whom, msOf(b.complete-a.invoke), ix.o.AckWait.D()), []int{int(a.op), int(b.op)}
 		})
 	}
 }
 
-// naked says whether delivery a was naked before t.
-func naked(acks []ackRec, a delivery, t int64) bool {
-	for _, k := range acks {
-		if k.typ == OpNak && k.count == a.count && k.client == a.client && k.outcome != history.Fail && k.invoke < t {
-			return true
+// nakBudget hands out the naks of one message, each at most once: a nak puts the
+// message on the redelivery queue once (processNak skips one already
+// queued), so it explains one early redelivery. acks is in invoke order.
+type nakBudget struct {
+	acks  []ackRec
+	next  int // acks[:next] were looked at
+	sent  int // naks among them that may have reached the server
+	spent int
+}
+
+// spend takes a nak sent (invoked) strictly before t that no earlier
+// redelivery took, and says whether there was one. Calls come in
+// increasing t, so any unspent nak sent before t is as good as another.
+func (n *nakBudget) spend(t int64) bool {
+	for ; n.next < len(n.acks) && n.acks[n.next].invoke < t; n.next++ {
+		if k := n.acks[n.next]; k.typ == OpNak && k.outcome != history.Fail {
+			n.sent++
 		}
+	}
+	if n.spent < n.sent {
+		n.spent++
+		return true
 	}
 	return false
 }

@@ -20,8 +20,9 @@ const wqConcurrent = "concurrent"
 //   - exclusivity (concurrent): while one worker holds a message (from its
 //     fetch until its nak, or the ack wait), no other worker receives it.
 //     Judged like the redelivery checker's early rule: another worker's
-//     delivery sooner than the ack wait after the holder's fetch, with no
-//     nak from the holder, while the consumer was stable.
+//     delivery sooner than the ack wait after the holder's fetch, while the
+//     consumer was stable, with no nak of the message left to explain it (a
+//     late nak of an earlier delivery hands the message on at once too).
 func checkWorkQueue(ix *index, r *result) {
 	stable := ix.unstable(0)
 	ix.groups(func(ds []delivery) {

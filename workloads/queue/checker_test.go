@@ -118,6 +118,7 @@ func writeFixtures(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, fx.doc, strings.Join(must, ", "))
 	}
+	b.WriteString("\n`malformed/` holds cells that `Load` refuses with one line naming the file (`TestLoadRefuses`, cell_test.go).\n")
 	if err := os.WriteFile(filepath.Join("testdata", "README.md"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ const (
 // rule with its anomaly.
 var fixtures = func() map[string]fixture {
 	all := map[string]fixture{}
-	for _, m := range []map[string]fixture{cleanFixtures, anomalyFixtures} {
+	for _, m := range []map[string]fixture{cleanFixtures, anomalyFixtures, auditFixtures} {
 		for k, v := range m {
 			all[k] = v
 		}
