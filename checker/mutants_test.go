@@ -226,7 +226,6 @@ var mutants = []mutant{
 	{"parts: two parts holding one sequence not seen", "history/split.go",
 		"case int(h) != p+1 && s.crossed == \"\":", "case false:", []string{"TestSplitCrossed"}},
 
-<<<<<<< HEAD
 	// replicas read until they settle (kv-update), and which servers are replicas
 	{"converge: replicas that differ read only once", "workloads/kvupdate/register.go",
 		"if !r.Differ || time.Since(start)+every > bound", "if true || time.Since(start)+every > bound", []string{"TestReadUntilAgree"}},
@@ -240,7 +239,6 @@ var mutants = []mutant{
 		"if !serverName.MatchString(node) || seen[node] {", "if seen[node] {", []string{"TestReadReplicasFiles"}},
 	{"replicas: a missing replica file read as a run that ended early", "workloads/kvupdate/replicas.go",
 		"return nil, nil, fmt.Errorf(\"%s lists %s, but %s is missing\", ReplicasFile, node, replicaFile(node))", "return nil, nil, err", []string{"TestReadReplicasFiles"}},
-=======
 	// queue workload (fix-queue): the audit's q1min_stale_nak,
 	// q5_failed_publish_applied and q7b_65_consumers_last_skipped. Killed
 	// by workloads/queue's TestFixtures and TestLoadRefuses.
@@ -270,5 +268,4 @@ var mutants = []mutant{
 		"(op.ErrCode != 0 && op.Err != ErrInProcess)", "op.ErrCode != 0", []string{"TestLoadRefuses"}},
 	{"queue load: a no-responders failure refused", "workloads/queue/cell.go",
 		"op.Outcome != history.Fail || op.Err == history.ErrNoResponders ||", "op.Outcome != history.Fail ||", []string{"TestFixtures"}},
->>>>>>> fix-queue
 }
