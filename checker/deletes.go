@@ -19,6 +19,7 @@ const (
 	CountCreateOverLiveKey  = "create_over_live_key"
 	CountUnverifiedCreates  = "unverified_creates"
 	CountCreatesAfterMarker = "creates_after_marker"
+	CountUnverifiedDeletes  = "unverified_deletes"
 )
 
 // Deletes judges what delete and purge markers promise, and what a create
@@ -37,8 +38,14 @@ const (
 //     marker of the key that the stream does not settle could sit between
 //     them, the create is counted as unverified instead.
 //
+// A read-back that was not read in full cannot show a value surviving its
+// delete: the marker may be among the messages not read. Such a marker is
+// counted as an unverified delete, and makes the verdict unknown unless an
+// anomaly is found; the other two judgements do not need the read-back.
+//
 // Counts: markers (acknowledged), creates_after_marker (acknowledged
-// creates over a marker), unverified_creates, and the three anomalies.
+// creates over a marker), unverified_creates, unverified_deletes, and the
+// three anomalies.
 type Deletes struct {
 	opts  Options
 	final Final
@@ -57,7 +64,7 @@ func (*Deletes) Name() string { return NameDeletes }
 func (c *Deletes) Check(h history.History) Result {
 	ops := h.Ops
 	counts := map[string]int{CountMarkers: 0, CountDeleteNotHonoured: 0, CountResurrectedRead: 0,
-		CountCreateOverLiveKey: 0, CountUnverifiedCreates: 0, CountCreatesAfterMarker: 0}
+		CountCreateOverLiveKey: 0, CountUnverifiedCreates: 0, CountCreatesAfterMarker: 0, CountUnverifiedDeletes: 0}
 	ex := newExamples(c.opts.MaxExamples)
 	perKey, keys := byKey(ops)
 	si := newStreamIndex(&h)
@@ -131,7 +138,8 @@ func (c *Deletes) resurrected(ops []history.Op, idx, markers []int32, counts map
 }
 
 // notHonoured: the read-back's newest message of the key is a value older
-// than an acknowledged marker.
+// than an acknowledged marker. In a read-back not read in full the marker
+// may be among the messages not read: unverified.
 func (c *Deletes) notHonoured(ops []history.Op, markers []int32, last history.Entry, counts map[string]int, ex *examples) {
 	if last.Seq == 0 || last.Operation != "" {
 		return
@@ -143,6 +151,10 @@ func (c *Deletes) notHonoured(ops []history.Op, markers []int32, last history.En
 		}
 	}
 	if worst < 0 {
+		return
+	}
+	if !c.final.Complete {
+		counts[CountUnverifiedDeletes]++
 		return
 	}
 	m := &ops[worst]
@@ -229,13 +241,26 @@ func deletesFinish(r *Result) {
 	case len(found) > 0:
 		r.Verdict = Invalid
 		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" (%d acknowledged markers)", counts[CountMarkers])
-	case counts[CountUnverifiedCreates] > 0:
+	case counts[CountUnverifiedCreates] > 0 || counts[CountUnverifiedDeletes] > 0:
 		r.Verdict = Unknown
-		r.Reason = fmt.Sprintf("%d acknowledged creates follow a value with an unsettled marker possibly between", counts[CountUnverifiedCreates])
+		r.Reason = deletesUndecided(counts)
 		r.Summary = r.Reason
 	default:
 		r.Verdict = Valid
 		r.Summary = fmt.Sprintf("every delete and purge honoured (%d acknowledged markers), no read resurrected a deleted key, %d creates over markers, none over a live key",
 			counts[CountMarkers], counts[CountCreatesAfterMarker])
 	}
+}
+
+// deletesUndecided says what the check could not decide, and why.
+func deletesUndecided(counts map[string]int) string {
+	var why []string
+	if n := counts[CountUnverifiedCreates]; n > 0 {
+		why = append(why, fmt.Sprintf("%d acknowledged creates follow a value with an unsettled marker possibly between", n))
+	}
+	if n := counts[CountUnverifiedDeletes]; n > 0 {
+		why = append(why, fmt.Sprintf("%d keys' newest message in the read-back is a value older than an acknowledged marker, "+
+			"but the read-back was not read in full: the marker may be among the messages not read, so whether the value survived its delete cannot be decided", n))
+	}
+	return strings.Join(why, "; ")
 }

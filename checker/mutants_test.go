@@ -225,4 +225,16 @@ var mutants = []mutant{
 		"if h := s.seqPart[seq]; h != 0 && int(h) != p+1 {", "if false {", []string{"TestPartsMatchWhole", "TestSplitCrossed"}},
 	{"parts: two parts holding one sequence not seen", "history/split.go",
 		"case int(h) != p+1 && s.crossed == \"\":", "case false:", []string{"TestSplitCrossed"}},
+
+	// kv-update's deletes check (branch fix-kvdeletes): a read-back not read
+	// in full, indeterminate writes a get or the stream settled.
+	{"deletes: an incomplete read-back judged as complete", "checker/deletes.go",
+		"if !c.final.Complete {\n\t\tcounts[CountUnverifiedDeletes]++", "if false {\n\t\tcounts[CountUnverifiedDeletes]++",
+		[]string{"TestDeleteFixtures"}},
+	{"deletes: an unverified delete not unknown", "checker/deletes.go",
+		"case counts[CountUnverifiedCreates] > 0 || counts[CountUnverifiedDeletes] > 0:", "case counts[CountUnverifiedCreates] > 0:",
+		[]string{"TestDeleteFixtures"}},
+	{"deletes: an unverified delete hides an anomaly", "checker/deletes.go",
+		"case len(found) > 0:", "case len(found) > 0 && counts[CountUnverifiedDeletes] == 0:",
+		[]string{"TestDeletesWithoutTheReadBack"}},
 }
