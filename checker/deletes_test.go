@@ -61,6 +61,23 @@ func TestDeleteFixtures(t *testing.T) {
 		{"incomplete_readback", map[string]Verdict{NameDeletes: Unknown, NameRetention: Unknown}, map[string]map[string]int{
 			NameDeletes: {CountMarkers: 1, CountUnverifiedDeletes: 1, CountDeleteNotHonoured: 0},
 		}, true},
+		// A delete that timed out, which a get saw applied at a sequence the
+		// observers missed; a create follows, over its marker.
+		{"info_delete_seen_by_get", map[string]Verdict{NameIntegrity: Unknown}, map[string]map[string]int{
+			NameDeletes: {CountSettledMarkers: 1, CountCreatesAfterMarker: 1, CountCreateOverLiveKey: 0, CountUnverifiedCreates: 0},
+		}, false},
+		// An update that timed out, which a get saw applied at a sequence
+		// the observers missed; a create follows, over its live value.
+		{"create_over_info_value", map[string]Verdict{NameDeletes: Invalid, NameLinearizability: Invalid, NameIntegrity: Unknown},
+			map[string]map[string]int{
+				NameDeletes: {CountCreateOverLiveKey: 1, CountCreatesAfterMarker: 0, CountUnverifiedCreates: 0},
+			}, false},
+		// A delete that timed out, which the stream settled as applied; the
+		// value it deleted is what the read-back holds.
+		{"info_delete_not_honoured", map[string]Verdict{NameDeletes: Invalid, NameRetention: Invalid}, map[string]map[string]int{
+			NameDeletes:   {CountMarkers: 0, CountSettledMarkers: 1, CountDeleteNotHonoured: 1},
+			NameRetention: {CountLastValueLost: 1},
+		}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -118,6 +135,58 @@ func TestDeletesWithoutTheReadBack(t *testing.T) {
 			if r.Counts[k] != n {
 				t.Errorf("%s with the read-back incomplete: count %s = %d, want %d", c.name, k, r.Counts[k], n)
 			}
+		}
+	}
+}
+
+// An indeterminate write that nothing settled may or may not have
+// happened: without the get that saw it, info_delete_seen_by_get's
+// delete leaves its create unverified and create_over_info_value's update
+// leaves its create over the marker; no checker calls either invalid.
+func TestIndeterminateWritesLeftOpen(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		get     int    // the get that settled the write, dropped
+		settled string // the value it read: the write's
+		deletes Verdict
+		count   string // deletes' count of the create
+	}{
+		{"info_delete_seen_by_get", 4, "c0-2", Unknown, CountUnverifiedCreates},
+		{"create_over_info_value", 3, "c1-1", Valid, CountCreatesAfterMarker},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h, final := loadDeleteFixture(t, c.name)
+			if g := h.Ops[c.get]; g.Type != history.Get || g.Value != c.settled {
+				t.Fatalf("op %d is not the settling get: %+v", c.get, g)
+			}
+			h.Ops = append(h.Ops[:c.get:c.get], h.Ops[c.get+1:]...)
+			opts := Options{}
+			for _, r := range Run(h, append(All(opts), NewRetention(opts, final), NewDeletes(opts, final))) {
+				if r.Verdict == Invalid {
+					t.Errorf("%s: invalid (%s)", r.Name, r.Summary)
+				}
+				if r.Name != NameDeletes {
+					continue
+				}
+				if r.Verdict != c.deletes || r.Counts[c.count] != 1 || r.Counts[CountSettledMarkers] != 0 {
+					t.Errorf("deletes: %s (%s %s), counts %v; want %s and %s 1", r.Verdict, r.Summary, r.Reason, r.Counts, c.deletes, c.count)
+				}
+			}
+		})
+	}
+}
+
+// A create over a live key names the write of the live value, whether the
+// observers saw it or not.
+func TestCreateOverLiveKeyNamesTheValue(t *testing.T) {
+	for _, c := range []struct{ name, live string }{
+		{"create_over_live_key", "c0-1"},
+		{"create_over_info_value", "c1-1"},
+	} {
+		h, final := loadDeleteFixture(t, c.name)
+		r := NewDeletes(Options{}, final).Check(h)
+		if len(r.Anomalies) != 1 || len(r.Anomalies[0].Ops) != 2 || r.Anomalies[0].Ops[0].Op.Value != c.live {
+			t.Errorf("%s: anomalies %+v, want the create and the write of %s", c.name, r.Anomalies, c.live)
 		}
 	}
 }
