@@ -23,6 +23,12 @@ const (
 	CountSettledMarkers     = "settled_markers"
 )
 
+// DeletesAnomalies are the deletes check's anomaly counts, in the order its
+// summary names them.
+func DeletesAnomalies() []string {
+	return []string{CountResurrectedRead, CountDeleteNotHonoured, CountCreateOverLiveKey}
+}
+
 // Deletes judges what delete and purge markers promise, and what a create
 // promises, directly (porcupine judges them too, as part of the model):
 //
@@ -285,7 +291,7 @@ func (c *Deletes) finish(r *Result) { deletesFinish(r) }
 func deletesFinish(r *Result) {
 	counts := r.Counts
 	var found []string
-	for _, k := range []string{CountResurrectedRead, CountDeleteNotHonoured, CountCreateOverLiveKey} {
+	for _, k := range DeletesAnomalies() {
 		if counts[k] > 0 {
 			found = append(found, fmt.Sprintf("%d %s", counts[k], k))
 		}
