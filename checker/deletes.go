@@ -19,7 +19,15 @@ const (
 	CountCreateOverLiveKey  = "create_over_live_key"
 	CountUnverifiedCreates  = "unverified_creates"
 	CountCreatesAfterMarker = "creates_after_marker"
+	CountUnverifiedDeletes  = "unverified_deletes"
+	CountSettledMarkers     = "settled_markers"
 )
+
+// DeletesAnomalies are the deletes check's anomaly counts, in the order its
+// summary names them.
+func DeletesAnomalies() []string {
+	return []string{CountResurrectedRead, CountDeleteNotHonoured, CountCreateOverLiveKey}
+}
 
 // Deletes judges what delete and purge markers promise, and what a create
 // promises, directly (porcupine judges them too, as part of the model):
@@ -28,17 +36,29 @@ const (
 //     was acknowledged (the marker's ack strictly before the get's invoke)
 //     returned a value older than that marker;
 //   - delete_not_honoured: the stream read back after the heal holds, for
-//     a key, a value older than an acknowledged marker of that key, and no
-//     newer message of the key: the value survived its delete;
+//     a key, a value older than a stored marker of that key, and no newer
+//     message of the key: the value survived its delete;
 //   - create_over_live_key: an acknowledged create whose key's previous
 //     message (the newest known one below the create's revision, in the
-//     stream as observed or from an acknowledged write) is a value, not a
-//     marker: a create must fail on a live key. Where an indeterminate
-//     marker of the key that the stream does not settle could sit between
-//     them, the create is counted as unverified instead.
+//     stream as observed or from a stored write) is a value, not a marker:
+//     a create must fail on a live key. Where an indeterminate marker of
+//     the key that nothing settled could sit between them, the create is
+//     counted as unverified instead.
 //
-// Counts: markers (acknowledged), creates_after_marker (acknowledged
-// creates over a marker), unverified_creates, and the three anomalies.
+// A stored write is an acknowledged one, at its revision, or an
+// indeterminate one that the stream or a get settled as applied, at the
+// revision they show (resolveInfo, as the other checks settle it). An
+// indeterminate write nothing settled may or may not have happened: it
+// can leave a create unverified, never make one invalid.
+//
+// A read-back that was not read in full cannot show a value surviving its
+// delete: the marker may be among the messages not read. Such a marker is
+// counted as an unverified delete, and makes the verdict unknown unless an
+// anomaly is found; the other two judgements do not need the read-back.
+//
+// Counts: markers (acknowledged), settled_markers (indeterminate ones
+// settled as stored), creates_after_marker (acknowledged creates over a
+// marker), unverified_creates, unverified_deletes, and the three anomalies.
 type Deletes struct {
 	opts  Options
 	final Final
@@ -57,7 +77,8 @@ func (*Deletes) Name() string { return NameDeletes }
 func (c *Deletes) Check(h history.History) Result {
 	ops := h.Ops
 	counts := map[string]int{CountMarkers: 0, CountDeleteNotHonoured: 0, CountResurrectedRead: 0,
-		CountCreateOverLiveKey: 0, CountUnverifiedCreates: 0, CountCreatesAfterMarker: 0}
+		CountCreateOverLiveKey: 0, CountUnverifiedCreates: 0, CountCreatesAfterMarker: 0, CountUnverifiedDeletes: 0,
+		CountSettledMarkers: 0}
 	ex := newExamples(c.opts.MaxExamples)
 	perKey, keys := byKey(ops)
 	si := newStreamIndex(&h)
@@ -74,26 +95,60 @@ func (c *Deletes) Check(h history.History) Result {
 	}
 	for _, k := range keys {
 		idx := perKey[k]
-		var markers []int32 // acknowledged markers, by ack time
+		var acked []int32    // acknowledged markers
+		var markers []stored // acknowledged or settled markers
 		var unsettled []int32
 		for _, i := range idx {
 			o := &ops[i]
 			if !o.IsMarker() {
 				continue
 			}
+			rev, ok := storedAt(o, info[i])
 			switch {
-			case o.Outcome == history.OK && o.Rev > 0:
-				markers = append(markers, i)
+			case ok:
+				markers = append(markers, stored{i, rev})
+				if o.Outcome == history.OK {
+					acked = append(acked, i)
+				}
 			case o.Outcome == history.Info && info[i].how == resUnresolved:
 				unsettled = append(unsettled, i)
 			}
 		}
-		counts[CountMarkers] += len(markers)
-		c.resurrected(ops, idx, markers, counts, ex)
-		c.notHonoured(ops, markers, finalLast[k], counts, ex)
-		c.creates(ops, idx, si, streamByKey[k], unsettled, counts, ex)
+		counts[CountMarkers] += len(acked)
+		counts[CountSettledMarkers] += len(markers) - len(acked)
+		c.resurrected(ops, idx, acked, counts, ex)
+		c.notHonoured(ops, info, markers, finalLast[k], counts, ex)
+		c.creates(ops, idx, info, si, streamByKey[k], unsettled, counts, ex)
 	}
 	return deletesResult(c.Name(), counts, ex)
+}
+
+// stored is a write op known to be stored at rev (see storedAt).
+type stored struct {
+	op  int32
+	rev uint64
+}
+
+// storedAt is the revision at which write o is known to be stored, false
+// when it may not have been: an acknowledged write's own, or the one at
+// which the stream or a get settled an indeterminate write (r, from
+// resolveInfo).
+func storedAt(o *history.Op, r infoWrite) (uint64, bool) {
+	switch {
+	case o.Outcome == history.OK && o.Rev > 0:
+		return o.Rev, true
+	case o.Outcome == history.Info && (r.how == resStream || r.how == resObserved):
+		return r.rev, true
+	}
+	return 0, false
+}
+
+// storedHow says how write o came to be known stored at rev.
+func storedHow(o *history.Op, r infoWrite, rev uint64) string {
+	if o.Outcome == history.OK {
+		return fmt.Sprintf("acknowledged at revision %d", rev)
+	}
+	return fmt.Sprintf("left indeterminate (%s) and %s at revision %d", o.Err, r.how, rev)
 }
 
 // resurrected finds gets that returned a value older than a marker
@@ -131,30 +186,37 @@ func (c *Deletes) resurrected(ops []history.Op, idx, markers []int32, counts map
 }
 
 // notHonoured: the read-back's newest message of the key is a value older
-// than an acknowledged marker.
-func (c *Deletes) notHonoured(ops []history.Op, markers []int32, last history.Entry, counts map[string]int, ex *examples) {
+// than a stored marker. In a read-back not read in full the marker may be
+// among the messages not read: unverified.
+func (c *Deletes) notHonoured(ops []history.Op, info map[int32]infoWrite, markers []stored, last history.Entry, counts map[string]int, ex *examples) {
 	if last.Seq == 0 || last.Operation != "" {
 		return
 	}
-	var worst int32 = -1
-	for _, m := range markers {
-		if ops[m].Rev > last.Seq && (worst < 0 || ops[m].Rev > ops[worst].Rev) {
-			worst = m
+	worst := -1
+	for j, m := range markers {
+		if m.rev > last.Seq && (worst < 0 || m.rev > markers[worst].rev) {
+			worst = j
 		}
 	}
 	if worst < 0 {
 		return
 	}
-	m := &ops[worst]
+	if !c.final.Complete {
+		counts[CountUnverifiedDeletes]++
+		return
+	}
+	w := markers[worst]
+	m := &ops[w.op]
 	counts[CountDeleteNotHonoured]++
-	ex.add(Anomaly{Kind: CountDeleteNotHonoured, Key: m.Key, Ops: refs(ops, int(worst)), Entries: []history.Entry{last},
-		Description: fmt.Sprintf("client %d's %s of %s was acknowledged at revision %d, but after the heal the stream's newest message of %s is the older value %q at seq %d",
-			m.Client, m.Type, m.Key, m.Rev, m.Key, last.Value, last.Seq)})
+	ex.add(Anomaly{Kind: CountDeleteNotHonoured, Key: m.Key, Ops: refs(ops, int(w.op)), Entries: []history.Entry{last},
+		Description: fmt.Sprintf("client %d's %s of %s was %s, but after the heal the stream's newest message of %s is the older value %q at seq %d",
+			m.Client, m.Type, m.Key, storedHow(m, info[w.op], w.rev), m.Key, last.Value, last.Seq)})
 }
 
 // creates checks every acknowledged create against the key's previous
-// known message.
-func (c *Deletes) creates(ops []history.Op, idx []int32, si *streamIndex, inStream, unsettled []int32, counts map[string]int, ex *examples) {
+// known message: a stored write's (named when it is known) or the stream's.
+func (c *Deletes) creates(ops []history.Op, idx []int32, info map[int32]infoWrite, si *streamIndex, inStream, unsettled []int32,
+	counts map[string]int, ex *examples) {
 	type known struct {
 		seq    uint64
 		marker bool
@@ -163,15 +225,20 @@ func (c *Deletes) creates(ops []history.Op, idx []int32, si *streamIndex, inStre
 	var ks []known
 	for _, i := range idx {
 		o := &ops[i]
-		if o.IsWrite() && o.Outcome == history.OK && o.Rev > 0 {
-			ks = append(ks, known{o.Rev, o.IsMarker(), i})
+		if !o.IsWrite() {
+			continue
+		}
+		if rev, ok := storedAt(o, info[i]); ok {
+			ks = append(ks, known{rev, o.IsMarker(), i})
 		}
 	}
 	for _, ei := range inStream {
 		e := &si.entries[ei]
 		ks = append(ks, known{e.Seq, e.Operation != "", -1})
 	}
-	sort.SliceStable(ks, func(a, b int) bool { return ks[a].seq < ks[b].seq })
+	// A stream entry sorts before a write at its sequence: the write, the
+	// one picked, is named.
+	sort.Slice(ks, func(a, b int) bool { return ks[a].seq < ks[b].seq || (ks[a].seq == ks[b].seq && ks[a].op < ks[b].op) })
 	for _, i := range idx {
 		o := &ops[i]
 		if o.Type != history.Create || o.Outcome != history.OK || o.Rev == 0 {
@@ -192,6 +259,10 @@ func (c *Deletes) creates(ops []history.Op, idx []int32, si *streamIndex, inStre
 		}
 		d := fmt.Sprintf("client %d's create of %s was acknowledged at revision %d, but the key's previous message, seq %d, is a value: a create must fail on a live key",
 			o.Client, o.Key, o.Rev, prev.seq)
+		if prev.op >= 0 {
+			p := &ops[prev.op]
+			d += fmt.Sprintf(" (client %d's %s of %q, %s)", p.Client, p.Type, p.Value, storedHow(p, info[prev.op], prev.seq))
+		}
 		counts[CountCreateOverLiveKey]++
 		ex.add(Anomaly{Kind: CountCreateOverLiveKey, Key: o.Key, Ops: refs(ops, int(prev.op), int(i)), Description: d})
 	}
@@ -220,7 +291,7 @@ func (c *Deletes) finish(r *Result) { deletesFinish(r) }
 func deletesFinish(r *Result) {
 	counts := r.Counts
 	var found []string
-	for _, k := range []string{CountResurrectedRead, CountDeleteNotHonoured, CountCreateOverLiveKey} {
+	for _, k := range DeletesAnomalies() {
 		if counts[k] > 0 {
 			found = append(found, fmt.Sprintf("%d %s", counts[k], k))
 		}
@@ -229,13 +300,30 @@ func deletesFinish(r *Result) {
 	case len(found) > 0:
 		r.Verdict = Invalid
 		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" (%d acknowledged markers)", counts[CountMarkers])
-	case counts[CountUnverifiedCreates] > 0:
+	case counts[CountUnverifiedCreates] > 0 || counts[CountUnverifiedDeletes] > 0:
 		r.Verdict = Unknown
-		r.Reason = fmt.Sprintf("%d acknowledged creates follow a value with an unsettled marker possibly between", counts[CountUnverifiedCreates])
+		r.Reason = deletesUndecided(counts)
 		r.Summary = r.Reason
 	default:
 		r.Verdict = Valid
-		r.Summary = fmt.Sprintf("every delete and purge honoured (%d acknowledged markers), no read resurrected a deleted key, %d creates over markers, none over a live key",
-			counts[CountMarkers], counts[CountCreatesAfterMarker])
+		settled := ""
+		if n := counts[CountSettledMarkers]; n > 0 {
+			settled = fmt.Sprintf(", %d indeterminate ones settled as stored", n)
+		}
+		r.Summary = fmt.Sprintf("every delete and purge honoured (%d acknowledged markers%s), no read resurrected a deleted key, %d creates over markers, none over a live key",
+			counts[CountMarkers], settled, counts[CountCreatesAfterMarker])
 	}
+}
+
+// deletesUndecided says what the check could not decide, and why.
+func deletesUndecided(counts map[string]int) string {
+	var why []string
+	if n := counts[CountUnverifiedCreates]; n > 0 {
+		why = append(why, fmt.Sprintf("%d acknowledged creates follow a value with an unsettled marker possibly between", n))
+	}
+	if n := counts[CountUnverifiedDeletes]; n > 0 {
+		why = append(why, fmt.Sprintf("for %d key(s) the newest message read back is a value older than a marker known stored, "+
+			"but the read-back was not read in full: the marker may be among the messages not read, so whether the value survived its delete cannot be decided", n))
+	}
+	return strings.Join(why, "; ")
 }

@@ -9,7 +9,8 @@ import (
 
 // The delete fixtures live in testdata/deletes as triples: NAME.jsonl (the
 // ops), NAME.stream.jsonl (what the observers saw: the checkers' stream)
-// and NAME.final.jsonl (the read-back after the heal, one revision per key).
+// and NAME.final.jsonl (the read-back after the heal, one revision per key
+// unless the case keeps all).
 func loadDeleteFixture(t testing.TB, name string) (history.History, Final) {
 	t.Helper()
 	dir := filepath.Join("testdata", "deletes")
@@ -35,29 +36,55 @@ func TestDeleteFixtures(t *testing.T) {
 		// verdicts of the checkers that must not be valid.
 		verdicts map[string]Verdict
 		counts   map[string]map[string]int
+		keepAll  bool // the bucket keeps every revision
 	}{
 		{"deletes_clean", nil, map[string]map[string]int{
 			NameDeletes:   {CountMarkers: 2, CountCreatesAfterMarker: 2, CountResurrectedRead: 0, CountDeleteNotHonoured: 0, CountCreateOverLiveKey: 0},
 			NameRetention: {CountKeys: 2, CountLastValueLost: 0, CountRetainedExtra: 0},
 			NameIntegrity: {CountAckedWrites: 6, "gets_checked": 7, CountUnexpectedTombstone: 0, CountBadRead: 0},
 			NameStaleRead: {CountGets: 8, CountStaleReads: 0},
-		}},
+		}, false},
 		{"delete_not_honoured", map[string]Verdict{NameDeletes: Invalid, NameRetention: Invalid}, map[string]map[string]int{
 			NameDeletes:   {CountDeleteNotHonoured: 1, CountResurrectedRead: 0},
 			NameRetention: {CountLastValueLost: 1, CountRetainedExtra: 1},
-		}},
+		}, false},
 		{"resurrected_read", map[string]Verdict{NameDeletes: Invalid, NameStaleRead: Invalid, NameLinearizability: Invalid}, map[string]map[string]int{
 			NameDeletes:   {CountResurrectedRead: 1, CountDeleteNotHonoured: 0},
 			NameStaleRead: {CountStaleReads: 1},
-		}},
+		}, false},
 		{"create_over_live_key", map[string]Verdict{NameDeletes: Invalid, NameLinearizability: Invalid, NameIntegrity: Invalid}, map[string]map[string]int{
 			NameDeletes:   {CountCreateOverLiveKey: 1, CountCreatesAfterMarker: 0},
 			NameIntegrity: {CountCASViolation: 1},
-		}},
+		}, false},
+		// A keep-all bucket whose read-back stopped before the delete's
+		// marker: the value it holds may or may not have survived.
+		{"incomplete_readback", map[string]Verdict{NameDeletes: Unknown, NameRetention: Unknown}, map[string]map[string]int{
+			NameDeletes: {CountMarkers: 1, CountUnverifiedDeletes: 1, CountDeleteNotHonoured: 0},
+		}, true},
+		// A delete that timed out, which a get saw applied at a sequence the
+		// observers missed; a create follows, over its marker.
+		{"info_delete_seen_by_get", map[string]Verdict{NameIntegrity: Unknown}, map[string]map[string]int{
+			NameDeletes: {CountSettledMarkers: 1, CountCreatesAfterMarker: 1, CountCreateOverLiveKey: 0, CountUnverifiedCreates: 0},
+		}, false},
+		// An update that timed out, which a get saw applied at a sequence
+		// the observers missed; a create follows, over its live value.
+		{"create_over_info_value", map[string]Verdict{NameDeletes: Invalid, NameLinearizability: Invalid, NameIntegrity: Unknown},
+			map[string]map[string]int{
+				NameDeletes: {CountCreateOverLiveKey: 1, CountCreatesAfterMarker: 0, CountUnverifiedCreates: 0},
+			}, false},
+		// A delete that timed out, which the stream settled as applied; the
+		// value it deleted is what the read-back holds.
+		{"info_delete_not_honoured", map[string]Verdict{NameDeletes: Invalid, NameRetention: Invalid}, map[string]map[string]int{
+			NameDeletes:   {CountMarkers: 0, CountSettledMarkers: 1, CountDeleteNotHonoured: 1},
+			NameRetention: {CountLastValueLost: 1},
+		}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h, final := loadDeleteFixture(t, c.name)
+			if c.keepAll {
+				final.PerKey = 0
+			}
 			opts := Options{}
 			checks := append(All(opts), NewRetention(opts, final), NewDeletes(opts, final))
 			for _, r := range Run(h, checks) {
@@ -75,6 +102,92 @@ func TestDeleteFixtures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The judgements that do not need the read-back are made whether it was
+// read in full or not, and an anomaly they find outweighs what the
+// read-back leaves undecided.
+func TestDeletesWithoutTheReadBack(t *testing.T) {
+	resurrect := func(h *history.History) {
+		h.Ops = append(h.Ops, history.Op{Client: 1, Node: "n2", Type: history.Get, Key: "k0", Value: "c0-1", Rev: 1,
+			Outcome: history.OK, Invoke: 9_000_000, Complete: 10_000_000})
+	}
+	for _, c := range []struct {
+		name   string
+		change func(h *history.History)
+		counts map[string]int
+	}{
+		{"resurrected_read", nil, map[string]int{CountResurrectedRead: 1}},
+		{"create_over_live_key", nil, map[string]int{CountCreateOverLiveKey: 1}},
+		{"incomplete_readback", resurrect, map[string]int{CountResurrectedRead: 1, CountUnverifiedDeletes: 1}},
+	} {
+		h, final := loadDeleteFixture(t, c.name)
+		final.Complete = false
+		if c.change != nil {
+			c.change(&h)
+		}
+		r := NewDeletes(Options{}, final).Check(h)
+		if r.Verdict != Invalid {
+			t.Errorf("%s with the read-back incomplete: %s (%s)", c.name, r.Verdict, r.Summary)
+		}
+		for k, n := range c.counts {
+			if r.Counts[k] != n {
+				t.Errorf("%s with the read-back incomplete: count %s = %d, want %d", c.name, k, r.Counts[k], n)
+			}
+		}
+	}
+}
+
+// An indeterminate write that nothing settled may or may not have
+// happened: without the get that saw it, info_delete_seen_by_get's
+// delete leaves its create unverified and create_over_info_value's update
+// leaves its create over the marker; no checker calls either invalid.
+func TestIndeterminateWritesLeftOpen(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		get     int    // the get that settled the write, dropped
+		settled string // the value it read: the write's
+		deletes Verdict
+		count   string // deletes' count of the create
+	}{
+		{"info_delete_seen_by_get", 4, "c0-2", Unknown, CountUnverifiedCreates},
+		{"create_over_info_value", 3, "c1-1", Valid, CountCreatesAfterMarker},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h, final := loadDeleteFixture(t, c.name)
+			if g := h.Ops[c.get]; g.Type != history.Get || g.Value != c.settled {
+				t.Fatalf("op %d is not the settling get: %+v", c.get, g)
+			}
+			h.Ops = append(h.Ops[:c.get:c.get], h.Ops[c.get+1:]...)
+			opts := Options{}
+			for _, r := range Run(h, append(All(opts), NewRetention(opts, final), NewDeletes(opts, final))) {
+				if r.Verdict == Invalid {
+					t.Errorf("%s: invalid (%s)", r.Name, r.Summary)
+				}
+				if r.Name != NameDeletes {
+					continue
+				}
+				if r.Verdict != c.deletes || r.Counts[c.count] != 1 || r.Counts[CountSettledMarkers] != 0 {
+					t.Errorf("deletes: %s (%s %s), counts %v; want %s and %s 1", r.Verdict, r.Summary, r.Reason, r.Counts, c.deletes, c.count)
+				}
+			}
+		})
+	}
+}
+
+// A create over a live key names the write of the live value, whether the
+// observers saw it or not.
+func TestCreateOverLiveKeyNamesTheValue(t *testing.T) {
+	for _, c := range []struct{ name, live string }{
+		{"create_over_live_key", "c0-1"},
+		{"create_over_info_value", "c1-1"},
+	} {
+		h, final := loadDeleteFixture(t, c.name)
+		r := NewDeletes(Options{}, final).Check(h)
+		if len(r.Anomalies) != 1 || len(r.Anomalies[0].Ops) != 2 || r.Anomalies[0].Ops[0].Op.Value != c.live {
+			t.Errorf("%s: anomalies %+v, want the create and the write of %s", c.name, r.Anomalies, c.live)
+		}
 	}
 }
 

@@ -161,6 +161,12 @@ func TestPartsMatchWhole(t *testing.T) {
 		h := loadFixture(t, name)
 		cases = append(cases, tc{"fixture " + name, h, Final{Entries: h.Stream, Complete: h.StreamComplete, Observed: h.Stream}})
 	}
+	deletes, _ := filepath.Glob(filepath.Join("testdata", "deletes", "*.final.jsonl"))
+	for _, f := range deletes {
+		name := strings.TrimSuffix(filepath.Base(f), ".final.jsonl")
+		h, final := loadDeleteFixture(t, name)
+		cases = append(cases, tc{"deletes fixture " + name, h, final})
+	}
 	// Sequences shared by keys, the review's cases: a part must know the
 	// whole stream's sequences, or be judged whole.
 	put := func(c int, k, v string, rev uint64, at int64) history.Op {

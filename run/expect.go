@@ -61,11 +61,26 @@ func staleReadsFound(m cellChecks) bool {
 	return m.count(checker.NameStaleRead, checker.CountStaleReads) > 0
 }
 
+// onlyResurrectedReads: of the deletes check's anomalies, the cell shows
+// resurrected reads at most (a get after an acknowledged delete returning
+// the deleted value: a stale read of a deleted key), none of those no stale
+// read explains (a value surviving its delete in the read-back, a create
+// over a live key).
+func onlyResurrectedReads(m cellChecks) bool {
+	for _, k := range checker.DeletesAnomalies() {
+		if k != checker.CountResurrectedRead && m.count(checker.NameDeletes, k) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // knownAnomalies lists the anomalies --expect accepts.
 var knownAnomalies = map[string]knownAnomaly{
 	"stale-reads": {
 		doc: "Direct Get stale reads: followers answer gets with an older revision; the session, stale-read " +
-			"and linearizability checkers fail, and wrong-last-seq fails only with rejections caused by stale reads",
+			"and linearizability checkers fail, wrong-last-seq fails only with rejections caused by stale reads, " +
+			"and deletes only with resurrected reads (stale reads of a deleted key)",
 		explain: func(m cellChecks, check string) bool {
 			switch check {
 			case checker.NameStaleRead, checker.NameSession, checker.NameLinearizability:
@@ -73,6 +88,8 @@ var knownAnomalies = map[string]knownAnomaly{
 			case checker.NameAttribution:
 				return staleReadsFound(m) && m.count(checker.NameAttribution, checker.CountRejectedSpurious) == 0 &&
 					m.count(checker.NameAttribution, checker.CountUnattributed) == 0
+			case checker.NameDeletes:
+				return staleReadsFound(m) && onlyResurrectedReads(m)
 			}
 			return false
 		},

@@ -49,9 +49,38 @@ func spuriousOps(key string, rev uint64, t0 int64) []history.Op {
 	}
 }
 
+// resurrectedOps: client 3 deletes key, then a get from a follower
+// returns the deleted value (a resurrected read, itself a stale read). Its
+// create is stream sequence rev.
+func resurrectedOps(key string, rev uint64, t0 int64) []history.Op {
+	ms := func(n int64) int64 { return t0 + n*1e6 }
+	return []history.Op{
+		{Client: 3, Type: history.Create, Key: key, Value: key + "-1", Rev: rev, Outcome: history.OK, Invoke: ms(1), Complete: ms(2)},
+		{Client: 3, Type: history.Delete, Key: key, Value: key + "-2", Rev: rev + 1, Outcome: history.OK, Invoke: ms(3), Complete: ms(4)},
+		{Client: 4, Node: "n2", Type: history.Get, Key: key, Value: key + "-1", Rev: rev, Outcome: history.OK, Invoke: ms(5), Complete: ms(6)},
+	}
+}
+
+// liveCreateOps: client 5's create succeeds over a live key (CAS broken).
+func liveCreateOps(key string, rev uint64, t0 int64) []history.Op {
+	ms := func(n int64) int64 { return t0 + n*1e6 }
+	return []history.Op{
+		{Client: 5, Type: history.Create, Key: key, Value: key + "-1", Rev: rev, Outcome: history.OK, Invoke: ms(1), Complete: ms(2)},
+		{Client: 5, Type: history.Create, Key: key, Value: key + "-2", Rev: rev + 1, Outcome: history.OK, Invoke: ms(3), Complete: ms(4)},
+	}
+}
+
 // checkedCell runs every checker on ops (the stream is what the ok writes
-// left) and returns the cell as the pipeline stores it.
+// left, and is read back whole after the heal) and returns the cell as the
+// pipeline stores it.
 func checkedCell(t *testing.T, name string, ops ...[]history.Op) CellResult {
+	t.Helper()
+	return checkedCellReadBack(t, name, nil, ops...)
+}
+
+// checkedCellReadBack is checkedCell with readBack (nil: the stream) the
+// stream read back after the heal.
+func checkedCellReadBack(t *testing.T, name string, readBack []history.Entry, ops ...[]history.Op) CellResult {
 	t.Helper()
 	var all []history.Op
 	for _, o := range ops {
@@ -60,7 +89,7 @@ func checkedCell(t *testing.T, name string, ops ...[]history.Op) CellResult {
 	var stream []history.Entry
 	for _, o := range all {
 		if o.IsWrite() && o.Outcome == history.OK {
-			stream = append(stream, history.Entry{Seq: o.Rev, Key: o.Key, Value: o.Value})
+			stream = append(stream, history.Entry{Seq: o.Rev, Key: o.Key, Value: o.Value, Operation: o.MarkerOperation()})
 		}
 	}
 	for i, e := range stream {
@@ -68,8 +97,13 @@ func checkedCell(t *testing.T, name string, ops ...[]history.Op) CellResult {
 			t.Fatalf("the ok writes' revisions %v are not the stream's sequences 1, 2, ...", stream)
 		}
 	}
+	if readBack == nil {
+		readBack = stream
+	}
 	h := history.History{Ops: all, Stream: stream, StreamComplete: true}
-	checks := checker.Run(h, checker.All(checker.Options{Timeout: 10 * time.Second}))
+	opts := checker.Options{Timeout: 10 * time.Second}
+	final := checker.Final{Entries: readBack, Complete: true, Observed: stream}
+	checks := checker.Run(h, append(checker.All(opts), checker.NewDeletes(opts, final)))
 	checks = append(checks, recoveryCheck(nemesis.Recovery{Recovered: true, Detail: "recovered"}))
 	return CellResult{Cell: Cell{Name: name}, Checks: checks, Verdict: VerdictOf(checks)}
 }
@@ -90,19 +124,36 @@ func TestJudgeStaleReads(t *testing.T) {
 		want      Verdict
 		failing   []string // checks still failing
 		reproduce bool
+		// before: checks the cell holds invalid (the expectation must have
+		// excused those not failing).
+		before []string
 	}{
-		{"the seed's stale read and its rejection are excused", checkedCell(t, "direct-get-on", seedOps("k0", 0)), Valid, nil, false},
+		{"the seed's stale read and its rejection are excused", checkedCell(t, "direct-get-on", seedOps("k0", 0)), Valid, nil, false, nil},
 		{"a spurious 10071 is not explained by stale reads", checkedCell(t, "direct-get-on", seedOps("k0", 0), spuriousOps("k1", 3, 0)),
-			Invalid, []string{checker.NameAttribution}, false},
+			Invalid, []string{checker.NameAttribution}, false, nil},
 		{"no stale read: the control did not reproduce", checkedCell(t, "direct-get-on", cleanOps("k0", 0)), Invalid,
-			[]string{checker.NameStaleRead}, true},
+			[]string{checker.NameStaleRead}, true, nil},
 		{"a cell the expectation does not name is judged as is", checkedCell(t, "direct-get-off", seedOps("k0", 0)), Invalid,
-			[]string{checker.NameSession, checker.NameStaleRead, checker.NameAttribution, checker.NameLinearizability}, false},
+			[]string{checker.NameSession, checker.NameStaleRead, checker.NameAttribution, checker.NameLinearizability}, false, nil},
+		{"stale reads and a resurrected read are excused", checkedCell(t, "direct-get-on", seedOps("k0", 0), resurrectedOps("k1", 3, 0)),
+			Valid, nil, false, []string{checker.NameDeletes, checker.NameStaleRead}},
+		{"a create over a live key is not explained by stale reads",
+			checkedCell(t, "direct-get-on", seedOps("k0", 0), resurrectedOps("k1", 3, 0), liveCreateOps("k2", 5, 0)), Invalid,
+			[]string{checker.NameIntegrity, checker.NameDeletes}, false, nil},
+		{"a value surviving its delete in the read-back is not explained by stale reads",
+			checkedCellReadBack(t, "direct-get-on", []history.Entry{{Seq: 1, Key: "k0", Value: "k0-1"}, {Seq: 2, Key: "k0", Value: "k0-2"},
+				{Seq: 3, Key: "k1", Value: "k1-1"}}, seedOps("k0", 0), resurrectedOps("k1", 3, 0)), Invalid,
+			[]string{checker.NameDeletes}, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.cell.Name == "direct-get-on" && tt.cell.Verdict != Invalid && !tt.reproduce {
 				t.Fatalf("the history is not invalid to begin with: %+v", tt.cell.Checks)
+			}
+			for _, name := range tt.before {
+				if r := checksOf(tt.cell)[name]; r == nil || r.Verdict != checker.Invalid {
+					t.Fatalf("%s is not invalid to begin with: %+v", name, r)
+				}
 			}
 			j := Judge(tt.cell, []Expectation{on})
 			if j.Verdict != tt.want {

@@ -54,6 +54,28 @@ var auditCases = []auditCase{
 	// file is refused as a malformed history line is: one line, exit 4.
 	{dir: "q/q7b_65_consumers_last_skipped", exit: run.ExitHarness,
 		stderr: `^chaos: testdata/audit/q/q7b_65_consumers_last_skipped/queue.json: 65 consumers, but the workload creates 1\.\.64\n$`},
+
+	// kv-update's deletes check (branch fix-kvdeletes).
+	// A keep-all bucket whose read-back stopped before the delete's marker:
+	// whether the value survived its delete cannot be decided (it was
+	// invalid delete_not_honoured).
+	{dir: "kv/d1_incomplete_readback_delete", exit: run.ExitUnknown,
+		verdicts: map[string]string{"deletes": "unknown", "linearizability": "valid"},
+		stdout:   `unknown  deletes +for 1 key\(s\) the newest message read back is a value older than a marker known stored, but the read-back was not read in full`},
+	// A delete that timed out, which a get saw applied at a sequence the
+	// observers missed, then a create over its marker: valid, as
+	// linearizability says (deletes said create_over_live_key). The exit
+	// code is stream-integrity's unknown (a read of the marker it cannot
+	// verify), and follows that check.
+	{dir: "kv/d2_info_delete_seen_by_get_then_create", exit: run.ExitUnknown,
+		verdicts: map[string]string{"deletes": "valid", "linearizability": "valid"},
+		stdout:   `valid    deletes +every delete and purge honoured \(0 acknowledged markers, 1 indeterminate ones settled as stored\)`},
+	// The other way round: an update that timed out, which a get saw
+	// applied, then a create over its live value: invalid, as
+	// linearizability says (deletes said valid).
+	{dir: "kv/d3_create_over_info_value_seen_by_get", exit: run.ExitInvalid,
+		verdicts: map[string]string{"deletes": "invalid", "linearizability": "invalid"},
+		stdout:   `invalid  deletes +1 create_over_live_key`},
 }
 
 var verdictLine = regexp.MustCompile(`(?m)^  (valid|invalid|unknown)\s+(\S+)\s`)
