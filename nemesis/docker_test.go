@@ -10,7 +10,7 @@ import (
 
 // The docker runtime cuts routes for real (nftables in each container), so
 // the partitions run here, with kill, pause and wipe on containers.
-func TestDockerFaults(t *testing.T) {
+func TestIntegrationDockerFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a 3-node nats-server cluster in Docker")
 	}

@@ -11,7 +11,7 @@ import (
 
 // The local runtime does kill, restart, pause and wipe for real, and the
 // JetStream API does stepdown; the network faults are refused up front.
-func TestLocalFaults(t *testing.T) {
+func TestIntegrationLocalFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a 3-node nats-server cluster")
 	}
@@ -34,7 +34,7 @@ func TestLocalFaults(t *testing.T) {
 
 // The data-loss faults the local runtime can do: StartAs and StoreDir are
 // real for processes too.
-func TestLocalDataFaults(t *testing.T) {
+func TestIntegrationLocalDataFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a 3-node nats-server cluster")
 	}

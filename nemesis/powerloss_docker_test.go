@@ -7,13 +7,13 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 )
 
-// TestDockerPowerLoss runs each power-loss fault on one real cluster with
+// TestIntegrationDockerPowerLoss runs each power-loss fault on one real cluster with
 // the FUSE store: each window must see its targets down and their stores
 // rolled back, and the cluster must recover. It runs with sync_interval
 // always, where nothing acknowledged may be lost, so that one cluster
-// serves all three; cluster/docker's TestPowerLossStore shows the loss
+// serves all three; cluster/docker's TestIntegrationPowerLossStore shows the loss
 // with the default interval.
-func TestDockerPowerLoss(t *testing.T) {
+func TestIntegrationDockerPowerLoss(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a 3-node nats-server cluster in Docker")
 	}

@@ -13,11 +13,11 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
-// TestDockerAcceptance is the kv-update issue's acceptance on the Docker
+// TestIntegrationDockerAcceptance is the kv-update issue's acceptance on the Docker
 // runtime with no faults: with Direct Get on, stale reads are found and the
 // wrong-last-sequence rejections are attributed to them; with it off, no
 // stale read and no read-your-writes violation.
-func TestDockerAcceptance(t *testing.T) {
+func TestIntegrationDockerAcceptance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real clusters")
 	}

@@ -86,10 +86,10 @@ func TestWorseAndExitCodes(t *testing.T) {
 	}
 }
 
-// TestExecuteLocal runs the whole pipeline on real local processes: both
+// TestIntegrationExecuteLocal runs the whole pipeline on real local processes: both
 // cells, every file stored, and with Direct Get off a healthy cluster shows
 // no stale read and no read-your-writes violation.
-func TestExecuteLocal(t *testing.T) {
+func TestIntegrationExecuteLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real clusters")
 	}

@@ -27,11 +27,11 @@ func TestPowerLossRefusals(t *testing.T) {
 	}
 }
 
-// TestPowerLossStore: on a 3-node cluster with the FUSE store, a plain
+// TestIntegrationPowerLossStore: on a 3-node cluster with the FUSE store, a plain
 // kill of every node loses nothing, while a power loss of every node loses
 // the acknowledged messages not yet fsynced (the default sync_interval is
 // 2 min); with sync_interval always it loses none.
-func TestPowerLossStore(t *testing.T) {
+func TestIntegrationPowerLossStore(t *testing.T) {
 	needDocker(t)
 	if err := supportsPowerLoss(); err != nil {
 		t.Skip(err)

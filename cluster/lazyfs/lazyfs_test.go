@@ -126,7 +126,7 @@ func (o fsOps) mkdir(rel string)             { must(o.t, os.MkdirAll(o.p(rel), 0
 
 const ten = "0123456789"
 
-func TestPowerLoss(t *testing.T) {
+func TestIntegrationPowerLoss(t *testing.T) {
 	tests := []struct {
 		name  string
 		setup map[string]string
@@ -236,7 +236,7 @@ func TestPowerLoss(t *testing.T) {
 
 // After a power loss what survived is durable: a second one discards only
 // what was written after the first.
-func TestPowerLossTwice(t *testing.T) {
+func TestIntegrationPowerLossTwice(t *testing.T) {
 	f := mount(t, map[string]string{"f": ten})
 	o := fsOps{t, f.Mountpoint()}
 	o.writeAt("f", 10, "abc")
@@ -255,7 +255,7 @@ func TestPowerLossTwice(t *testing.T) {
 	}
 }
 
-func TestWipe(t *testing.T) {
+func TestIntegrationWipe(t *testing.T) {
 	f := mount(t, map[string]string{"d/f": ten})
 	fsOps{t, f.Mountpoint()}.write("g", "x")
 	must(t, f.Wipe())

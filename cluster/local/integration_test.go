@@ -155,7 +155,7 @@ func publish(t *testing.T, js jetstream.JetStream, from, to int) {
 	}
 }
 
-func TestClusterControls(t *testing.T) {
+func TestIntegrationClusterControls(t *testing.T) {
 	c, track := startCluster(t, cluster.Config{RunID: "local-test"})
 	ctx := context.Background()
 	nodes := c.Nodes()
@@ -389,7 +389,7 @@ func TestClusterControls(t *testing.T) {
 	})
 }
 
-func TestAutoRestart(t *testing.T) {
+func TestIntegrationAutoRestart(t *testing.T) {
 	c, track := startCluster(t, cluster.Config{Nodes: 1, AutoRestart: true})
 	ctx := context.Background()
 	old := c.PID(0)
@@ -443,7 +443,7 @@ func dead(pid int) bool { return gone(pid) || procState(pid) == 'Z' }
 
 // The toolkit dying must take its servers with it: a helper process (this
 // test binary) starts a node and is SIGKILLed, so no Close ever runs.
-func TestServersDieWithTheToolkit(t *testing.T) {
+func TestIntegrationServersDieWithTheToolkit(t *testing.T) {
 	if os.Getenv("JSCHAOS_LOCAL_HELPER") == "1" {
 		c, err := New().Start(context.Background(), cluster.Config{Nodes: 1, Dir: os.Getenv("JSCHAOS_LOCAL_DIR")})
 		if err != nil {
@@ -457,7 +457,7 @@ func TestServersDieWithTheToolkit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts nats-server processes")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestServersDieWithTheToolkit$")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestIntegrationServersDieWithTheToolkit$")
 	cmd.Env = append(os.Environ(), "JSCHAOS_LOCAL_HELPER=1", "JSCHAOS_LOCAL_DIR="+t.TempDir())
 	out, err := cmd.StdoutPipe()
 	if err != nil {

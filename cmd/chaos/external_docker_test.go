@@ -25,7 +25,7 @@ import (
 // a cluster started with `chaos cluster up --detach` is run against as a
 // cluster the toolkit did not start, kv-update with Direct Get on and off
 // and kill faults through `docker kill`/`docker start` hooks. The findings
-// must be those of a docker-runtime run (TestDockerAcceptance in run/):
+// must be those of a docker-runtime run (TestIntegrationDockerAcceptance in run/):
 // stale reads with Direct Get on, none with it off; every kill verified by
 // the usual checks; and afterwards the cluster holds nothing of the run.
 func TestExternalDockerIntegration(t *testing.T) {

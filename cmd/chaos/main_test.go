@@ -94,7 +94,7 @@ func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
 	}
 }
 
-func TestUnknownServerVersionNamesIt(t *testing.T) {
+func TestIntegrationUnknownServerVersionNamesIt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("asks the Go module proxy")
 	}

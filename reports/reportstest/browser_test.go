@@ -10,7 +10,7 @@ import (
 
 // The listener sees what it is there for: a page with a console error, an
 // uncaught exception and a missing image is reported three times over.
-func TestBrowserCatchesProblems(t *testing.T) {
+func TestIntegrationBrowserCatchesProblems(t *testing.T) {
 	bin, ok := FindChromium()
 	if !ok {
 		t.Skipf("headless Chromium not found: install Debian's package with `apt-get install -y %s`", chromiumPackage)

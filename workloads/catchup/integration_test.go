@@ -56,7 +56,7 @@ func tiny() Options {
 	return o
 }
 
-func TestDockerCatchupValid(t *testing.T) {
+func TestIntegrationDockerCatchupValid(t *testing.T) {
 	rt := needDocker(t)
 	opts := tiny()
 	opts.DirectGet = true
@@ -128,7 +128,7 @@ func TestDockerCatchupValid(t *testing.T) {
 // A limit the catch-up exceeds, GOMEMLIMIT unset, AutoRestart on: the node
 // is OOM-killed again and again, and the cell says so, with times, well
 // before the catch-up bound.
-func TestDockerCatchupOOMCrashLoop(t *testing.T) {
+func TestIntegrationDockerCatchupOOMCrashLoop(t *testing.T) {
 	rt := needDocker(t)
 	opts := tiny()
 	opts.Backlog = 96 << 20
@@ -183,7 +183,7 @@ func TestDockerCatchupOOMCrashLoop(t *testing.T) {
 
 // The local runtime runs the workload without a limit (memory is the
 // processes' RSS) and refuses a limit up front, before starting anything.
-func TestLocalCatchup(t *testing.T) {
+func TestIntegrationLocalCatchup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: starts nats-server processes, skipped with -short")
 	}
@@ -211,7 +211,7 @@ func TestLocalCatchup(t *testing.T) {
 // The stream leader as the target, and publishing for a fixed time after
 // the restart: a new leader takes over, the old one catches up as a
 // follower, and publishing stops on its own timer.
-func TestDockerCatchupLeaderWriteFor(t *testing.T) {
+func TestIntegrationDockerCatchupLeaderWriteFor(t *testing.T) {
 	rt := needDocker(t)
 	opts := tiny()
 	opts.Target, opts.WriteFor, opts.ReadRate = Leader, 6*time.Second, 0

@@ -16,13 +16,13 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
-// TestDockerDivergenceFindsAnEditedReplica changes a follower's copy
+// TestIntegrationDockerDivergenceFindsAnEditedReplica changes a follower's copy
 // behind the server's back: the follower is stopped, one live value in its
 // newest message block is rewritten with a valid checksum (same length, so
 // /jsz sees nothing), and it is started again with the leader elsewhere.
 // Reading every replica must find exactly that sequence on that node; the
 // same read before the edit finds nothing.
-func TestDockerDivergenceFindsAnEditedReplica(t *testing.T) {
+func TestIntegrationDockerDivergenceFindsAnEditedReplica(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real cluster")
 	}

@@ -72,13 +72,13 @@ func pipelineCell(t *testing.T, rt *docker.Runtime, o Options, nemesis string) (
 	return res.Cells[0], string(printed)
 }
 
-// TestDockerQueue: a healthy cluster is valid; under each fault the cell
+// TestIntegrationDockerQueue: a healthy cluster is valid; under each fault the cell
 // runs to a verdict with every checker, the fault verified, messages
 // flowing, its files written, and chaos check judging it the same from
 // them. Each fault case uses another retention, ack mode or consumer
 // pattern so that every path of the workload runs against a real cluster.
 // A fault cell that is not valid prints its findings and rerun command.
-func TestDockerQueue(t *testing.T) {
+func TestIntegrationDockerQueue(t *testing.T) {
 	rt := needDocker(t)
 	cases := []struct {
 		nemesis   string
