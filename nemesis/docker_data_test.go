@@ -11,6 +11,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
 
 // One test per data-loss fault, each on its own Docker cluster with the
@@ -19,11 +20,15 @@ import (
 //
 //	go test -count=1 -run 'TestIntegrationDockerKillAll$' ./nemesis/ -v
 
+// needDocker gates a test that starts a Docker cluster.
+func needDocker(t *testing.T) {
+	t.Helper()
+	testenv.Require(t, testenv.Docker(docker.Available))
+}
+
 func dockerCluster(t *testing.T) *realCluster {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a 3-node nats-server cluster in Docker")
-	}
+	needDocker(t)
 	return startReal(t, docker.New(), cluster.Config{Nodes: 3, RunID: "nemesis-test"})
 }
 
@@ -65,6 +70,7 @@ func TestIntegrationDockerBitflip(t *testing.T)  { corruptEach(t, "bitflip") }
 func TestIntegrationDockerTruncate(t *testing.T) { corruptEach(t, "truncate") }
 
 func corruptEach(t *testing.T, mode string) {
+	needDocker(t)
 	for i, class := range fileClasses {
 		t.Run(class, func(t *testing.T) {
 			rc := dockerCluster(t)

@@ -10,6 +10,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
@@ -18,12 +19,7 @@ import (
 // wrong-last-sequence rejections are attributed to them; with it off, no
 // stale read and no read-your-writes violation.
 func TestIntegrationDockerAcceptance(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real clusters")
-	}
-	if err := docker.Available(context.Background()); err != nil {
-		t.Skipf("no Docker: %v", err)
-	}
+	testenv.Require(t, testenv.Docker(docker.Available))
 	spec := Spec{
 		Workload: "kv-update", Runtime: "docker", Store: t.TempDir(), TimeLimit: 10 * time.Second,
 		DirectGet: []bool{true, false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},

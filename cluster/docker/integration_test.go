@@ -15,6 +15,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/lazyfs"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
@@ -93,12 +94,7 @@ func checkNoLeftovers(ctx context.Context) error {
 
 func needDocker(t testing.TB) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs Docker, skipped with -short")
-	}
-	if err := Available(context.Background()); err != nil {
-		t.Skip("integration test:", err)
-	}
+	testenv.Require(t, testenv.Docker(Available))
 }
 
 func startCluster(t testing.TB, cfg cluster.Config) cluster.Cluster {

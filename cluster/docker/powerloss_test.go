@@ -12,6 +12,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/lazyfs"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
 
 func TestPowerLossRefusals(t *testing.T) {
@@ -32,10 +33,9 @@ func TestPowerLossRefusals(t *testing.T) {
 // the acknowledged messages not yet fsynced (the default sync_interval is
 // 2 min); with sync_interval always it loses none.
 func TestIntegrationPowerLossStore(t *testing.T) {
-	needDocker(t)
-	if err := supportsPowerLoss(); err != nil {
-		t.Skip(err)
-	}
+	// supportsPowerLoss: FUSE, and a local daemon whose containers see
+	// this machine's mounts.
+	testenv.Require(t, testenv.Docker(Available), testenv.FUSE(supportsPowerLoss))
 	for _, tc := range []struct {
 		sync     string
 		wantLoss bool

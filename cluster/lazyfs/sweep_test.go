@@ -41,9 +41,7 @@ func TestIntegrationSweepStaleMount(t *testing.T) {
 	if os.Getenv("LAZYFS_HELPER_MOUNT") != "" {
 		return // the helper's half runs in TestMain
 	}
-	if err := Available(); err != nil {
-		t.Skipf("needs a FUSE mount: %v", err)
-	}
+	needFUSE(t)
 	dir := t.TempDir()
 	stale := filepath.Join(dir, "stale")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")

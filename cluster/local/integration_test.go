@@ -19,15 +19,21 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
+
+// needProcesses gates a test that runs nats-server processes.
+func needProcesses(t *testing.T) {
+	t.Helper()
+	testenv.Require(t, testenv.Processes(serverbin.Path))
+}
 
 // startCluster starts a real cluster and registers its teardown, which
 // checks that no process the cluster ever ran is left.
 func startCluster(t *testing.T, cfg cluster.Config) (*Cluster, func(int)) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts nats-server processes")
-	}
+	needProcesses(t)
 	ctx := context.Background()
 	cfg.Dir = t.TempDir()
 	t0 := time.Now()
@@ -454,9 +460,7 @@ func TestIntegrationServersDieWithTheToolkit(t *testing.T) {
 		time.Sleep(time.Minute)
 		os.Exit(0)
 	}
-	if testing.Short() {
-		t.Skip("starts nats-server processes")
-	}
+	needProcesses(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestIntegrationServersDieWithTheToolkit$")
 	cmd.Env = append(os.Environ(), "JSCHAOS_LOCAL_HELPER=1", "JSCHAOS_LOCAL_DIR="+t.TempDir())
 	out, err := cmd.StdoutPipe()

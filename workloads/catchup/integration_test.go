@@ -2,7 +2,6 @@ package catchup
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
@@ -21,14 +22,9 @@ import (
 
 func needDocker(t *testing.T) *docker.Runtime {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs Docker, skipped with -short")
-	}
 	os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	os.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "localhost")
-	if err := docker.Available(context.Background()); err != nil {
-		t.Skip("integration test:", err)
-	}
+	testenv.Require(t, testenv.Docker(docker.Available))
 	return docker.New()
 }
 
@@ -184,9 +180,7 @@ func TestIntegrationDockerCatchupOOMCrashLoop(t *testing.T) {
 // The local runtime runs the workload without a limit (memory is the
 // processes' RSS) and refuses a limit up front, before starting anything.
 func TestIntegrationLocalCatchup(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: starts nats-server processes, skipped with -short")
-	}
+	testenv.Require(t, testenv.Processes(serverbin.Path))
 	rt := local.New()
 	opts := tiny()
 	opts.MemoryLimit = 256 << 20

@@ -14,6 +14,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
 
 // TestIntegrationDockerDivergenceFindsAnEditedReplica changes a follower's copy
@@ -23,13 +24,8 @@ import (
 // Reading every replica must find exactly that sequence on that node; the
 // same read before the edit finds nothing.
 func TestIntegrationDockerDivergenceFindsAnEditedReplica(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a real cluster")
-	}
+	testenv.Require(t, testenv.Docker(docker.Available))
 	ctx := context.Background()
-	if err := docker.Available(ctx); err != nil {
-		t.Skipf("no Docker: %v", err)
-	}
 	dir := t.TempDir()
 	cfg := cluster.Config{Dir: dir, RunID: "divergence-test"}.WithDefaults()
 	c, err := docker.New().Start(ctx, cfg)

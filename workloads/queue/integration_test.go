@@ -12,6 +12,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
@@ -21,14 +22,9 @@ import (
 
 func needDocker(t testing.TB) *docker.Runtime {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs Docker, skipped with -short")
-	}
 	os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	os.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "localhost")
-	if err := docker.Available(context.Background()); err != nil {
-		t.Skip("integration test:", err)
-	}
+	testenv.Require(t, testenv.Docker(docker.Available))
 	return docker.New()
 }
 
