@@ -21,6 +21,7 @@ type fakeTB struct {
 	skipped    bool
 	failed     bool
 	msg        string
+	panicked   any // what the gate panicked with, caught so the test can report it
 }
 
 func (f *fakeTB) Helper()      {}
@@ -43,6 +44,7 @@ func gate(name string, e env, needs ...Need) *fakeTB {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer func() { f.panicked = recover() }() // nil after Skip and Fatal: Goexit is no panic
 		require(f, e, needs)
 	}()
 	<-done
@@ -94,6 +96,8 @@ func TestRequire(t *testing.T) {
 			f := gate(c.test, env{short: c.short, ci: c.ci}, probed("a thing", err, &calls))
 			got := ok
 			switch {
+			case f.panicked != nil:
+				t.Fatalf("the gate panicked: %v", f.panicked)
 			case f.failed && f.skipped:
 				t.Fatalf("both failed and skipped: %q", f.msg)
 			case f.failed:
@@ -122,7 +126,7 @@ func TestRequireNamesEachUnmetNeed(t *testing.T) {
 	calls := 0
 	needs := []Need{probed("Docker", nil, &calls), probed("FUSE", errors.New("no /dev/fuse"), &calls), probed("Chromium", errors.New("not found"), &calls)}
 	f := gate("TestIntegrationX", env{ci: "true"}, needs...)
-	if !f.failed || calls != 3 {
+	if f.panicked != nil || !f.failed || calls != 3 {
 		t.Fatalf("failed %v after %d probes (%q), want a failure after 3", f.failed, calls, f.msg)
 	}
 	for _, s := range []string{"FUSE (no /dev/fuse); to get it: get FUSE", "Chromium (not found); to get it: get Chromium"} {
@@ -154,8 +158,8 @@ func TestRequireRefusesBadNeeds(t *testing.T) {
 		for _, short := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s short=%v", c.name, short), func(t *testing.T) {
 				f := gate("TestIntegrationX", env{short: short}, c.needs...)
-				if !f.failed || !strings.Contains(f.msg, c.says) {
-					t.Errorf("failed %v (%q), want a failure saying %q", f.failed, f.msg, c.says)
+				if f.panicked != nil || !f.failed || !strings.Contains(f.msg, c.says) {
+					t.Errorf("failed %v (%q), panicked %v; want a failure saying %q", f.failed, f.msg, f.panicked, c.says)
 				}
 			})
 		}
@@ -185,7 +189,7 @@ func TestConstructorsProbe(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			version = "unset"
 			f := gate("TestIntegrationX", env{}, c.need)
-			if !f.skipped || !strings.Contains(f.msg, c.what+" (down)") {
+			if f.panicked != nil || !f.skipped || !strings.Contains(f.msg, c.what+" (down)") {
 				t.Errorf("skipped %v (%q), want a skip naming %q and the probe's error", f.skipped, f.msg, c.what)
 			}
 			if c.name == "Processes" && version != "" {
