@@ -18,16 +18,19 @@ run: ## the main job: kv-update, Direct Get on and off side by side (ARGS="..." 
 build: ## a static chaos binary in bin/
 	CGO_ENABLED=0 $(GO) build -o bin/chaos ./cmd/chaos
 
-# -p 1: the integration suites start real clusters; one package at a time
-# keeps two of them from competing for the 2 cores and skewing timings.
-test: vet ## every test: the unit suite and the integration suite on real clusters
+# The suites follow internal/testenv's rule: a test that needs a cluster,
+# Docker, FUSE, Chromium or the module proxy has Integration in its name and
+# skips under -short (internal/testenv's TestMakefileSelectsTheRule holds
+# these lines to it). -p 1: the integration suite starts real clusters; one
+# package at a time keeps two of them from competing for the 2 cores.
+test: vet ## every test without -short: the unit suite at full size and the integration suite
 	$(GO) test -p 1 -count=1 -timeout 60m ./...
 
-unit: ## the fast unit suite: no Docker, no cluster
+unit: ## the fast unit suite (-short): nothing outside the test process
 	$(GO) test -short -count=1 ./...
 
-integration: ## only the tests that start real clusters
-	$(GO) test -count=1 -timeout 60m -run 'Integration|Docker|Local' ./...
+integration: ## the tests named Integration: real clusters, Docker, FUSE, Chromium, the module proxy
+	$(GO) test -p 1 -count=1 -timeout 60m -run 'Integration' ./...
 
 bench: ## benchmarks (compare runs with benchstat)
 	$(GO) test -run '^$$' -bench . -benchmem ./...

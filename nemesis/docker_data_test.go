@@ -11,25 +11,30 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
 
 // One test per data-loss fault, each on its own Docker cluster with the
 // stream and writer of startReal: the window must be verified and the
 // cluster recover. Run them one at a time, e.g.
 //
-//	go test -count=1 -run 'TestDockerKillAll$' ./nemesis/ -v
+//	go test -count=1 -run 'TestIntegrationDockerKillAll$' ./nemesis/ -v
+
+// needDocker gates a test that starts a Docker cluster.
+func needDocker(t *testing.T) {
+	t.Helper()
+	testenv.Require(t, testenv.Docker(docker.Available))
+}
 
 func dockerCluster(t *testing.T) *realCluster {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a 3-node nats-server cluster in Docker")
-	}
+	needDocker(t)
 	return startReal(t, docker.New(), cluster.Config{Nodes: 3, RunID: "nemesis-test"})
 }
 
 func logTiming(t *testing.T, tm timing) { t.Logf("docker runtime, hold %s: %s", itHold, tm) }
 
-func TestDockerKillMajority(t *testing.T) {
+func TestIntegrationDockerKillMajority(t *testing.T) {
 	rc := dockerCluster(t)
 	tm := rc.runOne(t, "kill-majority", 1)
 	if n := len(strings.Split(tm.targets, ",")); n != 2 {
@@ -38,7 +43,7 @@ func TestDockerKillMajority(t *testing.T) {
 	logTiming(t, tm)
 }
 
-func TestDockerKillAll(t *testing.T) {
+func TestIntegrationDockerKillAll(t *testing.T) {
 	rc := dockerCluster(t)
 	tm := rc.runOne(t, "kill-all", 1)
 	if tm.targets != "n1,n2,n3" {
@@ -47,12 +52,12 @@ func TestDockerKillAll(t *testing.T) {
 	logTiming(t, tm)
 }
 
-func TestDockerRestartAll(t *testing.T) {
+func TestIntegrationDockerRestartAll(t *testing.T) {
 	rc := dockerCluster(t)
 	logTiming(t, rc.runOne(t, "restart-all", 1))
 }
 
-func TestDockerPauseKill(t *testing.T) {
+func TestIntegrationDockerPauseKill(t *testing.T) {
 	rc := dockerCluster(t)
 	logTiming(t, rc.runOne(t, "pause-kill", 1))
 }
@@ -61,10 +66,11 @@ func TestDockerPauseKill(t *testing.T) {
 // the file changed as recorded, the node started again with full routes.
 // Whether the server then repairs its store is what the fault tests, so not
 // recovering is logged as the finding, not failed.
-func TestDockerBitflip(t *testing.T)  { corruptEach(t, "bitflip") }
-func TestDockerTruncate(t *testing.T) { corruptEach(t, "truncate") }
+func TestIntegrationDockerBitflip(t *testing.T)  { corruptEach(t, "bitflip") }
+func TestIntegrationDockerTruncate(t *testing.T) { corruptEach(t, "truncate") }
 
 func corruptEach(t *testing.T, mode string) {
+	needDocker(t)
 	for i, class := range fileClasses {
 		t.Run(class, func(t *testing.T) {
 			rc := dockerCluster(t)
@@ -80,7 +86,7 @@ func corruptEach(t *testing.T, mode string) {
 
 // The replaced server's new name is in the node list and the stream's
 // peers; the old one is in neither.
-func TestDockerMemberReplace(t *testing.T) {
+func TestIntegrationDockerMemberReplace(t *testing.T) {
 	rc := dockerCluster(t)
 	before := rc.env.allNames()
 	tm := rc.runOne(t, "member-replace", 1)
@@ -108,7 +114,7 @@ func TestDockerMemberReplace(t *testing.T) {
 }
 
 // The drop rule drops about the asked share of the peer traffic it sees.
-func TestDockerLoss(t *testing.T) {
+func TestIntegrationDockerLoss(t *testing.T) {
 	rc := dockerCluster(t)
 	var st cluster.NetStats
 	tm := rc.runObserved(t, "loss=20%", 1, func(a Active) {
@@ -138,7 +144,7 @@ func TestDockerLoss(t *testing.T) {
 
 // A burst published through the limited node must wait for tokens: the
 // node forwards it to the stream leader, or as the leader replicates it.
-func TestDockerBandwidth(t *testing.T) {
+func TestIntegrationDockerBandwidth(t *testing.T) {
 	rc := dockerCluster(t)
 	var before, after cluster.NetStats
 	tm := rc.runObserved(t, "bandwidth=200kbit", 1, func(a Active) {

@@ -10,10 +10,8 @@ import (
 
 // The docker runtime cuts routes for real (nftables in each container), so
 // the partitions run here, with kill, pause and wipe on containers.
-func TestDockerFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a 3-node nats-server cluster in Docker")
-	}
+func TestIntegrationDockerFaults(t *testing.T) {
+	needDocker(t)
 	rt := docker.New()
 	// Latency needs sch_netem, which this kernel lacks: refused up front,
 	// saying why. Loss and bandwidth do without it (docker_data_test.go).

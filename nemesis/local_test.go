@@ -7,14 +7,14 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
 
 // The local runtime does kill, restart, pause and wipe for real, and the
 // JetStream API does stepdown; the network faults are refused up front.
-func TestLocalFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a 3-node nats-server cluster")
-	}
+func TestIntegrationLocalFaults(t *testing.T) {
+	testenv.Require(t, testenv.Processes(serverbin.Path))
 	rt := local.New()
 	for _, list := range []string{"partition-one", "partition-leader", "partition-halves", "latency", "loss", "bandwidth"} {
 		fs, err := Parse(list)
@@ -34,10 +34,8 @@ func TestLocalFaults(t *testing.T) {
 
 // The data-loss faults the local runtime can do: StartAs and StoreDir are
 // real for processes too.
-func TestLocalDataFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a 3-node nats-server cluster")
-	}
+func TestIntegrationLocalDataFaults(t *testing.T) {
+	testenv.Require(t, testenv.Processes(serverbin.Path))
 	rc := startReal(t, local.New(), cluster.Config{Nodes: 3})
 	// Corrupted files and a replaced member are the server's own to repair:
 	// each fault's effect must be verified; whether the cluster then

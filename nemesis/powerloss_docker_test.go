@@ -5,26 +5,21 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
 
-// TestDockerPowerLoss runs each power-loss fault on one real cluster with
+// TestIntegrationDockerPowerLoss runs each power-loss fault on one real cluster with
 // the FUSE store: each window must see its targets down and their stores
 // rolled back, and the cluster must recover. It runs with sync_interval
 // always, where nothing acknowledged may be lost, so that one cluster
-// serves all three; cluster/docker's TestPowerLossStore shows the loss
+// serves all three; cluster/docker's TestIntegrationPowerLossStore shows the loss
 // with the default interval.
-func TestDockerPowerLoss(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a 3-node nats-server cluster in Docker")
-	}
+func TestIntegrationDockerPowerLoss(t *testing.T) {
 	rt := docker.New()
-	if err := docker.Available(t.Context()); err != nil {
-		t.Skip(err)
-	}
 	fs, _ := Parse("power-loss")
-	if err := Refuse(fs, rt); err != nil {
-		t.Skipf("refused up front: %v", err)
-	}
+	// The refusal says what is missing: FUSE, or a daemon whose containers
+	// see this machine's mounts.
+	testenv.Require(t, testenv.Docker(docker.Available), testenv.FUSE(func() error { return Refuse(fs, rt) }))
 	rc := startReal(t, rt, cluster.Config{Nodes: 3, RunID: "nemesis-powerloss", PowerLossStore: true, SyncInterval: "always"})
 	rc.runAll(t, []string{"power-loss", "power-loss-majority", "power-loss-all"})
 }

@@ -7,11 +7,11 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 )
 
-// TestBrowserRendersReport opens the generic page (no view registered
+// TestIntegrationBrowserRendersReport opens the generic page (no view registered
 // here) of the kv-update test run and of a synthetic matrix with faults,
 // harness errors and memory in headless Chromium
 // (reportstest.CheckInBrowser says what must hold).
-func TestBrowserRendersReport(t *testing.T) {
+func TestIntegrationBrowserRendersReport(t *testing.T) {
 	page := func(dir func(t *testing.T) string) func(t *testing.T) string {
 		return func(t *testing.T) string {
 			d := dir(t)

@@ -10,20 +10,16 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
-// TestDockerAcceptance is the kv-update issue's acceptance on the Docker
+// TestIntegrationDockerAcceptance is the kv-update issue's acceptance on the Docker
 // runtime with no faults: with Direct Get on, stale reads are found and the
 // wrong-last-sequence rejections are attributed to them; with it off, no
 // stale read and no read-your-writes violation.
-func TestDockerAcceptance(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real clusters")
-	}
-	if err := docker.Available(context.Background()); err != nil {
-		t.Skipf("no Docker: %v", err)
-	}
+func TestIntegrationDockerAcceptance(t *testing.T) {
+	testenv.Require(t, testenv.Docker(docker.Available))
 	spec := Spec{
 		Workload: "kv-update", Runtime: "docker", Store: t.TempDir(), TimeLimit: 10 * time.Second,
 		DirectGet: []bool{true, false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},

@@ -20,6 +20,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
@@ -172,9 +173,7 @@ func retry(f func() error) (err error) {
 }
 
 func TestIntegrationExtensionPoint(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a real cluster")
-	}
+	testenv.Require(t, testenv.Processes(serverbin.Path))
 	spec := run.Spec{Workload: "tiny", Runtime: "local", Store: t.TempDir(), TimeLimit: 6 * time.Second,
 		DirectGet: []bool{false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"kill"},
 		NemesisInterval: 2 * time.Second, Seed: 3, RecoveryTimeout: 30 * time.Second, CheckTimeout: 30 * time.Second,

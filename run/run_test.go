@@ -12,6 +12,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
@@ -86,13 +87,11 @@ func TestWorseAndExitCodes(t *testing.T) {
 	}
 }
 
-// TestExecuteLocal runs the whole pipeline on real local processes: both
+// TestIntegrationExecuteLocal runs the whole pipeline on real local processes: both
 // cells, every file stored, and with Direct Get off a healthy cluster shows
 // no stale read and no read-your-writes violation.
-func TestExecuteLocal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real clusters")
-	}
+func TestIntegrationExecuteLocal(t *testing.T) {
+	testenv.Require(t, testenv.Processes(serverbin.Path))
 	store := t.TempDir()
 	spec := Spec{
 		Workload: "kv-update", Runtime: "local", Store: store, TimeLimit: 3 * time.Second,
@@ -170,9 +169,7 @@ func TestRecoveryCheck(t *testing.T) {
 // a stale read and end the workload long before its time limit; the cell
 // is still healed, recovered and judged, and the offline verdict agrees.
 func TestIntegrationStopOnAnomaly(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real clusters")
-	}
+	testenv.Require(t, testenv.Processes(serverbin.Path))
 	spec := Spec{
 		Workload: "kv-update", Runtime: "local", Store: t.TempDir(), TimeLimit: 60 * time.Second,
 		DirectGet: []bool{true}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/lazyfs"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
@@ -93,12 +94,7 @@ func checkNoLeftovers(ctx context.Context) error {
 
 func needDocker(t testing.TB) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs Docker, skipped with -short")
-	}
-	if err := Available(context.Background()); err != nil {
-		t.Skip("integration test:", err)
-	}
+	testenv.Require(t, testenv.Docker(Available))
 }
 
 func startCluster(t testing.TB, cfg cluster.Config) cluster.Cluster {
@@ -243,7 +239,7 @@ func peers(t testing.TB, n cluster.Node) []string {
 	return r.Peers()
 }
 
-func TestStartFailureCleansUp(t *testing.T) {
+func TestIntegrationStartFailureCleansUp(t *testing.T) {
 	needDocker(t)
 	dir := t.TempDir()
 	rt := &Runtime{ReadyTimeout: time.Millisecond} // cannot be ready that fast
@@ -260,7 +256,7 @@ func TestStartFailureCleansUp(t *testing.T) {
 	}
 }
 
-func TestControls(t *testing.T) {
+func TestIntegrationControls(t *testing.T) {
 	needDocker(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -589,9 +585,9 @@ func checkImage(t *testing.T, tag string) {
 	}
 }
 
-// TestCloseInAnyState: Close removes paused, killed and running nodes, and
+// TestIntegrationCloseInAnyState: Close removes paused, killed and running nodes, and
 // keeps the image.
-func TestCloseInAnyState(t *testing.T) {
+func TestIntegrationCloseInAnyState(t *testing.T) {
 	needDocker(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -621,7 +617,7 @@ func TestCloseInAnyState(t *testing.T) {
 	checkImage(t, c.(*dockerCluster).image)
 }
 
-func TestSweep(t *testing.T) {
+func TestIntegrationSweep(t *testing.T) {
 	needDocker(t)
 	ctx := context.Background()
 	cli, err := newClient()
@@ -652,9 +648,9 @@ func TestSweep(t *testing.T) {
 	}
 }
 
-// TestTmpfsStore shows what StoreOnTmpfs means: the store lives as long as
+// TestIntegrationTmpfsStore shows what StoreOnTmpfs means: the store lives as long as
 // the container runs, so a stop loses it. One node keeps it cheap.
-func TestTmpfsStore(t *testing.T) {
+func TestIntegrationTmpfsStore(t *testing.T) {
 	needDocker(t)
 	ctx := context.Background()
 	dir := t.TempDir()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
@@ -20,10 +21,7 @@ import (
 //
 //	go test -run '^$' -bench KVUpdateStore -benchtime 3x ./cluster/docker
 func BenchmarkKVUpdateStore(b *testing.B) {
-	needDocker(b)
-	if err := supportsPowerLoss(); err != nil {
-		b.Skip(err)
-	}
+	testenv.Require(b, testenv.Docker(Available), testenv.FUSE(supportsPowerLoss))
 	for _, sync := range []string{"default", "always"} {
 		b.Run("sync="+sync, func(b *testing.B) {
 			cfg := cluster.Config{RunID: "bench-store"}

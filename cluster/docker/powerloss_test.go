@@ -12,6 +12,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/lazyfs"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
 
 func TestPowerLossRefusals(t *testing.T) {
@@ -27,15 +28,14 @@ func TestPowerLossRefusals(t *testing.T) {
 	}
 }
 
-// TestPowerLossStore: on a 3-node cluster with the FUSE store, a plain
+// TestIntegrationPowerLossStore: on a 3-node cluster with the FUSE store, a plain
 // kill of every node loses nothing, while a power loss of every node loses
 // the acknowledged messages not yet fsynced (the default sync_interval is
 // 2 min); with sync_interval always it loses none.
-func TestPowerLossStore(t *testing.T) {
-	needDocker(t)
-	if err := supportsPowerLoss(); err != nil {
-		t.Skip(err)
-	}
+func TestIntegrationPowerLossStore(t *testing.T) {
+	// supportsPowerLoss: FUSE, and a local daemon whose containers see
+	// this machine's mounts.
+	testenv.Require(t, testenv.Docker(Available), testenv.FUSE(supportsPowerLoss))
 	for _, tc := range []struct {
 		sync     string
 		wantLoss bool

@@ -15,7 +15,7 @@ import (
 // Loss and rate limits are state: in force through a restart of the node,
 // removed at 0, counted by the kernel; StartAs renames a node in place;
 // StoreDir is where its store is.
-func TestShapingAndRename(t *testing.T) {
+func TestIntegrationShapingAndRename(t *testing.T) {
 	needDocker(t)
 	dir := t.TempDir()
 	c := startCluster(t, cluster.Config{Dir: dir, RunID: "shaping"})

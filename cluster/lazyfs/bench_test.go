@@ -19,9 +19,7 @@ func BenchmarkAppend(b *testing.B) {
 		name := sync
 		b.Run(name+"/plain", func(b *testing.B) { benchAppend(b, b.TempDir(), sync) })
 		b.Run(name+"/lazyfs", func(b *testing.B) {
-			if err := Available(); err != nil {
-				b.Skipf("needs a FUSE mount: %v", err)
-			}
+			needFUSE(b)
 			dir := b.TempDir()
 			f, err := Mount(filepath.Join(dir, "mnt"), filepath.Join(dir, "state"), Options{})
 			if err != nil {

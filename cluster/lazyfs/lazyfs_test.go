@@ -11,16 +11,21 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
 
+// needFUSE gates a test that mounts.
+func needFUSE(t testing.TB) {
+	t.Helper()
+	testenv.Require(t, testenv.FUSE(Available))
+}
+
 // mount serves a fresh backing tree holding setup (path -> contents; a
-// trailing "/" makes a directory), which counts as durable. It skips the
-// test where FUSE cannot be mounted, saying why.
+// trailing "/" makes a directory), which counts as durable.
 func mount(t *testing.T, setup map[string]string) *FS {
 	t.Helper()
-	if err := Available(); err != nil {
-		t.Skipf("needs a FUSE mount: %v", err)
-	}
+	needFUSE(t)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	for _, p := range slices.Sorted(maps.Keys(setup)) {
@@ -126,7 +131,8 @@ func (o fsOps) mkdir(rel string)             { must(o.t, os.MkdirAll(o.p(rel), 0
 
 const ten = "0123456789"
 
-func TestPowerLoss(t *testing.T) {
+func TestIntegrationPowerLoss(t *testing.T) {
+	needFUSE(t)
 	tests := []struct {
 		name  string
 		setup map[string]string
@@ -236,7 +242,7 @@ func TestPowerLoss(t *testing.T) {
 
 // After a power loss what survived is durable: a second one discards only
 // what was written after the first.
-func TestPowerLossTwice(t *testing.T) {
+func TestIntegrationPowerLossTwice(t *testing.T) {
 	f := mount(t, map[string]string{"f": ten})
 	o := fsOps{t, f.Mountpoint()}
 	o.writeAt("f", 10, "abc")
@@ -255,7 +261,7 @@ func TestPowerLossTwice(t *testing.T) {
 	}
 }
 
-func TestWipe(t *testing.T) {
+func TestIntegrationWipe(t *testing.T) {
 	f := mount(t, map[string]string{"d/f": ten})
 	fsOps{t, f.Mountpoint()}.write("g", "x")
 	must(t, f.Wipe())

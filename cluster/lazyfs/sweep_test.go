@@ -34,16 +34,14 @@ func TestParseMountinfo(t *testing.T) {
 	}
 }
 
-// TestSweepStaleMount kills a process that serves a mount, as a killed
+// TestIntegrationSweepStaleMount kills a process that serves a mount, as a killed
 // harness would be, and checks that the mount is stale and that Sweep
 // removes it while keeping a live owner's.
-func TestSweepStaleMount(t *testing.T) {
+func TestIntegrationSweepStaleMount(t *testing.T) {
 	if os.Getenv("LAZYFS_HELPER_MOUNT") != "" {
 		return // the helper's half runs in TestMain
 	}
-	if err := Available(); err != nil {
-		t.Skipf("needs a FUSE mount: %v", err)
-	}
+	needFUSE(t)
 	dir := t.TempDir()
 	stale := filepath.Join(dir, "stale")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")

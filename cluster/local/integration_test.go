@@ -19,15 +19,21 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
+
+// needProcesses gates a test that runs nats-server processes.
+func needProcesses(t *testing.T) {
+	t.Helper()
+	testenv.Require(t, testenv.Processes(serverbin.Path))
+}
 
 // startCluster starts a real cluster and registers its teardown, which
 // checks that no process the cluster ever ran is left.
 func startCluster(t *testing.T, cfg cluster.Config) (*Cluster, func(int)) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts nats-server processes")
-	}
+	needProcesses(t)
 	ctx := context.Background()
 	cfg.Dir = t.TempDir()
 	t0 := time.Now()
@@ -155,7 +161,7 @@ func publish(t *testing.T, js jetstream.JetStream, from, to int) {
 	}
 }
 
-func TestClusterControls(t *testing.T) {
+func TestIntegrationClusterControls(t *testing.T) {
 	c, track := startCluster(t, cluster.Config{RunID: "local-test"})
 	ctx := context.Background()
 	nodes := c.Nodes()
@@ -389,7 +395,7 @@ func TestClusterControls(t *testing.T) {
 	})
 }
 
-func TestAutoRestart(t *testing.T) {
+func TestIntegrationAutoRestart(t *testing.T) {
 	c, track := startCluster(t, cluster.Config{Nodes: 1, AutoRestart: true})
 	ctx := context.Background()
 	old := c.PID(0)
@@ -443,7 +449,7 @@ func dead(pid int) bool { return gone(pid) || procState(pid) == 'Z' }
 
 // The toolkit dying must take its servers with it: a helper process (this
 // test binary) starts a node and is SIGKILLed, so no Close ever runs.
-func TestServersDieWithTheToolkit(t *testing.T) {
+func TestIntegrationServersDieWithTheToolkit(t *testing.T) {
 	if os.Getenv("JSCHAOS_LOCAL_HELPER") == "1" {
 		c, err := New().Start(context.Background(), cluster.Config{Nodes: 1, Dir: os.Getenv("JSCHAOS_LOCAL_DIR")})
 		if err != nil {
@@ -454,10 +460,8 @@ func TestServersDieWithTheToolkit(t *testing.T) {
 		time.Sleep(time.Minute)
 		os.Exit(0)
 	}
-	if testing.Short() {
-		t.Skip("starts nats-server processes")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestServersDieWithTheToolkit$")
+	needProcesses(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestIntegrationServersDieWithTheToolkit$")
 	cmd.Env = append(os.Environ(), "JSCHAOS_LOCAL_HELPER=1", "JSCHAOS_LOCAL_DIR="+t.TempDir())
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
@@ -25,16 +26,11 @@ import (
 // a cluster started with `chaos cluster up --detach` is run against as a
 // cluster the toolkit did not start, kv-update with Direct Get on and off
 // and kill faults through `docker kill`/`docker start` hooks. The findings
-// must be those of a docker-runtime run (TestDockerAcceptance in run/):
+// must be those of a docker-runtime run (TestIntegrationDockerAcceptance in run/):
 // stale reads with Direct Get on, none with it off; every kill verified by
 // the usual checks; and afterwards the cluster holds nothing of the run.
 func TestExternalDockerIntegration(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Docker cluster")
-	}
-	if err := docker.Available(context.Background()); err != nil {
-		t.Skipf("no Docker: %v", err)
-	}
+	testenv.Require(t, testenv.Docker(docker.Available))
 	repo, _ := filepath.Abs("../..") // the docker runtime builds its helper from the checkout
 	store := t.TempDir()
 	code, stdout, stderr := chaosIn(t, repo, "cluster", "up", "--detach", "--runtime", "docker", "--store", store)

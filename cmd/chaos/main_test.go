@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
@@ -94,10 +95,8 @@ func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
 	}
 }
 
-func TestUnknownServerVersionNamesIt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("asks the Go module proxy")
-	}
+func TestIntegrationUnknownServerVersionNamesIt(t *testing.T) {
+	testenv.Require(t, testenv.ModuleProxy("github.com/nats-io/nats-server/v2"))
 	dir := t.TempDir()
 	code, _, stderr := chaos(t, dir, "run", "--runtime", "local", "--server-version", "v2.99.99", "--time-limit", "1s", "--direct-get", "off")
 	if code != run.ExitUsage {

@@ -3,6 +3,7 @@ package reportstest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -20,13 +21,12 @@ import (
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
 
 // The browser test drives headless Chromium with chromedp, over the
 // DevTools protocol: it needs Debian's chromium package and nothing else.
-
-// chromiumPackage is the Debian package the browser test needs.
-const chromiumPackage = "chromium"
 
 // FindChromium returns the browser to drive: $CHROMIUM, else the first of
 // the usual names on PATH (Debian's is /usr/bin/chromium).
@@ -40,6 +40,18 @@ func FindChromium() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// NeedChromium gates a test that drives headless Chromium
+// (testenv.Require: it fails under CI=true without one).
+func NeedChromium(t testing.TB) {
+	t.Helper()
+	testenv.Require(t, testenv.Chromium(func() error {
+		if _, ok := FindChromium(); !ok {
+			return errors.New("not found: $CHROMIUM is unset and none of chromium, chromium-browser, google-chrome, google-chrome-stable, headless_shell is on PATH")
+		}
+		return nil
+	}))
 }
 
 // screenshotDir is where the browser test leaves its screenshots:
@@ -170,12 +182,11 @@ type BrowserCase struct {
 // text), and it is screenshotted (full page and 1000 px slices, in
 // $CHAOS_SCREENSHOTS, default /tmp/jetstream-chaos-screenshots). Chromium
 // is gone when each case ends, helpers included. Without Chromium the test
-// skips and says how to install it.
+// is gated as NeedChromium says.
 func CheckInBrowser(t *testing.T, cases []BrowserCase) {
-	bin, ok := FindChromium()
-	if !ok {
-		t.Skipf("headless Chromium not found (looked for chromium, chromium-browser, google-chrome; set $CHROMIUM to override): install Debian's package with `apt-get install -y %s`", chromiumPackage)
-	}
+	t.Helper()
+	NeedChromium(t)
+	bin, _ := FindChromium()
 	out := screenshotDir(t)
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {

@@ -10,11 +10,9 @@ import (
 
 // The listener sees what it is there for: a page with a console error, an
 // uncaught exception and a missing image is reported three times over.
-func TestBrowserCatchesProblems(t *testing.T) {
-	bin, ok := FindChromium()
-	if !ok {
-		t.Skipf("headless Chromium not found: install Debian's package with `apt-get install -y %s`", chromiumPackage)
-	}
+func TestIntegrationBrowserCatchesProblems(t *testing.T) {
+	NeedChromium(t)
+	bin, _ := FindChromium()
 	p := filepath.Join(t.TempDir(), "broken.html")
 	body := `<!doctype html><title>broken</title><p>hello</p><img src="missing.png">` +
 		`<script>console.error("boom"); throw new Error("bang");</script>`

@@ -2,7 +2,6 @@ package catchup
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
@@ -21,14 +22,9 @@ import (
 
 func needDocker(t *testing.T) *docker.Runtime {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs Docker, skipped with -short")
-	}
 	os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	os.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "localhost")
-	if err := docker.Available(context.Background()); err != nil {
-		t.Skip("integration test:", err)
-	}
+	testenv.Require(t, testenv.Docker(docker.Available))
 	return docker.New()
 }
 
@@ -56,7 +52,7 @@ func tiny() Options {
 	return o
 }
 
-func TestDockerCatchupValid(t *testing.T) {
+func TestIntegrationDockerCatchupValid(t *testing.T) {
 	rt := needDocker(t)
 	opts := tiny()
 	opts.DirectGet = true
@@ -128,7 +124,7 @@ func TestDockerCatchupValid(t *testing.T) {
 // A limit the catch-up exceeds, GOMEMLIMIT unset, AutoRestart on: the node
 // is OOM-killed again and again, and the cell says so, with times, well
 // before the catch-up bound.
-func TestDockerCatchupOOMCrashLoop(t *testing.T) {
+func TestIntegrationDockerCatchupOOMCrashLoop(t *testing.T) {
 	rt := needDocker(t)
 	opts := tiny()
 	opts.Backlog = 96 << 20
@@ -183,10 +179,8 @@ func TestDockerCatchupOOMCrashLoop(t *testing.T) {
 
 // The local runtime runs the workload without a limit (memory is the
 // processes' RSS) and refuses a limit up front, before starting anything.
-func TestLocalCatchup(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: starts nats-server processes, skipped with -short")
-	}
+func TestIntegrationLocalCatchup(t *testing.T) {
+	testenv.Require(t, testenv.Processes(serverbin.Path))
 	rt := local.New()
 	opts := tiny()
 	opts.MemoryLimit = 256 << 20
@@ -211,7 +205,7 @@ func TestLocalCatchup(t *testing.T) {
 // The stream leader as the target, and publishing for a fixed time after
 // the restart: a new leader takes over, the old one catches up as a
 // follower, and publishing stops on its own timer.
-func TestDockerCatchupLeaderWriteFor(t *testing.T) {
+func TestIntegrationDockerCatchupLeaderWriteFor(t *testing.T) {
 	rt := needDocker(t)
 	opts := tiny()
 	opts.Target, opts.WriteFor, opts.ReadRate = Leader, 6*time.Second, 0

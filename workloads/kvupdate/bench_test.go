@@ -11,7 +11,9 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
 
 // BenchmarkHarnessOverhead measures what recording costs: one client's
@@ -20,9 +22,7 @@ import (
 // same 3-node cluster. Both run interleaved in chunks within one run, so the
 // ratio is robust to a noisy machine; compare runs with benchstat.
 func BenchmarkHarnessOverhead(b *testing.B) {
-	if testing.Short() {
-		b.Skip("starts a real cluster")
-	}
+	testenv.Require(b, testenv.Processes(serverbin.Path))
 	ctx := context.Background()
 	dir := b.TempDir()
 	c, err := local.New().Start(ctx, cluster.Config{Dir: dir, RunID: "bench"}.WithDefaults())

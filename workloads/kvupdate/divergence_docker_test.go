@@ -14,22 +14,18 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 )
 
-// TestDockerDivergenceFindsAnEditedReplica changes a follower's copy
+// TestIntegrationDockerDivergenceFindsAnEditedReplica changes a follower's copy
 // behind the server's back: the follower is stopped, one live value in its
 // newest message block is rewritten with a valid checksum (same length, so
 // /jsz sees nothing), and it is started again with the leader elsewhere.
 // Reading every replica must find exactly that sequence on that node; the
 // same read before the edit finds nothing.
-func TestDockerDivergenceFindsAnEditedReplica(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a real cluster")
-	}
+func TestIntegrationDockerDivergenceFindsAnEditedReplica(t *testing.T) {
+	testenv.Require(t, testenv.Docker(docker.Available))
 	ctx := context.Background()
-	if err := docker.Available(ctx); err != nil {
-		t.Skipf("no Docker: %v", err)
-	}
 	dir := t.TempDir()
 	cfg := cluster.Config{Dir: dir, RunID: "divergence-test"}.WithDefaults()
 	c, err := docker.New().Start(ctx, cfg)

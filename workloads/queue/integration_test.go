@@ -12,6 +12,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
@@ -21,14 +22,9 @@ import (
 
 func needDocker(t testing.TB) *docker.Runtime {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs Docker, skipped with -short")
-	}
 	os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	os.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "localhost")
-	if err := docker.Available(context.Background()); err != nil {
-		t.Skip("integration test:", err)
-	}
+	testenv.Require(t, testenv.Docker(docker.Available))
 	return docker.New()
 }
 
@@ -72,13 +68,13 @@ func pipelineCell(t *testing.T, rt *docker.Runtime, o Options, nemesis string) (
 	return res.Cells[0], string(printed)
 }
 
-// TestDockerQueue: a healthy cluster is valid; under each fault the cell
+// TestIntegrationDockerQueue: a healthy cluster is valid; under each fault the cell
 // runs to a verdict with every checker, the fault verified, messages
 // flowing, its files written, and chaos check judging it the same from
 // them. Each fault case uses another retention, ack mode or consumer
 // pattern so that every path of the workload runs against a real cluster.
 // A fault cell that is not valid prints its findings and rerun command.
-func TestDockerQueue(t *testing.T) {
+func TestIntegrationDockerQueue(t *testing.T) {
 	rt := needDocker(t)
 	cases := []struct {
 		nemesis   string

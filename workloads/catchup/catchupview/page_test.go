@@ -74,10 +74,10 @@ func TestCatchupPagesSelfContained(t *testing.T) {
 	}
 }
 
-// TestBrowserRendersCatchupPages opens the two catch-up test runs (OOM
+// TestIntegrationBrowserRendersCatchupPages opens the two catch-up test runs (OOM
 // kill; crash loop) and a kv-update run with a catchup.json in one cell in
 // headless Chromium.
-func TestBrowserRendersCatchupPages(t *testing.T) {
+func TestIntegrationBrowserRendersCatchupPages(t *testing.T) {
 	page := func(dir string) func(t *testing.T) string {
 		return func(t *testing.T) string {
 			pageOf(t, dir)

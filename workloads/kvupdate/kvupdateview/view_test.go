@@ -287,10 +287,10 @@ func TestKVPagesSelfContained(t *testing.T) {
 	}
 }
 
-// TestBrowserRendersKVPages opens report.html of the kv-update test run and
+// TestIntegrationBrowserRendersKVPages opens report.html of the kv-update test run and
 // of a synthetic matrix with faults, harness errors and memory in headless
 // Chromium.
-func TestBrowserRendersKVPages(t *testing.T) {
+func TestIntegrationBrowserRendersKVPages(t *testing.T) {
 	page := func(dir func(t *testing.T) string) func(t *testing.T) string {
 		return func(t *testing.T) string {
 			d := dir(t)
