@@ -225,4 +225,9 @@ var mutants = []mutant{
 		"if h := s.seqPart[seq]; h != 0 && int(h) != p+1 {", "if false {", []string{"TestPartsMatchWhole", "TestSplitCrossed"}},
 	{"parts: two parts holding one sequence not seen", "history/split.go",
 		"case int(h) != p+1 && s.crossed == \"\":", "case false:", []string{"TestSplitCrossed"}},
+
+	// catchup: the memory checks (workloads/catchup memory_check.go,
+	// slope_check.go; branch fix-catchup)
+	{"catchup slope: backlogs told apart by the bytes measured, not the --backlog setting", "workloads/catchup/slope_check.go",
+		"seen[p.Asked] = true", "seen[p.Backlog] = true", []string{"TestSlopeOneBacklog"}},
 }
