@@ -230,4 +230,24 @@ var mutants = []mutant{
 	// slope_check.go; branch fix-catchup)
 	{"catchup slope: backlogs told apart by the bytes measured, not the --backlog setting", "workloads/catchup/slope_check.go",
 		"seen[p.Asked] = true", "seen[p.Backlog] = true", []string{"TestSlopeOneBacklog"}},
+	// the target's samples: the window is its restart to the heal
+	{"catchup-memory: a target with no sample judged by a 0 B peak", "workloads/catchup/memory_check.go",
+		"case f.target.samples == 0:", "case false:", []string{"TestMemoryCheckFixtures", "TestMemoryCheckRules"}},
+	{"catchup-memory: samples before the restart counted", "workloads/catchup/memory_facts.go",
+		"if v := m.RSS.V[i]; t >= from && t < to && v > 0 {", "if v := m.RSS.V[i]; t < to && v > 0 {", []string{"TestMemoryCheckFixtures", "TestMemoryCheckRules"}},
+	{"catchup-memory: samples after the heal counted", "workloads/catchup/memory_facts.go",
+		"if v := m.RSS.V[i]; t >= from && t < to && v > 0 {", "if v := m.RSS.V[i]; t >= from && v > 0 {", []string{"TestMemoryCheckRules"}},
+	// the baseline: a node that stayed a follower from the restart to the heal
+	{"catchup-memory: a node that led taken as the baseline", "workloads/catchup/memory_facts.go",
+		"case led[p.node] == 0 && (other == nil || p.peak > other.peak):", "case other == nil || p.peak > other.peak:", []string{"TestMemoryCheckFixtures", "TestMemoryCheckBaseline"}},
+	{"catchup-memory: the lower of two followers taken as the baseline", "workloads/catchup/memory_facts.go",
+		"(other == nil || p.peak > other.peak)", "(other == nil || p.peak < other.peak)", []string{"TestMemoryCheckBaseline"}},
+	{"catchup-memory: no leader recorded, a baseline chosen anyway", "workloads/catchup/memory_facts.go",
+		"case named == 0:", "case false:", []string{"TestMemoryCheckBaseline"}},
+	{"catchup-memory: leadership before the restart counted", "workloads/catchup/memory_facts.go",
+		"if s.TMs >= from && s.TMs < to && s.Leader != \"\" {", "if s.TMs < to && s.Leader != \"\" {", []string{"TestMemoryCheckBaseline"}},
+	{"catchup-memory: leadership after the heal counted", "workloads/catchup/memory_facts.go",
+		"if s.TMs >= from && s.TMs < to && s.Leader != \"\" {", "if s.TMs >= from && s.Leader != \"\" {", []string{"TestMemoryCheckBaseline"}},
+	{"catchup-memory: judged without a bound", "workloads/catchup/memory_check.go",
+		"case f.bound == 0:", "case false:", []string{"TestMemoryCheckFixtures", "TestMemoryCheckBaseline"}},
 }

@@ -32,6 +32,16 @@ var auditCases = []auditCase{
 	// a follower, and 2.34 GiB is above its bound.
 	{dir: "cu_min/c3b_control_no_stepdown", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"}},
 	{dir: "cu_min/c3b_control_no_stepdown/", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"}},
+	// The target sent no memory sample from its restart to the heal: its
+	// peak is not known (it once passed as "peaked at 0B").
+	{dir: "cu_min/c2_target_silent", exit: run.ExitUnknown, verdicts: map[string]string{"catchup-memory": "unknown"},
+		stdout: `catchup-memory +n2 sent no RSS sample between its restart at 39\.6s and the heal at 70\.0s`},
+	// --nemesis stepdown: n1 led the stream, and served the catch-up, until
+	// the step-down gave it to n3; no node stayed a follower to be the
+	// baseline (n1 as the baseline once raised the bound to 3 GiB and
+	// passed 2.34 GiB).
+	{dir: "cu_min/c3_stepdown", exit: run.ExitUnknown, verdicts: map[string]string{"catchup-memory": "unknown"},
+		stdout: `catchup-memory +n2 peaked at 2\.34GiB .*no node stayed a follower from the restart to the heal`},
 	// Two runs of one --backlog: no slope to fit (the runs' streams differ
 	// by 4 MiB, which once fitted 10 bytes of RSS per byte), as one cell
 	// has none; the cells' own checks are unknown (nothing was read back).
