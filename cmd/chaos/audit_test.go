@@ -42,6 +42,15 @@ var auditCases = []auditCase{
 	// passed 2.34 GiB).
 	{dir: "cu_min/c3_stepdown", exit: run.ExitUnknown, verdicts: map[string]string{"catchup-memory": "unknown"},
 		stdout: `catchup-memory +n2 peaked at 2\.34GiB .*no node stayed a follower from the restart to the heal`},
+	// Limits: a peak held at the limit or cut by an OOM kill is censored,
+	// the demand at least the limit. seed-loop's 1 GiB is below the bound
+	// (unknown; it once passed at 1019.52 MiB), 1.5 GiB above it (invalid),
+	// and a target well under its limit is judged by its peak.
+	{dir: "cu_min/c4_limit_held", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "unknown", "oom-kill": "invalid"},
+		stdout: `held within 5% of its 1GiB limit: its demand was at least the 1GiB limit, which is not above the bound`},
+	{dir: "cu_min/c4b_limit_oom_above_bound", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"},
+		stdout: `its demand was at least the 1\.5GiB limit, above the bound of 1\.09GiB`},
+	{dir: "cu_min/c4c_limit_clean", exit: run.ExitUnknown, verdicts: map[string]string{"catchup-memory": "valid", "oom-kill": "valid"}},
 	// Two runs of one --backlog: no slope to fit (the runs' streams differ
 	// by 4 MiB, which once fitted 10 bytes of RSS per byte), as one cell
 	// has none; the cells' own checks are unknown (nothing was read back).

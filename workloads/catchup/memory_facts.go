@@ -41,6 +41,8 @@ type memoryFacts struct {
 	noBaseline     string     // why there is no baseline follower
 	bound          int64
 	boundWhy       string
+	limit          int64 // the target's hard limit in the window (0: none)
+	oomKills       int   // the target's OOM kills from its restart on
 	published      int64 // payload bytes acknowledged from the restart until current
 	sinceCurrentMs int64 // the target's peak relative to current (negative: before)
 	current        bool
@@ -72,6 +74,7 @@ func catchupMemory(r *Result) (memoryFacts, string) {
 		return f, "no memory series of the target " + r.Target
 	}
 	f.target = peakIn(t, f.from, f.to)
+	f.limit, f.oomKills = targetLimit(r, t, f.from, f.to), targetOOMKills(r, f.from)
 	f.others, f.other, f.leader, f.noBaseline = baseline(r, f.from, f.to)
 	if f.other != nil && f.other.samples == 0 {
 		f.other, f.noBaseline = nil, fmt.Sprintf("no RSS sample of the other follower %s between the restart and the heal", f.other.node)
@@ -143,4 +146,33 @@ func baseline(r *Result, from, to int64) (rest []nodePeak, other, leader *nodePe
 			strings.Join(leaders, ", "), named)
 	}
 	return rest, other, leader, ""
+}
+
+// targetLimit is the hard limit the target ran under in the window: the
+// largest in force (Limit records each change; the heal's lift comes at
+// the window's end), or --memory-limit when no change was recorded.
+func targetLimit(r *Result, t *NodeMemory, from, to int64) int64 {
+	if len(t.Limit.T) == 0 {
+		return int64(r.Options.MemoryLimit)
+	}
+	lim := t.Limit.At(from)
+	for i, at := range t.Limit.T {
+		if at >= from && at < to {
+			lim = max(lim, t.Limit.V[i])
+		}
+	}
+	return lim
+}
+
+// targetOOMKills counts the target's OOM kills from its restart on (an
+// oom-kill event is stamped at the state sample that saw it, which can
+// come after the heal began).
+func targetOOMKills(r *Result, from int64) int {
+	n := 0
+	for _, e := range r.Events {
+		if e.Node == r.Target && e.Kind == EvOOMKill && e.TMs >= from {
+			n++
+		}
+	}
+	return n
 }
