@@ -273,4 +273,11 @@ var mutants = []mutant{
 		"if at >= from && at < to {", "if at < 0 && at > 0 {", []string{"TestMemoryCheckLimit"}},
 	{"catchup headline: a censored demand told as the sampled peak", "workloads/catchup/catchupview/sentence.go",
 		"if r.Counts[catchup.CountTargetCensored] == 1 {", "if false {", []string{"TestCatchupHeadline"}},
+	// catchup.json's paths: relative to the cell
+	{"catchup paths: stored as the machine's", "workloads/catchup/register.go",
+		"*p = filepath.ToSlash(rel)", "_ = rel", []string{"TestStoredPathsRelative"}},
+	{"catchup paths: a stored relative path not resolved on load", "workloads/catchup/register.go",
+		"*p = filepath.Join(dir, filepath.FromSlash(*p))", "*p += \"\"", []string{"TestStoredPathsRelative"}},
+	{"catchup paths: an old absolute path joined to the cell", "workloads/catchup/register.go",
+		"if *p != \"\" && !filepath.IsAbs(*p) {", "if *p != \"\" {", []string{"TestStoredPathsRelative"}},
 }

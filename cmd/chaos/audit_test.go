@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -85,5 +87,37 @@ func TestAuditCells(t *testing.T) {
 				t.Errorf("stdout does not match %q:\n%s", c.stdout, stdout)
 			}
 		})
+	}
+}
+
+// No JSON file in a testdata folder of the repository names a folder of
+// the machine it was recorded on (catchup.json once stored the cluster's
+// folder as an absolute path; it is now relative to the cell).
+func TestTestdataHoldsNoMachinePaths(t *testing.T) {
+	machine := regexp.MustCompile(`/(tmp|root|home|work)/`)
+	n := 0
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == ".git":
+			return filepath.SkipDir
+		case d.IsDir() || !strings.Contains(filepath.ToSlash(path), "/testdata/"):
+			return nil
+		case filepath.Ext(path) != ".json" && filepath.Ext(path) != ".jsonl":
+			return nil
+		}
+		n++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if m := machine.Find(b); m != nil {
+			t.Errorf("%s holds a path of the machine it was recorded on (%s...)", path, m)
+		}
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("walked %d files: %v", n, err)
 	}
 }
