@@ -230,6 +230,8 @@ var mutants = []mutant{
 	// slope_check.go; branch fix-catchup)
 	{"catchup slope: backlogs told apart by the bytes measured, not the --backlog setting", "workloads/catchup/slope_check.go",
 		"seen[p.Asked] = true", "seen[p.Backlog] = true", []string{"TestSlopeOneBacklog"}},
+	{"catchup slope: a target with no sample fitted at 0 B", "workloads/catchup/slope_check.go",
+		"if peak <= 0 {", "if false {", []string{"TestSlopeLeavesOutSilentTargets"}},
 	// the target's samples: the window is its restart to the heal
 	{"catchup-memory: a target with no sample judged by a 0 B peak", "workloads/catchup/memory_check.go",
 		"case f.target.samples == 0:", "case false:", []string{"TestMemoryCheckFixtures", "TestMemoryCheckRules"}},

@@ -75,7 +75,8 @@ func (workload) CheckRun(cellDirs []string) ([]checker.Result, error) {
 // MiB published while the target was down, and a line through them fits
 // noise (two runs of 2 GiB, 4 MiB apart in the stream and 40 MiB in peak
 // RSS, once gave 10 bytes of RSS per byte). Cells that cannot be read, did
-// not restart the target or record no --backlog are left out.
+// not restart the target, record no --backlog or no peak of the target
+// are left out.
 func SlopeLines(cellDirs []string) ([]SlopeLine, float64) {
 	type key struct {
 		v  string
@@ -98,6 +99,9 @@ func SlopeLines(cellDirs []string) ([]SlopeLine, float64) {
 		peak := r.CatchUp.PeakRSSDuring
 		if t := targetMemory(r); t != nil {
 			peak = t.PeakRSS
+		}
+		if peak <= 0 { // no sample of the target: no point (catchup-memory says unknown)
+			continue
 		}
 		k := key{r.ServerVersion, r.Options.DirectGet}
 		if groups[k] == nil {

@@ -116,6 +116,36 @@ func TestSlopeOneBacklog(t *testing.T) {
 	}
 }
 
+// A cell whose target sent no memory sample has no peak, and no point:
+// as 0 B it would tilt the line (here the 512 MiB cell of v2.11.8).
+func TestSlopeLeavesOutSilentTargets(t *testing.T) {
+	var dirs []string
+	for _, d := range must(filepath.Glob("testdata/slope/v2.11.8_*")) {
+		r, err := Load(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Options.Backlog == 512<<20 {
+			r.Memory[0].PeakRSS, r.Memory[0].PeakRSSAt, r.CatchUp.PeakRSSDuring = 0, -1, 0
+		}
+		out := filepath.Join(t.TempDir(), filepath.Base(d))
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := Save(out, r); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, out)
+	}
+	res, err := workload{}.CheckRun(dirs)
+	if err != nil || len(res) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if !strings.Contains(res[0].Summary, "over 3 backlogs,") {
+		t.Errorf("the silent cell was fitted: %s: %s", res[0].Verdict, res[0].Summary)
+	}
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
