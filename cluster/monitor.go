@@ -92,8 +92,7 @@ func GetVarz(ctx context.Context, n Node) (Varz, error) {
 
 // Jsz is the part of /jsz we use.
 type Jsz struct {
-	ServerName string `json:"server_name"`
-	Meta       *struct {
+	Meta *struct {
 		Leader  string `json:"leader"`
 		Size    int    `json:"cluster_size"`
 		Replica []struct {
@@ -191,7 +190,7 @@ func readyOnce(ctx context.Context, c Cluster) error {
 		}
 		leader = j.Meta.Leader
 		if n.Name == leader {
-			if err := metaPeersOnline(j, nodes); err != nil {
+			if err := metaPeersOnline(j, n.Name, nodes); err != nil {
 				return fmt.Errorf("meta leader %s: %v", n.Name, err)
 			}
 		}
@@ -208,7 +207,7 @@ func readyOnce(ctx context.Context, c Cluster) error {
 // node as a current, online peer. Until it does, the leader may refuse to
 // place a stream ("no suitable peers for placement, peer offline", 10005):
 // seen right after the rest of the readiness checks passed.
-func metaPeersOnline(leader Jsz, nodes []Node) error {
+func metaPeersOnline(leader Jsz, leaderName string, nodes []Node) error {
 	peers := map[string]bool{}
 	for _, p := range leader.Meta.Replica {
 		switch {
@@ -220,7 +219,7 @@ func metaPeersOnline(leader Jsz, nodes []Node) error {
 		peers[p.Name] = true
 	}
 	for _, n := range nodes {
-		if n.Name != leader.ServerName && !peers[n.Name] {
+		if n.Name != leaderName && !peers[n.Name] {
 			return fmt.Errorf("does not list %s among its peers yet", n.Name)
 		}
 	}

@@ -13,13 +13,13 @@ func TestMetaPeersOnline(t *testing.T) {
 	cases := []struct {
 		name, jsz, want string
 	}{
-		{"all online", `{"server_name":"n1","meta_cluster":{"leader":"n1","replicas":[
+		{"all online", `{"meta_cluster":{"leader":"n1","replicas":[
 			{"name":"n2","current":true},{"name":"n3","current":true}]}}`, ""},
-		{"one offline", `{"server_name":"n1","meta_cluster":{"leader":"n1","replicas":[
+		{"one offline", `{"meta_cluster":{"leader":"n1","replicas":[
 			{"name":"n2","current":true},{"name":"n3","current":true,"offline":true}]}}`, "n3 offline"},
-		{"one not current", `{"server_name":"n1","meta_cluster":{"leader":"n1","replicas":[
+		{"one not current", `{"meta_cluster":{"leader":"n1","replicas":[
 			{"name":"n2","current":false},{"name":"n3","current":true}]}}`, "n2 not current"},
-		{"one not listed yet", `{"server_name":"n1","meta_cluster":{"leader":"n1","replicas":[
+		{"one not listed yet", `{"meta_cluster":{"leader":"n1","replicas":[
 			{"name":"n2","current":true}]}}`, "does not list n3"},
 	}
 	for _, c := range cases {
@@ -28,7 +28,7 @@ func TestMetaPeersOnline(t *testing.T) {
 			if err := json.Unmarshal([]byte(c.jsz), &j); err != nil {
 				t.Fatal(err)
 			}
-			err := metaPeersOnline(j, nodes)
+			err := metaPeersOnline(j, "n1", nodes)
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("not ready: %v", err)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,7 +17,7 @@ import (
 type auditCase struct {
 	dir      string
 	exit     int
-	verdicts map[string]string // checker name -> valid, invalid or unknown
+	verdicts map[string]string // checker name -> valid, invalid or unknown; "" when it must give no result
 	// stdout, when set, must match the output.
 	stdout string
 	// stderr, when set, must match the whole error output: the cell is
@@ -76,6 +78,29 @@ var auditCases = []auditCase{
 	{dir: "kv/d3_create_over_info_value_seen_by_get", exit: run.ExitInvalid,
 		verdicts: map[string]string{"deletes": "invalid", "linearizability": "invalid"},
 		stdout:   `invalid  deletes +1 create_over_live_key`},
+	// The target sent no memory sample from its restart to the heal: its
+	// peak is not known (it once passed as "peaked at 0B").
+	{dir: "cu_min/c2_target_silent", exit: run.ExitUnknown, verdicts: map[string]string{"catchup-memory": "unknown"},
+		stdout: `catchup-memory +n2 sent no RSS sample between its restart at 39\.6s and the heal at 70\.0s`},
+	// --nemesis stepdown: n1 led the stream, and served the catch-up, until
+	// the step-down gave it to n3; no node stayed a follower to be the
+	// baseline (n1 as the baseline once raised the bound to 3 GiB and
+	// passed 2.34 GiB).
+	{dir: "cu_min/c3_stepdown", exit: run.ExitUnknown, verdicts: map[string]string{"catchup-memory": "unknown"},
+		stdout: `catchup-memory +n2 peaked at 2\.34GiB .*no node stayed a follower from the restart to the heal`},
+	// Limits: a peak held at the limit or cut by an OOM kill is censored,
+	// the demand at least the limit. seed-loop's 1 GiB is below the bound
+	// (unknown; it once passed at 1019.52 MiB), 1.5 GiB above it (invalid),
+	// and a target well under its limit is judged by its peak.
+	{dir: "cu_min/c4_limit_held", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "unknown", "oom-kill": "invalid"},
+		stdout: `held within 5% of its 1GiB limit: its demand was at least the 1GiB limit, which is not above the bound`},
+	{dir: "cu_min/c4b_limit_oom_above_bound", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"},
+		stdout: `its demand was at least the 1\.5GiB limit, above the bound of 1\.09GiB`},
+	{dir: "cu_min/c4c_limit_clean", exit: run.ExitUnknown, verdicts: map[string]string{"catchup-memory": "valid", "oom-kill": "valid"}},
+	// Two runs of one --backlog: no slope to fit (the runs' streams differ
+	// by 4 MiB, which once fitted 10 bytes of RSS per byte), as one cell
+	// has none; the cells' own checks are unknown (nothing was read back).
+	{dir: "cu_min/c1_runs", exit: run.ExitUnknown, verdicts: map[string]string{"memory-vs-backlog": "", "catchup-memory": "valid"}},
 }
 
 var verdictLine = regexp.MustCompile(`(?m)^  (valid|invalid|unknown)\s+(\S+)\s`)
@@ -115,5 +140,37 @@ func TestAuditCells(t *testing.T) {
 				t.Errorf("a refused cell was judged:\n%s", stdout)
 			}
 		})
+	}
+}
+
+// No JSON file in a testdata folder of the repository names a folder of
+// the machine it was recorded on (catchup.json once stored the cluster's
+// folder as an absolute path; it is now relative to the cell).
+func TestTestdataHoldsNoMachinePaths(t *testing.T) {
+	machine := regexp.MustCompile(`/(tmp|root|home|work)/`)
+	n := 0
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == ".git":
+			return filepath.SkipDir
+		case d.IsDir() || !strings.Contains(filepath.ToSlash(path), "/testdata/"):
+			return nil
+		case filepath.Ext(path) != ".json" && filepath.Ext(path) != ".jsonl":
+			return nil
+		}
+		n++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if m := machine.Find(b); m != nil {
+			t.Errorf("%s holds a path of the machine it was recorded on (%s...)", path, m)
+		}
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("walked %d files: %v", n, err)
 	}
 }

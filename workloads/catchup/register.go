@@ -90,6 +90,39 @@ func Load(dir string) (Result, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return r, fmt.Errorf("%s: %w", filepath.Join(dir, ResultFile), err)
 	}
+	for _, p := range r.machinePaths() {
+		if *p != "" && !filepath.IsAbs(*p) { // absolute: written before paths were stored relative
+			*p = filepath.Join(dir, filepath.FromSlash(*p))
+		}
+	}
+	return r, nil
+}
+
+// machinePaths are the Result's paths on the machine that ran the cell.
+func (r *Result) machinePaths() []*string { return []*string{&r.Dir, &r.Cluster.Dir} }
+
+// relativeTo returns r with its paths relative to the cell's folder dir,
+// as catchup.json stores them: a cell copied elsewhere, or into testdata,
+// then names no folder of the machine that ran it.
+func relativeTo(dir string, r Result) (Result, error) {
+	base, err := filepath.Abs(dir)
+	if err != nil {
+		return r, err
+	}
+	for _, p := range r.machinePaths() {
+		if *p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return r, err
+		}
+		rel, err := filepath.Rel(base, abs)
+		if err != nil {
+			return r, fmt.Errorf("%s relative to the cell %s: %w", *p, dir, err)
+		}
+		*p = filepath.ToSlash(rel)
+	}
 	return r, nil
 }
 

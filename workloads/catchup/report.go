@@ -30,6 +30,10 @@ func (r *cell) writeFiles() error {
 		return err
 	}
 	r.res.Files = []string{ResultFile, MemoryFile, LagFile, PublishFile, EventsFile, HealthFile, StatesFile}
+	stored, err := relativeTo(r.dir, r.res)
+	if err != nil {
+		return err
+	}
 	writers := []struct {
 		name string
 		f    func(w *bufio.Writer) error
@@ -43,7 +47,7 @@ func (r *cell) writeFiles() error {
 		{ResultFile, func(w *bufio.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
-			return enc.Encode(r.res)
+			return enc.Encode(stored)
 		}},
 	}
 	for _, wr := range writers {
@@ -361,11 +365,15 @@ func bin(s Series, width int, end int64, col func(int64) int) []int64 {
 }
 
 // Save writes a Result's catchup.json into dir (for callers that change a
-// Result after Run, e.g. to add log lines).
+// Result after Run, e.g. to add log lines), its paths relative to dir.
 func Save(dir string, r Result) error {
+	stored, err := relativeTo(dir, r)
+	if err != nil {
+		return err
+	}
 	return writeFile(filepath.Join(dir, ResultFile), func(w *bufio.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return enc.Encode(stored)
 	})
 }

@@ -21,7 +21,10 @@ type Result struct {
 	ServerVersion string         `json:"server_version"`
 	GoMemLimit    int64          `json:"gomemlimit"` // what the nodes run with (0: unset)
 	StartedAt     time.Time      `json:"started_at"`
-	Dir           string         `json:"dir"`
+	// Dir is the cell's folder. It and Cluster.Dir are stored relative to
+	// the cell's folder ("." for itself; see relativeTo) and resolved
+	// against it on Load; files written before held absolute paths.
+	Dir string `json:"dir"`
 
 	Target       string `json:"target"`      // the node that was wiped and caught up
 	TargetRole   Target `json:"target_role"` // what it was when killed

@@ -90,6 +90,62 @@ func TestSlopeRules(t *testing.T) {
 	}
 }
 
+// Backlogs are told apart by the --backlog setting, not by the bytes
+// measured at the restart: two runs of 2 GiB (testdata/slope_one_backlog,
+// 4 MiB apart in the stream, 40 MiB in peak RSS) have no slope, as one
+// cell has none, and beside a cell of another backlog they are one x of a
+// line that stays flat.
+func TestSlopeOneBacklog(t *testing.T) {
+	runs := must(filepath.Glob("testdata/slope_one_backlog/*"))
+	if len(runs) != 2 {
+		t.Fatalf("%d runs in testdata/slope_one_backlog", len(runs))
+	}
+	if res, err := (workload{}).CheckRun(runs); err != nil || len(res) != 0 {
+		t.Errorf("two runs of one backlog: %+v %v", res, err)
+	}
+	if lines, _ := SlopeLines(runs); len(lines) != 0 {
+		t.Errorf("two runs of one backlog fitted %+v", lines)
+	}
+	withOther := append([]string{"testdata/slope/v2.11.8_backlog-4294967296"}, runs...)
+	res, err := workload{}.CheckRun(withOther)
+	if err != nil || len(res) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if res[0].Verdict != checker.Valid || !strings.Contains(res[0].Summary, "over 2 backlogs (3 cells)") {
+		t.Errorf("2 GiB twice and 4 GiB: %s: %s", res[0].Verdict, res[0].Summary)
+	}
+}
+
+// A cell whose target sent no memory sample has no peak, and no point:
+// as 0 B it would tilt the line (here the 512 MiB cell of v2.11.8).
+func TestSlopeLeavesOutSilentTargets(t *testing.T) {
+	var dirs []string
+	for _, d := range must(filepath.Glob("testdata/slope/v2.11.8_*")) {
+		r, err := Load(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Options.Backlog == 512<<20 {
+			r.Memory[0].PeakRSS, r.Memory[0].PeakRSSAt, r.CatchUp.PeakRSSDuring = 0, -1, 0
+		}
+		out := filepath.Join(t.TempDir(), filepath.Base(d))
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := Save(out, r); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, out)
+	}
+	res, err := workload{}.CheckRun(dirs)
+	if err != nil || len(res) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if !strings.Contains(res[0].Summary, "over 3 backlogs,") {
+		t.Errorf("the silent cell was fitted: %s: %s", res[0].Verdict, res[0].Summary)
+	}
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)

@@ -36,6 +36,7 @@ type cuOpts struct {
 	otherOOM  string // a node other than the target OOM-killed once
 	noResult  bool   // no catchup.json: the checks alone
 	jump      bool   // the catch-up memory check found the target's memory unbounded
+	censored  bool   // with jump: by a demand its limit held down (at least the limit)
 }
 
 // cuRestart is when the made-up target restarts, ms since the cell began.
@@ -217,6 +218,10 @@ func cuChecks(r *catchup.Result, o cuOpts) []checker.Result {
 	mem := res(catchup.CheckMemory, o.jump, "within the bound", map[string]int{catchup.CountTargetPeakRSS: 1 << 30, catchup.CountOtherPeakRSS: 1 << 30})
 	if o.jump {
 		mem.Summary, mem.Counts = "above the bound", map[string]int{catchup.CountTargetPeakRSS: 2512 << 20, catchup.CountOtherPeakRSS: 86 << 20}
+	}
+	if o.jump && o.censored {
+		mem.Counts[catchup.CountTargetPeakRSS], mem.Counts[catchup.CountTargetCensored] = 1075<<20, 1
+		mem.Counts[catchup.CountTargetLimit] = int(o.limit)
 	}
 	return []checker.Result{oom, loop, cu, mem,
 		res(checker.NameRecovery, false, "recovered after 0.0s: all nodes healthy", map[string]int{"recovered": 1}),

@@ -133,6 +133,11 @@ func (s CatchupSummary) jumpClause(cl *clauses) {
 	if r == nil || r.Verdict != checker.Invalid {
 		return
 	}
+	if r.Counts[catchup.CountTargetCensored] == 1 { // the limit held the peak down: the demand is what passed the bound
+		cl.add(true, fmt.Sprintf("its memory demand was at least its %s limit (beyond the catch-up memory bound)",
+			reports.FormatBytes(float64(r.Counts[catchup.CountTargetLimit]))))
+		return
+	}
 	t, o := float64(r.Counts[catchup.CountTargetPeakRSS]), float64(r.Counts[catchup.CountOtherPeakRSS])
 	c := fmt.Sprintf("its memory jumped to %s RSS", reports.FormatBytes(t))
 	if o > 0 {

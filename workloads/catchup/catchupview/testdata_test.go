@@ -81,7 +81,7 @@ func TestMakeCatchupTestdata(t *testing.T) {
 			t.Fatalf("%s: no catchup.json (%v)", from, err)
 		}
 		cu := &m.Result
-		cu.Dir, cu.Cluster.Dir = c.Dir, c.Dir
+		cu.Dir, cu.Cluster.Dir = to, to // stored as "." (catchup.Save writes them relative to the cell)
 		for j := range cu.Memory {
 			m := &cu.Memory[j]
 			m.Usage, m.RSS = thinSeries(m.Usage), thinSeries(m.RSS)

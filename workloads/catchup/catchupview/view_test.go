@@ -24,6 +24,8 @@ func TestCatchupHeadline(t *testing.T) {
 			"v2.15.3, Direct Get off: n1 caught up 1.04 GiB in 4.9 s, peak 0.98 GiB RSS (0.94x the stream) without a memory limit, no OOM kill, nothing lost."},
 		{"memory unbounded, no OOM kill", cuOpts{jump: true},
 			"v2.15.3, Direct Get off: n1 caught up 1.04 GiB in 4.9 s; peak 0.98 GiB RSS (0.94x the stream) without a memory limit; its memory jumped to 2.45 GiB RSS, 29x the other follower's 86 MiB (beyond the catch-up memory bound); no OOM kill; nothing lost."},
+		{"memory demand held down by the limit", cuOpts{jump: true, censored: true, limit: 1536 << 20, oomKills: 1},
+			"v2.15.3, Direct Get off: n1 caught up 1.04 GiB in 4.9 s; peak 0.98 GiB RSS (0.94x the stream); OOM-killed once under its 1.5 GiB limit, 2.1 s after its restart; its memory demand was at least its 1.5 GiB limit (beyond the catch-up memory bound); nothing lost."},
 		{"valid under a limit", cuOpts{directGet: true, limit: 1536 << 20},
 			"v2.15.3, Direct Get on: n1 caught up 1.04 GiB in 4.9 s, peak 0.98 GiB RSS (0.94x the stream) under its 1.5 GiB limit, no OOM kill, nothing lost."},
 		{"OOM kills and a crash loop", cuOpts{limit: 1536 << 20, oomKills: 3, crashLoop: true, outcome: catchup.OutcomeTimeout, seconds: 600, bound: 10 * time.Minute},
