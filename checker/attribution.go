@@ -39,7 +39,8 @@ import (
 // correct behaviour, and so, by its definition, is a spurious 10164: the
 // leader answers it, without a sequence, whenever a write to the subject is
 // in flight or it has unapplied entries, even when the revision was current
-// (facts.md "Errors from an update"). Those are counted and named in the
+// (nats-server jetstream_cluster.go, JSStreamWrongLastSequenceConstantErr
+// in jetstream_errors_generated.go). Those are counted and named in the
 // summary, because they are errors a single writer cannot explain, but they
 // are not an anomaly.
 //

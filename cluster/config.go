@@ -14,8 +14,8 @@ type Config struct {
 	ServerVersion string `json:"server_version"` // e.g. v2.15.3; "" means the pinned default
 
 	// Route liveness. The server defaults (2 min, capped at 30 s for routes)
-	// let a silent partition go unnoticed for over a minute; see
-	// shared/reference/facts.md "Route liveness".
+	// let a silent partition go unnoticed for over a minute (nats-server
+	// const.go DEFAULT_PING_INTERVAL, client.go routeMaxPingInterval).
 	RoutePingInterval time.Duration `json:"route_ping_interval"`
 	RoutePingMax      int           `json:"route_ping_max"`
 

@@ -142,7 +142,8 @@ func Healthy(ctx context.Context, n Node) error {
 // WaitReady waits until every node is healthy, has a route to every other
 // node, agrees on one meta leader, and answers a JetStream API request
 // through its own client port. /healthz?js-enabled-only answers before a
-// meta leader exists (facts.md "Readiness"), so it is not enough; and the
+// meta leader exists (nats-server monitor.go, healthz; seen on 2.15.2), so
+// it is not enough; and the
 // first API request right after the meta leader is known could still time
 // out on a loaded machine (a flaky first write in make test).
 func WaitReady(ctx context.Context, c Cluster, timeout time.Duration) error {

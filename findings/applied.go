@@ -85,8 +85,8 @@ func (c *cell) failedWriteApplied(r *checker.Result, cl class) section {
 const failedUpdateTitle = "kv.Update answered \"wrong last sequence\" although the write was applied"
 
 // deposedLeaderNote is what the server's sources say about this path, as
-// read by hand (shared/reference/facts.md "Why a deposed leader can reject
-// a write that is applied").
+// read by hand in nats-server's jetstream_cluster.go
+// (checkMsgHeadersPreClusteredProposal) and jetstream_batching.go.
 const deposedLeaderNote = "**What the nats-server sources say** (verified in the v2.14.5/v2.15.3 sources: jetstream_cluster.go, " +
 	"and checkMsgHeadersPreClusteredProposal in jetstream_batching.go). Only the stream leader subscribes to the stream's subjects. " +
 	"While a leader that was cut off has not yet stepped down, both it and the new leader receive a publish once the partition heals, " +

@@ -133,7 +133,7 @@ func invalidKinds(r *checker.Result) []string {
 // countsAsAnomaly leaves out the examples a check keeps that are not
 // anomalies: wrong-last-seq's concurrent and unattributed rejections and
 // its spurious 10164s (the leader refusing while a write is in flight,
-// by design: facts.md "Errors from an update").
+// by design: nats-server JSStreamWrongLastSequenceConstantErr, 10164).
 func countsAsAnomaly(r *checker.Result, a checker.Anomaly) bool {
 	if r.Name != "wrong-last-seq" {
 		return true

@@ -98,7 +98,7 @@ func (c *cell) readBackNote() string {
 }
 
 // timelinePatterns pick the server log lines about a stream's replicas and
-// leadership (facts.md "Catch-up": the lines to watch).
+// leadership (the lines nats-server jetstream_cluster.go logs about them).
 var timelinePatterns = []string{
 	"Starting nats-server", "new stream leader", "Restored ", "Catchup for stream", "resetting first sequence", "Resetting stream",
 	"NO quorum", "Stream state outdated", "Falling behind", "truncat", "Truncat", "stream state",

@@ -100,8 +100,9 @@ func (c *cell) lostWrites(r *checker.Result, cl class) section {
 	return s
 }
 
-// killNote is why a kill alone loses nothing written (facts.md "Power
-// loss needs more than a kill", probed on this machine kind).
+// killNote is why a kill alone loses nothing written: what a process
+// wrote is in the host's page cache, which SIGKILL leaves alone (probed on
+// Docker here: see cluster/lazyfs for the layer that does lose it).
 const killNote = "**About the kills.** A kill is SIGKILL of the node's nats-server; its store is a directory on the host, " +
 	"and the host keeps the page cache, so a kill by itself loses nothing the process had written (no power loss is simulated here)."
 

@@ -9,7 +9,8 @@ import (
 )
 
 // The server's log says what the samples cannot: why a catch-up stalled or
-// started over. These are the lines worth counting (facts.md "Catch-up").
+// started over. These are the lines worth counting (nats-server
+// jetstream_cluster.go, the catch-up of a stream and its raft group).
 var logPatterns = []string{
 	"Catchup for stream",             // started, complete, stalled, errored, aborted
 	"Resetting stream cluster state", // the replica gave up and starts over

@@ -16,7 +16,8 @@ import (
 // catching-up node, from its restart on. With Direct Get on, every replica
 // answers gets from its own store and a local one is preferred, so these
 // gets show what a lagging follower serves (a follower starts answering at
-// about 90 % applied, facts.md "Direct Get"); with it off they go to the
+// about 90 % applied: nats-server jetstream_cluster.go, monitorStream);
+// with it off they go to the
 // leader. Only sequences already acknowledged are asked for, so "not found"
 // means a replica served a read before it had the message.
 

@@ -43,7 +43,8 @@ func (w *Workload) newClient(ctx context.Context, id int) (*client, error) {
 		return nil, err
 	}
 	// Bound after setDirectGet, so the handle's cached stream info carries
-	// the allow_direct we asked for (facts.md "Direct Get").
+	// the allow_direct we asked for (nats.go jetstream/kv.go picks direct or
+	// leader gets from the stream info cached at bind).
 	var kv jetstream.KeyValue
 	var stream jetstream.Stream
 	err = workloads.RetryTransient(ctx, bindWithin, func(ctx context.Context) (err error) {

@@ -15,7 +15,7 @@ import (
 // Why wait: a follower subscribes to $JS.API.DIRECT.GET.<stream> only on a
 // 2-second tick, once it has applied ~90 % of what was committed
 // (nats-server server/jetstream_cluster.go, monitorStream's
-// startDirectAccessMonitoring; facts.md "Direct Get"). Without the wait,
+// startDirectAccessMonitoring). Without the wait,
 // the first two seconds of a Direct Get on cell read from the leader only,
 // and the first stale read comes 2 s into the workload at the earliest.
 const directGetWithin = 10 * time.Second

@@ -23,7 +23,7 @@ type classified struct {
 
 // classify sorts an error by JetStream API error code, never by text alone,
 // because nats.go 1.53+ wraps both 10071 and 10164 as ErrKeyRevisionMismatch
-// (facts.md "Errors from an update"). write says whether the op could have
+// (nats.go jetstream/kv.go). write says whether the op could have
 // changed state: a write that timed out may still have been applied.
 func classify(err error, write bool) classified {
 	if err == nil {

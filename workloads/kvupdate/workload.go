@@ -150,7 +150,8 @@ const keepAll = 1_000_000_000
 // configure sets Direct Get as asked (nats.go's KV turns it on) and the
 // retention, with UpdateStream, and verifies both took. Clients bind their
 // handles afterwards, so they see the change; CreateKeyValue must not be
-// called again: it would reset it (facts.md "Direct Get").
+// called again: it would reset it (nats.go jetstream/kv.go sets
+// AllowDirect in CreateKeyValue).
 func (w *Workload) configure(ctx context.Context) error {
 	var s jetstream.Stream
 	err := workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
