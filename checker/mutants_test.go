@@ -222,7 +222,14 @@ var mutants = []mutant{
 	{"parts: a part's own stream decides whether a sequence is missing", "checker/integrity.go",
 		"if h.Part != nil && h.Part.Seqs != nil {", "if false {", []string{"TestPartsMatchWhole"}},
 	{"parts: an op reading another part's sequence not seen", "history/split.go",
-		"if h := s.seqPart[seq]; h != 0 && int(h) != p+1 {", "if false {", []string{"TestPartsMatchWhole", "TestSplitCrossed"}},
+		"if h := s.seqPart.get(seq); h != 0 && int(h) != p+1 {", "if false {", []string{"TestPartsMatchWhole", "TestSplitCrossed"}},
 	{"parts: two parts holding one sequence not seen", "history/split.go",
 		"case int(h) != p+1 && s.crossed == \"\":", "case false:", []string{"TestSplitCrossed"}},
+
+	// fix-kvstream: the kv-update stream's loaders, merge and checks (audit
+	// cells kv/i1min, rb2, rb3, b4, b3c and the unseen-sequence rule)
+	{"parts: a sequence's page not made, so what it holds is lost", "history/seqset.go",
+		"\t\tif !create {\n\t\t\treturn -1", "\t\tif create {\n\t\t\treturn -1", []string{"TestSeqOwners", "TestSplitHugeSequence"}},
+	{"parts: the last page used answers for any sequence", "history/seqset.go",
+		"if o.lastAt != 0 && o.lastPage == pg {", "if o.lastAt != 0 {", []string{"TestSeqOwners", "TestSplitHugeSequence"}},
 }

@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 )
 
 // A Split is a stored history cut by key into parts that are judged one at
@@ -37,7 +35,7 @@ type Split struct {
 
 	keys    map[string]int // see PartOf
 	sizes   []int          // ops and entries per part
-	seqPart []uint16       // 1 + the part whose entry holds each sequence; 0: none
+	seqPart seqOwners      // 1 + the part whose entry holds each sequence; 0: none
 	crossed string         // see Crossed
 }
 
@@ -146,12 +144,9 @@ func (s *Split) Crossed() string { return s.crossed }
 
 // hold records that part p's entry holds seq.
 func (s *Split) hold(seq uint64, p int) {
-	if seq >= uint64(len(s.seqPart)) {
-		s.seqPart = append(s.seqPart, make([]uint16, seq+1-uint64(len(s.seqPart)))...)
-	}
-	switch h := s.seqPart[seq]; {
+	switch h := s.seqPart.get(seq); {
 	case h == 0:
-		s.seqPart[seq] = uint16(p + 1)
+		s.seqPart.set(seq, uint16(p+1))
 	case int(h) != p+1 && s.crossed == "":
 		s.crossed = fmt.Sprintf("sequence %d is held by keys of two parts", seq)
 	}
@@ -159,10 +154,10 @@ func (s *Split) hold(seq uint64, p int) {
 
 // refer checks that what an op of part p refers to at seq is in p.
 func (s *Split) refer(seq uint64, p int, what string, line int) {
-	if seq == 0 || seq >= uint64(len(s.seqPart)) || s.crossed != "" {
+	if seq == 0 || s.crossed != "" {
 		return
 	}
-	if h := s.seqPart[seq]; h != 0 && int(h) != p+1 {
+	if h := s.seqPart.get(seq); h != 0 && int(h) != p+1 {
 		s.crossed = fmt.Sprintf("history.jsonl line %d refers to sequence %d (%s), which another part's key holds", line, seq, what)
 	}
 }
@@ -307,67 +302,6 @@ func (s *Split) CutEntries(src, name string, head func(p int, orig []byte, count
 		}
 	}
 	return nil
-}
-
-// SeqSet is a set of stream sequences, one bit each in words of 64 held in
-// a map: a few MB for ten million sequences, in any order.
-type SeqSet struct {
-	words map[uint64]uint64
-	n     int
-	once  sync.Once
-	ranks []seqWord // sorted, built by the first Rank
-}
-
-type seqWord struct {
-	w, bits uint64
-	below   int // sequences in the words before this one
-}
-
-// Add adds seq and reports whether it was new. A set is not added to once
-// Rank was called.
-func (s *SeqSet) Add(seq uint64) bool {
-	if s.words == nil {
-		s.words = map[uint64]uint64{}
-	}
-	w, bit := seq/64, uint64(1)<<(seq%64)
-	if s.words[w]&bit != 0 {
-		return false
-	}
-	s.words[w] |= bit
-	s.n++
-	return true
-}
-
-// Has reports whether seq is in the set.
-func (s *SeqSet) Has(seq uint64) bool { return s.words[seq/64]&(uint64(1)<<(seq%64)) != 0 }
-
-// Len is the number of sequences in the set.
-func (s *SeqSet) Len() int { return s.n }
-
-// Rank is the number of sequences in the set below seq.
-func (s *SeqSet) Rank(seq uint64) int {
-	s.once.Do(func() {
-		s.ranks = make([]seqWord, 0, len(s.words))
-		for w, bits := range s.words {
-			s.ranks = append(s.ranks, seqWord{w: w, bits: bits})
-		}
-		slices.SortFunc(s.ranks, func(a, b seqWord) int { return cmp.Compare(a.w, b.w) })
-		below := 0
-		for i := range s.ranks {
-			s.ranks[i].below = below
-			below += bits.OnesCount64(s.ranks[i].bits)
-		}
-	})
-	w := seq / 64
-	i, found := slices.BinarySearchFunc(s.ranks, w, func(x seqWord, w uint64) int { return cmp.Compare(x.w, w) })
-	if !found {
-		if i == len(s.ranks) {
-			return s.n
-		}
-		return s.ranks[i].below
-	}
-	x := s.ranks[i]
-	return x.below + bits.OnesCount64(x.bits&(uint64(1)<<(seq%64)-1))
 }
 
 // partWriter writes one part's lines.
