@@ -45,6 +45,9 @@ type partState struct {
 	samples map[string][]float64
 	// incomplete: the part's stream could not be read in full.
 	incomplete bool
+	// torn is the line of stream.jsonl cut short, or 0 (the same in
+	// every part).
+	torn int
 }
 
 func (p *partState) set(name string, v []string) {
@@ -79,6 +82,7 @@ func (p *partState) add(q *partState) {
 		p.sample(k, append(p.samples[k], v...))
 	}
 	p.incomplete = p.incomplete || q.incomplete
+	p.torn = max(p.torn, q.torn)
 	for k, v := range p.sets {
 		slices.Sort(v)
 		p.sets[k] = slices.Compact(v)

@@ -62,7 +62,7 @@ func checkInParts(t *testing.T, h history.History, final Final, n int, opts Opti
 			t.Fatal(err)
 		}
 		ph.Part = &history.Part{Index: split.Index[p], Acks: split.Acks, Seqs: &seqs}
-		pf := Final{Entries: byPart(final.Entries, p), Complete: final.Complete, PerKey: final.PerKey,
+		pf := Final{Entries: byPart(final.Entries, p), Complete: final.Complete, Torn: final.Torn, PerKey: final.PerKey,
 			Observed: byPart(final.Observed, p), Conflicts: byPart(final.Conflicts, p)}
 		po := PartOptions(opts, done)
 		rs := Run(ph, append(All(po), NewRetention(po, pf), NewDeletes(po, pf)))
@@ -182,6 +182,10 @@ func TestPartsMatchWhole(t *testing.T) {
 		h := history.History{Ops: x.ops, Stream: x.stream, StreamComplete: x.complete}
 		cases = append(cases, tc{x.name, h, Final{Entries: h.Stream, Complete: h.StreamComplete, Observed: h.Stream}})
 	}
+	// A read-back cut short: each part's read-back check says so.
+	cut := cases[0]
+	cut.name, cut.final.Complete, cut.final.Torn = "read-back cut short", false, 7
+	cases = append(cases, cut)
 	for _, c := range cases {
 		for _, n := range []int{1, 2, 5} {
 			t.Run(fmt.Sprintf("%s/parts=%d", c.name, n), func(t *testing.T) {

@@ -26,6 +26,8 @@ const (
 type Final struct {
 	Entries  []history.Entry
 	Complete bool
+	// Torn is the line of stream.jsonl cut short (history.History.StreamTorn).
+	Torn     int
 	PerKey   int
 	Observed []history.Entry
 	// Conflicts are messages the observers saw at a sequence where they
@@ -175,6 +177,15 @@ func (c *Retention) judgeKey(key string, es []history.Entry, inFinal map[uint64]
 	}
 }
 
+// tornNote says, after what a summary says of an incomplete read-back,
+// that its file was cut short at line (0: it was not).
+func tornNote(line int) string {
+	if line == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; stream.jsonl is cut short at line %d: the read-back did not finish", line)
+}
+
 func observedAt(stream []history.Entry, seq uint64) *history.Entry {
 	i := sort.Search(len(stream), func(i int) bool { return stream[i].Seq >= seq })
 	if i < len(stream) && stream[i].Seq == seq {
@@ -184,7 +195,7 @@ func observedAt(stream []history.Entry, seq uint64) *history.Entry {
 }
 
 func retentionResult(name string, counts map[string]int, ex *examples, final Final) Result {
-	r := Result{Name: name, Counts: counts, Anomalies: ex.list, part: &partState{incomplete: !final.Complete}}
+	r := Result{Name: name, Counts: counts, Anomalies: ex.list, part: &partState{incomplete: !final.Complete, torn: final.Torn}}
 	retentionFinish(&r, final.PerKey)
 	return r
 }
@@ -210,7 +221,8 @@ func retentionFinish(r *Result, perKey int) {
 		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" in the read-back of %d keys (the stream keeps %s)", counts[CountKeys], keep)
 	case r.part.incomplete:
 		r.Verdict = Unknown
-		r.Reason = fmt.Sprintf("the stream could not be read back in full (%d entries read): lost last values cannot be ruled out", counts["final_entries"])
+		r.Reason = fmt.Sprintf("the stream could not be read back in full (%d entries read%s): lost last values cannot be ruled out",
+			counts["final_entries"], tornNote(r.part.torn))
 		r.Summary = r.Reason
 	default:
 		r.Verdict = Valid

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +31,8 @@ type Split struct {
 	Acks []Ack
 	// Ops is the number of ops in the whole history.
 	Ops int
+	// StreamTorn is the line of stream.jsonl cut short (CutStream), or 0.
+	StreamTorn int
 
 	keys    map[string]int // see PartOf
 	sizes   []int          // ops and entries per part
@@ -111,27 +112,35 @@ func SplitDir(dir, out string, n int, seen func(Entry)) (*Split, error) {
 
 // CutStream cuts a stream.jsonl into the parts, each with a header that says
 // the part is complete when the whole stream was. It reads and validates
-// the file as ReadStream does, naming the whole file's lines.
+// the file as ReadStream does, naming the whole file's lines, and records
+// in StreamTorn the line cut short, if its last was.
 func (s *Split) CutStream(path string, seen func(Entry)) error {
 	if _, err := os.Stat(path); err != nil {
 		return err
 	}
-	var head struct {
-		Complete *bool `json:"complete"`
-		Count    *int  `json:"count"`
-	}
-	return s.CutEntries(path, "stream.jsonl", func(_ int, orig []byte, count, total int) ([]byte, error) {
-		if err := json.Unmarshal(orig, &head); err != nil {
-			return nil, err
-		}
-		switch {
-		case head.Complete == nil || head.Count == nil:
-			return nil, errors.New(`header without "complete" and "count"`)
-		case *head.Count < 0:
-			return nil, fmt.Errorf("negative count %d", *head.Count)
-		}
-		return json.Marshal(map[string]any{"complete": *head.Complete && total == *head.Count, "count": count})
-	}, seen)
+	var err error
+	s.StreamTorn, err = s.CutEntries(path, EntryFile{Name: "stream.jsonl", TornLast: true,
+		Head: func(_ int, orig []byte, count, total int, torn bool) ([]byte, error) {
+			complete := false
+			if orig != nil { // nil: the header is the line cut short
+				var head streamHead
+				if err := json.Unmarshal(orig, &head); err != nil {
+					return nil, err
+				}
+				if err := head.check(); err != nil {
+					return nil, err
+				}
+				complete = *head.Complete && total == *head.Count
+			}
+			return json.Marshal(map[string]any{"complete": complete && !torn, "count": count})
+		},
+		Seen: func(e Entry) error {
+			if seen != nil {
+				seen(e)
+			}
+			return nil
+		}})
+	return err
 }
 
 // Crossed says why the parts cannot be judged apart, or is empty: a
@@ -214,93 +223,129 @@ func EarliestAcks(acks []Ack) {
 	}
 }
 
-// CutEntries cuts a JSONL file of one header line and one Entry per line
-// (stream.jsonl, or a workload's file of the same shape) by key (PartOf)
-// into a file called name in each part. Each entry is validated, a
-// sequence may appear once in the file, and one that another file's
-// entries of another part held makes the split Crossed. head makes part
-// p's header line from the original's, once the part's entry count and
-// the file's total are known. seen, if not nil, is shown every entry.
-func (s *Split) CutEntries(src, name string, head func(p int, orig []byte, count, total int) ([]byte, error), seen func(Entry)) error {
-	f, err := os.Open(src)
+// EntryFile says how CutEntries cuts a JSONL file of one header line and
+// one Entry per line (stream.jsonl, or a workload's file of that shape).
+type EntryFile struct {
+	// Name is the file's name in each part.
+	Name string
+	// Head makes part p's header line from the original's (nil when it
+	// is the line cut short), once the part's entry count, the file's
+	// total and whether its last line was cut short are known.
+	Head func(p int, orig []byte, count, total int, torn bool) ([]byte, error)
+	// Seen, if not nil, is shown every entry in the file's order; an error
+	// it returns is the entry line's.
+	Seen func(Entry) error
+	// TornLast: a last line cut short (its writer was interrupted) ends
+	// the file, as ReadStream reads stream.jsonl, and Torn says so;
+	// otherwise it is an error like any line that does not parse.
+	TornLast bool
+}
+
+// CutEntries cuts the file src by key (PartOf) into a file called f.Name
+// in each part. Each entry is validated, a sequence may appear once in
+// the file, and one that another file's entries of another part held
+// makes the split Crossed. It returns the line cut short when f.TornLast
+// allowed it, or 0.
+func (s *Split) CutEntries(src string, f EntryFile) (torn int, err error) {
+	in, err := os.Open(src)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	defer f.Close()
+	defer in.Close()
 	n := len(s.Dirs)
 	dsts := make([]string, n)
-	for p := range n {
-		dsts[p] = filepath.Join(s.Dirs[p], name)
-	}
 	bodies := make([]*partWriter, n)
-	for p := range n {
-		if bodies[p], err = newPartWriter(dsts[p] + ".body"); err != nil {
-			closeAll(bodies)
-			return err
-		}
-	}
 	defer func() {
+		closeAll(bodies)
 		for p := range n {
 			os.Remove(dsts[p] + ".body")
 		}
 	}()
-	sc := bufio.NewScanner(f)
+	for p := range n {
+		dsts[p] = filepath.Join(s.Dirs[p], f.Name)
+		if bodies[p], err = newPartWriter(dsts[p] + ".body"); err != nil {
+			return 0, err
+		}
+	}
+	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	if !sc.Scan() {
-		closeAll(bodies)
 		if err := sc.Err(); err != nil {
-			return fmt.Errorf("%s:1: %w", src, err)
+			return 0, fmt.Errorf("%s:1: %w", src, err)
 		}
-		return &LineError{File: src, Line: 1, Err: fmt.Errorf("empty file (want a header line)")}
+		return 0, &LineError{File: src, Line: 1, Err: fmt.Errorf("empty file (want a header line)")}
 	}
 	orig := slices.Clone(sc.Bytes())
 	counts := make([]int, n)
 	var seqs SeqSet
 	line, total := 1, 0
+	var bad *LineError // a line that does not parse: torn if it is the last
+	if f.TornLast && !json.Valid(orig) {
+		bad = &LineError{File: src, Line: 1, Err: json.Unmarshal(orig, new(any))}
+	}
 	for sc.Scan() {
 		line++
+		if bad != nil {
+			return 0, bad
+		}
 		var e Entry
 		if err := decodeLine(sc.Bytes(), &e); err != nil {
-			closeAll(bodies)
-			return &LineError{File: src, Line: line, Err: err}
+			if bad = (&LineError{File: src, Line: line, Err: err}); !f.TornLast || !isTorn(err) {
+				return 0, bad
+			}
+			continue
 		}
-		if err := e.Validate(); err != nil {
-			closeAll(bodies)
-			return &LineError{File: src, Line: line, Err: err}
-		}
-		if !seqs.Add(e.Seq) {
-			closeAll(bodies)
-			return &LineError{File: src, Line: line, Err: fmt.Errorf("sequence %d appears twice", e.Seq)}
-		}
-		if seen != nil {
-			seen(e)
+		if err := s.cutEntry(e, &seqs, f.Seen); err != nil {
+			return 0, &LineError{File: src, Line: line, Err: err}
 		}
 		p := s.PartOf(e.Key)
-		s.sizes[p]++
-		s.hold(e.Seq, p)
 		counts[p]++
 		total++
 		if err := bodies[p].line(sc.Bytes()); err != nil {
-			closeAll(bodies)
-			return err
+			return 0, err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		closeAll(bodies)
-		return fmt.Errorf("%s:%d: %w", src, line+1, err)
+		return 0, fmt.Errorf("%s:%d: %w", src, line+1, err)
+	}
+	if bad != nil {
+		torn = bad.Line
+		if torn == 1 {
+			orig = nil
+		}
 	}
 	if err := closeAll(bodies); err != nil {
-		return err
+		return 0, err
 	}
 	for p := range n {
-		h, err := head(p, orig, counts[p], total)
+		h, err := f.Head(p, orig, counts[p], total, torn > 0)
 		if err != nil {
-			return fmt.Errorf("%s:1: %w", src, err)
+			return 0, fmt.Errorf("%s:1: %w", src, err)
 		}
 		if err := joinFile(dsts[p], h, dsts[p]+".body"); err != nil {
+			return 0, err
+		}
+	}
+	return torn, nil
+}
+
+// cutEntry validates an entry of a file being cut, shows it to seen, and
+// records which part holds its sequence.
+func (s *Split) cutEntry(e Entry, seqs *SeqSet, seen func(Entry) error) error {
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	if !seqs.Add(e.Seq) {
+		return fmt.Errorf("sequence %d appears twice", e.Seq)
+	}
+	if seen != nil {
+		if err := seen(e); err != nil {
 			return err
 		}
 	}
+	p := s.PartOf(e.Key)
+	s.sizes[p]++
+	s.hold(e.Seq, p)
 	return nil
 }
 

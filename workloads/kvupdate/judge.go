@@ -114,7 +114,7 @@ type observedFile struct {
 // interrupted before the observers were drained, and a bounded bucket's
 // read-back alone is incomplete).
 func (b Bucket) checks(h *history.History, obs *observedFile, opts checker.Options) []checker.Checker {
-	final := checker.Final{Entries: h.Stream, Complete: h.StreamComplete, PerKey: b.perKey()}
+	final := checker.Final{Entries: h.Stream, Complete: h.StreamComplete, Torn: h.StreamTorn, PerKey: b.perKey()}
 	switch {
 	case obs != nil:
 		final.Observed, final.Conflicts = obs.entries, obs.head.Conflicts

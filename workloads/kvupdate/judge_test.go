@@ -74,3 +74,67 @@ func TestCheckDirWithoutObservedIsUnknown(t *testing.T) {
 		}
 	}
 }
+
+// copyCell copies a cell of testdata/cells into a new folder.
+func copyCell(t *testing.T, cell string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join("testdata", "cells", cell)
+	files, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(src, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// A read-back cut short in its last line did not finish: the read-back
+// check is unknown and says so, whole and in parts; the stream the
+// observers completed is still judged; a line cut short before the last
+// is an error (audit cell kv/b4_truncated_last_line).
+func TestCheckDirTornReadBack(t *testing.T) {
+	dir := copyCell(t, "clean")
+	path := filepath.Join(dir, "stream.jsonl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := b[:len(b)-12]
+	if err := os.WriteFile(path, torn, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, partOps := range []int{-1, 4} {
+		results, err := CheckDir(dir, checker.Options{PartOps: partOps, MaxVisualizations: -1})
+		if err != nil {
+			t.Fatalf("PartOps %d: %v", partOps, err)
+		}
+		for _, r := range results {
+			want := checker.Valid
+			if r.Name == checker.NameRetention {
+				want = checker.Unknown
+				if !strings.Contains(r.Reason, "stream.jsonl is cut short at line 3: the read-back did not finish") {
+					t.Errorf("PartOps %d: read-back reason %q does not say the file is cut short", partOps, r.Reason)
+				}
+			}
+			if r.Verdict != want {
+				t.Errorf("PartOps %d: %s %s (%s), want %s", partOps, r.Name, r.Verdict, r.Summary, want)
+			}
+		}
+	}
+	if err := os.WriteFile(path, append(append([]byte{}, torn...), "\n{\"seq\": 6, \"key\": \"k1\", \"value\": \"x\"}\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, partOps := range []int{-1, 4} {
+		if _, err := CheckDir(dir, checker.Options{PartOps: partOps}); err == nil || !strings.Contains(err.Error(), "stream.jsonl:3:") {
+			t.Errorf("PartOps %d: a line cut short before the last: error %v, want one naming stream.jsonl:3", partOps, err)
+		}
+	}
+}

@@ -111,7 +111,7 @@ func cutCell(dir, tmp string, n int, b Bucket) (*cellCut, error) {
 	}
 	var head ObservedHead
 	if c.hasObs {
-		err := split.CutEntries(obsPath, ObservedFile, func(p int, orig []byte, count, total int) ([]byte, error) {
+		_, err := split.CutEntries(obsPath, history.EntryFile{Name: ObservedFile, Head: func(p int, orig []byte, count, total int, _ bool) ([]byte, error) {
 			if err := json.Unmarshal(orig, &head); err != nil {
 				return nil, err
 			}
@@ -126,11 +126,12 @@ func cutCell(dir, tmp string, n int, b Bucket) (*cellCut, error) {
 				}
 			}
 			return json.Marshal(part)
-		}, func(e history.Entry) {
+		}, Seen: func(e history.Entry) error {
 			if merged {
 				c.seqs.Add(e.Seq)
 			}
-		})
+			return nil
+		}})
 		if err != nil {
 			return nil, err
 		}
@@ -154,6 +155,7 @@ func (c *cellCut) judge(b Bucket, opts checker.Options) ([]checker.Result, error
 			return nil, fmt.Errorf("part %d of %d: %w", p+1, n, err)
 		}
 		h.Part = &history.Part{Index: c.split.Index[p], Acks: c.split.Acks, Seqs: &c.seqs}
+		h.StreamTorn = c.split.StreamTorn
 		var obs *observedFile
 		if c.hasObs {
 			entries, ph, err := ReadObserved(filepath.Join(d, ObservedFile))
