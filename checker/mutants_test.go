@@ -249,4 +249,12 @@ var mutants = []mutant{
 		"p.torn = max(p.torn, q.torn)", "p.torn = 0", []string{"TestPartsMatchWhole"}},
 	{"parts: the parts of a read-back cut short not told so", "workloads/kvupdate/parts.go",
 		"h.StreamTorn = c.split.StreamTorn", "_ = c.split.StreamTorn", []string{"TestCheckDirTornReadBack"}},
+	{"observed: an entry out of sequence order accepted", "workloads/kvupdate/observed.go",
+		"case e.Seq < o.last:", "case false:", []string{"TestObservedMalformed"}},
+	{"observed: a sequence repeated at once accepted", "workloads/kvupdate/observed.go",
+		"case e.Seq == o.last:", "case false:", []string{"TestObservedMalformed"}},
+	{"observed: an invalid entry accepted", "workloads/kvupdate/observed.go",
+		"if err := e.Validate(); err != nil {\n\t\treturn err\n\t}\n\tswitch {", "if false {\n\t\treturn nil\n\t}\n\tswitch {", []string{"TestObservedMalformed"}},
+	{"parts: observed.jsonl's order not checked", "workloads/kvupdate/parts.go",
+		"return order.next(e) // as ReadObserved", "_ = order.next\n\t\t\treturn nil", []string{"TestObservedMalformed"}},
 }

@@ -335,13 +335,13 @@ func (s *Split) cutEntry(e Entry, seqs *SeqSet, seen func(Entry) error) error {
 	if err := e.Validate(); err != nil {
 		return err
 	}
-	if !seqs.Add(e.Seq) {
-		return fmt.Errorf("sequence %d appears twice", e.Seq)
-	}
 	if seen != nil {
 		if err := seen(e); err != nil {
 			return err
 		}
+	}
+	if !seqs.Add(e.Seq) {
+		return fmt.Errorf("sequence %d appears twice", e.Seq)
 	}
 	p := s.PartOf(e.Key)
 	s.sizes[p]++

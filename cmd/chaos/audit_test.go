@@ -16,8 +16,8 @@ type auditCase struct {
 	dir      string
 	exit     int
 	verdicts map[string]string // checker name -> valid, invalid or unknown
-	// stdout, when set, must match the output.
-	stdout string
+	// stdout and stderr, when set, must match the output.
+	stdout, stderr string
 }
 
 // auditCases are the audit's cells. Each was a false positive, a false
@@ -40,6 +40,11 @@ var auditCases = []auditCase{
 	{dir: "kv/b4_truncated_last_line", exit: run.ExitUnknown,
 		verdicts: map[string]string{"read-back": "unknown", "stream-integrity": "valid", "linearizability": "valid"},
 		stdout:   `read-back +the stream could not be read back in full \(1 entries read; stream.jsonl is cut short at line 3: the read-back did not finish\)`},
+	// observed.jsonl out of sequence order: no run writes it so, and its
+	// head's claims cannot be trusted; malformed input, one line naming
+	// file and line, as a malformed history.jsonl or stream.jsonl.
+	{dir: "kv/rb3_observed_unsorted_changed", exit: run.ExitHarness,
+		stderr: `(?m)^chaos: \S*kv/rb3_observed_unsorted_changed/observed.jsonl:3: sequence 1 after 3: the observers' entries are written in increasing sequence order\n$`},
 }
 
 var verdictLine = regexp.MustCompile(`(?m)^  (valid|invalid|unknown)\s+(\S+)\s`)
@@ -68,6 +73,9 @@ func TestAuditCells(t *testing.T) {
 			}
 			if c.stdout != "" && !regexp.MustCompile(c.stdout).MatchString(stdout) {
 				t.Errorf("stdout does not match %q:\n%s", c.stdout, stdout)
+			}
+			if c.stderr != "" && !regexp.MustCompile(c.stderr).MatchString(stderr) {
+				t.Errorf("stderr does not match %q:\n%s", c.stderr, stderr)
 			}
 		})
 	}

@@ -182,7 +182,8 @@ func WriteObserved(path string, head ObservedHead, entries []history.Entry) erro
 }
 
 // ReadObserved loads observed.jsonl. A file cut short (a run killed while
-// writing) is an error: its completeness cannot be told.
+// writing) is an error: its completeness cannot be told. So is an entry
+// out of order (observedOrder). Errors name path:line.
 func ReadObserved(path string) ([]history.Entry, ObservedHead, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -204,10 +205,14 @@ func ReadObserved(path string) ([]history.Entry, ObservedHead, error) {
 	// Made once at its size: grown by appending, a long run's entries
 	// would be copied again and again.
 	out := make([]history.Entry, 0, min(head.Count, 1<<24))
+	var order observedOrder
 	for sc.Scan() {
 		e, err := history.DecodeEntry(sc.Bytes())
+		if err == nil {
+			err = order.next(e)
+		}
 		if err != nil {
-			return nil, head, fmt.Errorf("%s:%d: %w", path, len(out)+2, err)
+			return nil, head, &history.LineError{File: path, Line: len(out) + 2, Err: err}
 		}
 		out = append(out, e)
 	}
@@ -218,6 +223,28 @@ func ReadObserved(path string) ([]history.Entry, ObservedHead, error) {
 		return nil, head, fmt.Errorf("%s: %d entries, the head says %d", path, len(out), head.Count)
 	}
 	return out, head, nil
+}
+
+// observedOrder checks observed.jsonl's entries as WriteObserved writes
+// them: each valid, in increasing sequence order (DrainObservers sorts
+// them, and the read-back check looks them up by binary search). A file
+// out of order was not written by a run, so what its head says of it
+// (how many sequences were missed) cannot be trusted either: it is
+// malformed, not sorted here.
+type observedOrder struct{ last uint64 }
+
+func (o *observedOrder) next(e history.Entry) error {
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case e.Seq == o.last:
+		return fmt.Errorf("sequence %d appears twice", e.Seq)
+	case e.Seq < o.last:
+		return fmt.Errorf("sequence %d after %d: the observers' entries are written in increasing sequence order", e.Seq, o.last)
+	}
+	o.last = e.Seq
+	return nil
 }
 
 // mergeStreams is the stream the checkers judge: the read-back after the

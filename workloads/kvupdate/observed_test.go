@@ -1,9 +1,14 @@
 package kvupdate
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
@@ -62,5 +67,69 @@ func TestObservedFileRoundTrip(t *testing.T) {
 	}
 	if _, _, err := ReadObserved(path); err == nil {
 		t.Fatal("a truncated observed.jsonl was read without error")
+	}
+}
+
+// malformedObserved lists every fixture in testdata/malformed: the line
+// its error must name and a phrase it must contain. The observers write
+// their entries valid and in increasing sequence order, so one out of
+// order, repeated or invalid is malformed input, not sorted or skipped.
+var malformedObserved = map[string]struct {
+	line int
+	says string
+}{
+	"unsorted":          {3, "sequence 1 after 3: the observers' entries are written in increasing sequence order"},
+	"repeated":          {4, "sequence 1 after 3"},
+	"repeated_adjacent": {4, "sequence 2 appears twice"},
+	"missing_key":       {3, "stream entry 2 without a key"},
+	"unknown_op":        {4, `unknown operation "erase"`},
+}
+
+// Every malformed observed.jsonl gives one line naming file:line and what
+// is wrong, read alone or as a cell's, whole and in parts (audit cell
+// kv/rb3_observed_unsorted_changed).
+func TestObservedMalformed(t *testing.T) {
+	files, _ := filepath.Glob("testdata/malformed/*.jsonl")
+	if len(files) != len(malformedObserved) {
+		t.Errorf("%d fixtures on disk, %d in the table", len(files), len(malformedObserved))
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		want, ok := malformedObserved[name]
+		if !ok {
+			t.Errorf("%s is not in the table", f)
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			_, _, err := ReadObserved(f)
+			var le *history.LineError
+			if err == nil || !errors.As(err, &le) || le.Line != want.line {
+				t.Fatalf("ReadObserved: error %v, want a *history.LineError for line %d", err, want.line)
+			}
+			wantLineError(t, err, fmt.Sprintf("%s:%d: ", f, want.line), want.says)
+			dir := copyCell(t, "clean")
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, ObservedFile)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, partOps := range []int{-1, 4} {
+				_, err := CheckDir(dir, checker.Options{PartOps: partOps, MaxVisualizations: -1})
+				wantLineError(t, err, fmt.Sprintf("%s:%d: ", path, want.line), want.says)
+			}
+		})
+	}
+}
+
+func wantLineError(t *testing.T, err error, prefix, says string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want one starting %q", prefix)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, prefix) || !strings.Contains(msg, says) || strings.Contains(msg, "\n") {
+		t.Errorf("error %q: want one line starting %q and saying %q", msg, prefix, says)
 	}
 }

@@ -110,6 +110,7 @@ func cutCell(dir, tmp string, n int, b Bucket) (*cellCut, error) {
 		return nil, err
 	}
 	var head ObservedHead
+	var order observedOrder
 	if c.hasObs {
 		_, err := split.CutEntries(obsPath, history.EntryFile{Name: ObservedFile, Head: func(p int, orig []byte, count, total int, _ bool) ([]byte, error) {
 			if err := json.Unmarshal(orig, &head); err != nil {
@@ -130,7 +131,7 @@ func cutCell(dir, tmp string, n int, b Bucket) (*cellCut, error) {
 			if merged {
 				c.seqs.Add(e.Seq)
 			}
-			return nil
+			return order.next(e) // as ReadObserved
 		}})
 		if err != nil {
 			return nil, err
