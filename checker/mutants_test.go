@@ -257,4 +257,8 @@ var mutants = []mutant{
 		"if err := e.Validate(); err != nil {\n\t\treturn err\n\t}\n\tswitch {", "if false {\n\t\treturn nil\n\t}\n\tswitch {", []string{"TestObservedMalformed"}},
 	{"parts: observed.jsonl's order not checked", "workloads/kvupdate/parts.go",
 		"return order.next(e) // as ReadObserved", "_ = order.next\n\t\t\treturn nil", []string{"TestObservedMalformed"}},
+	{"read-back: a lost newer revision counts as removing an older one", "checker/retention.go",
+		"later := held - i", "later := len(es) - 1 - i", []string{"TestRetention"}},
+	{"read-back: a lost purge counts as removing what it covered", "checker/retention.go",
+		"for _, e := range es[:held+1] {\n\t\tif e.Operation == \"purge\" {", "for _, e := range es {\n\t\tif e.Operation == \"purge\" {", []string{"TestRetention"}},
 }

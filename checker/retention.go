@@ -47,7 +47,9 @@ type Final struct {
 //   - retained_missing (keep-all only): a known message at or after p is
 //     not in the read-back;
 //   - retained_extra: the read-back holds a message older than p, or one
-//     followed by N or more known messages of its key: it should be gone;
+//     followed by N or more known messages of its key up to the newest it
+//     holds: it should be gone (known messages after that newest one are
+//     missing from it, lost, and remove nothing: last_value_lost);
 //   - retained_changed: the read-back holds at a sequence another message
 //     than the observers saw there;
 //   - seq_conflict: the observers were given two different messages at
@@ -138,17 +140,27 @@ func (c *Retention) Check(h history.History) Result {
 // judgeKey checks one key's read-back against its known messages es.
 func (c *Retention) judgeKey(key string, es []history.Entry, inFinal map[uint64]bool, add func(kind, key, desc string, entries ...history.Entry)) {
 	sort.Slice(es, func(a, b int) bool { return es[a].Seq < es[b].Seq })
+	// What should be gone is judged against the key's messages up to the
+	// newest the read-back holds: a later one missing from it never
+	// removed anything there (the read-back is of a stream that did not
+	// keep it), and its loss is its own anomaly (last_value_lost).
+	held := -1
+	for i, e := range es {
+		if inFinal[e.Seq] {
+			held = i
+		}
+	}
 	p := uint64(0)
-	for _, e := range es {
+	for _, e := range es[:held+1] {
 		if e.Operation == "purge" {
 			p = e.Seq
 		}
 	}
-	for i, e := range es {
+	for i, e := range es[:held+1] {
 		if !inFinal[e.Seq] {
 			continue
 		}
-		later := len(es) - 1 - i
+		later := held - i
 		switch {
 		case e.Seq < p:
 			add(CountRetainedExtra, key, fmt.Sprintf("seq %d (%s) is still there, but the purge at seq %d removed it",

@@ -29,8 +29,16 @@ func TestRetention(t *testing.T) {
 		counts   map[string]int
 	}{
 		{"history 1 clean", ops, all, Final{Entries: []history.Entry{all[2], all[3]}, Complete: true, PerKey: 1}, Valid, nil},
+		// The read-back is of a stream that never kept seq 4: seq 2 staying
+		// is no second anomaly (kv/rb2_hist2_lost_write_spurious_extra).
 		{"history 1 last value lost", ops, all, Final{Entries: []history.Entry{all[1], all[2]}, Complete: true, PerKey: 1}, Invalid,
-			map[string]int{CountLastValueLost: 1, CountRetainedExtra: 1}},
+			map[string]int{CountLastValueLost: 1, CountRetainedExtra: 0}},
+		{"history 2 newest write lost, never observed", ops, all[:3], Final{Entries: all[:3], Complete: true, PerKey: 2}, Invalid,
+			map[string]int{CountLastValueLost: 1, CountRetainedExtra: 0}},
+		{"history 2 an older revision kept, a newer one missing", ops, all, Final{Entries: []history.Entry{all[0], all[2], all[3]}, Complete: true, PerKey: 2}, Invalid,
+			map[string]int{CountLastValueLost: 0, CountRetainedExtra: 1}},
+		{"keep-all purge lost", purgeOps, purged, Final{Entries: all[:3], Complete: true}, Invalid,
+			map[string]int{CountLastValueLost: 1, CountRetainedExtra: 0}},
 		{"history 1 last value never observed", ops, all[:3], Final{Entries: []history.Entry{all[2]}, Complete: true, PerKey: 1}, Invalid,
 			map[string]int{CountLastValueLost: 1}},
 		{"history 2 clean", ops, all, Final{Entries: []history.Entry{all[1], all[2], all[3]}, Complete: true, PerKey: 2}, Valid, nil},

@@ -40,6 +40,11 @@ var auditCases = []auditCase{
 	{dir: "kv/b4_truncated_last_line", exit: run.ExitUnknown,
 		verdicts: map[string]string{"read-back": "unknown", "stream-integrity": "valid", "linearizability": "valid"},
 		stdout:   `read-back +the stream could not be read back in full \(1 entries read; stream.jsonl is cut short at line 3: the read-back did not finish\)`},
+	// A bucket keeping 2 revisions lost its newest write: that loss alone,
+	// not also its older revision "kept too long" (no retained_extra).
+	{dir: "kv/rb2_hist2_lost_write_spurious_extra", exit: run.ExitInvalid,
+		verdicts: map[string]string{"read-back": "invalid", "stream-integrity": "invalid"},
+		stdout:   `invalid +read-back +1 last_value_lost in the read-back of 1 keys \(the stream keeps 2 revision\(s\) per key\)`},
 	// observed.jsonl out of sequence order: no run writes it so, and its
 	// head's claims cannot be trusted; malformed input, one line naming
 	// file and line, as a malformed history.jsonl or stream.jsonl.
