@@ -31,8 +31,10 @@ type Split struct {
 	Acks []Ack
 	// Ops is the number of ops in the whole history.
 	Ops int
-	// StreamTorn is the line of stream.jsonl cut short (CutStream), or 0.
-	StreamTorn int
+	// StreamComplete says the stream.jsonl cut (CutStream) was read in
+	// full; StreamTorn is its line cut short, or 0.
+	StreamComplete bool
+	StreamTorn     int
 
 	keys    map[string]int // see PartOf
 	sizes   []int          // ops and entries per part
@@ -132,7 +134,8 @@ func (s *Split) CutStream(path string, seen func(Entry)) error {
 				}
 				complete = *head.Complete && total == *head.Count
 			}
-			return json.Marshal(map[string]any{"complete": complete && !torn, "count": count})
+			s.StreamComplete = complete && !torn
+			return json.Marshal(map[string]any{"complete": s.StreamComplete, "count": count})
 		},
 		Seen: func(e Entry) error {
 			if seen != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
 // The cells in testdata/cells are stored kv-update cells (history 1, with
@@ -135,6 +136,32 @@ func TestCheckDirTornReadBack(t *testing.T) {
 	for _, partOps := range []int{-1, 4} {
 		if _, err := CheckDir(dir, checker.Options{PartOps: partOps}); err == nil || !strings.Contains(err.Error(), "stream.jsonl:3:") {
 			t.Errorf("PartOps %d: a line cut short before the last: error %v, want one naming stream.jsonl:3", partOps, err)
+		}
+	}
+}
+
+// The read-back failed before the stream's last sequence was learnt, so
+// the observers were drained to 0: the stream the checkers judge is
+// unknown, not empty and complete, whole and in parts, and no
+// acknowledged write is lost for it (audit cell kv/i1min_readback_failed).
+func TestCheckDirReadBackFailed(t *testing.T) {
+	dir := filepath.Join("testdata", "cells", "readback_failed")
+	ops, err := history.ReadOps(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := CheckDir(dir, checker.Options{PartOps: -1, MaxVisualizations: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := CheckDir(dir, checker.Options{PartOps: 4, MaxVisualizations: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range whole {
+		samePartsJudgement(t, r, parts[i], ops)
+		if r.Name == checker.NameIntegrity && (r.Verdict != checker.Unknown || r.Counts[checker.CountLostWrite] != 0) {
+			t.Errorf("stream-integrity: %s %s, want unknown and no lost write", r.Verdict, r.Summary)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -245,26 +244,4 @@ func (o *observedOrder) next(e history.Entry) error {
 	}
 	o.last = e.Seq
 	return nil
-}
-
-// mergeStreams is the stream the checkers judge: the read-back after the
-// heal, with what the observers saw filling the sequences it no longer
-// holds (deleted by the per-key history or a purge, or lost). complete
-// says every sequence up to the last is in one or the other. Where both
-// hold a sequence the read-back wins; the retention checker compares them.
-func mergeStreams(final, observed []history.Entry, lastSeq uint64) ([]history.Entry, bool) {
-	bySeq := make(map[uint64]history.Entry, len(observed)+len(final))
-	for _, e := range observed {
-		bySeq[e.Seq] = e
-	}
-	for _, e := range final {
-		bySeq[e.Seq] = e
-		lastSeq = max(lastSeq, e.Seq)
-	}
-	out := make([]history.Entry, 0, len(bySeq))
-	for _, e := range bySeq {
-		out = append(out, e)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Seq < out[b].Seq })
-	return out, uint64(len(out)) == lastSeq
 }
