@@ -32,14 +32,28 @@ import (
 //     revision is unverifiable (unverifiable_cas) rather than an anomaly.
 //
 // Indeterminate writes are tallied as info_applied, info_not_applied and
-// info_unresolved. If the stream is incomplete the verdict is unknown unless
-// an anomaly is found in the part that was read (an entry present in a
-// partial stream is still proof).
+// info_unresolved.
+//
+// A stream that is incomplete (History.StreamComplete false: sequences
+// nobody saw) costs only the judgements that need what it lacks. An
+// acknowledged write and a read of the same key, value and kind at a
+// sequence nobody saw verify each other (the ack named that revision, the
+// read saw that value there; history_verified_writes and _reads), and the
+// write is then an entry of its key for the CAS checks; the other
+// judgements that need such a sequence are undecided (unverifiable_*),
+// and the summary names the lowest of them. The verdict is invalid if an
+// anomaly is found in what was read (an entry present in a partial stream
+// is still proof); else unknown while something is undecided, or while
+// the stream's last sequence is unknown (History.StreamLast 0: the
+// read-back failed, and loss cannot be decided); else valid, saying how
+// many sequences nobody saw (unseen_seqs). What those sequences held is
+// judged only through the ops that name them.
 //
 // Counts: acked_writes, stream_entries, gets_checked, cas_checked, plus one
 // count per anomaly kind above (always present) and the info_* tallies;
-// with an incomplete stream, unverifiable_writes, unverifiable_reads and
-// unverifiable_cas.
+// with an incomplete stream, unverifiable_writes, unverifiable_reads,
+// unverifiable_cas, history_verified_writes, history_verified_reads, and
+// unseen_seqs when its last sequence is known.
 type Integrity struct{ opts Options }
 
 // NewIntegrity returns the lost-write / unexpected-value checker.
@@ -60,8 +74,15 @@ func (c *Integrity) Check(h history.History) Result {
 	si := newStreamIndex(&h)
 	counts := map[string]int{"stream_entries": len(si.entries), CountAckedWrites: 0, "gets_checked": 0, "cas_checked": 0,
 		"info_applied": 0, "info_not_applied": 0, "info_unresolved": 0}
-	if !h.StreamComplete {
+	complete := h.StreamComplete
+	var un *unseen // nil: the stream is complete
+	if !complete {
+		un = newUnseen(ops, si)
 		counts["unverifiable_writes"], counts["unverifiable_reads"], counts["unverifiable_cas"] = 0, 0, 0
+		counts[CountVouchedWrites], counts[CountVouchedReads] = 0, 0
+		if h.StreamLast > 0 {
+			counts[CountUnseenSeqs] = unseenSeqs(&h, si)
+		}
 	}
 	for _, k := range integrityKinds {
 		counts[k] = 0
@@ -73,7 +94,6 @@ func (c *Integrity) Check(h history.History) Result {
 			ex.add(Anomaly{Kind: kind, Key: key, Description: desc, Ops: refs(ops, idx...), Entries: entries})
 		}
 	}
-	complete := h.StreamComplete
 	// best[value] is the write of that value with the most definite outcome.
 	best := make(map[string]int32, len(ops)/2)
 	rank := func(o history.Outcome) int {
@@ -106,7 +126,12 @@ func (c *Integrity) Check(h history.History) Result {
 			continue
 		}
 		if _, ok := si.at(o.Rev); !ok && !complete {
-			counts["unverifiable_writes"]++
+			if un.vouched(o) {
+				counts[CountVouchedWrites]++
+			} else {
+				counts["unverifiable_writes"]++
+				un.note(o.Rev, fmt.Sprintf("client %d's %s of %s", o.Client, o.Type, o.Key))
+			}
 			continue
 		}
 		var at []history.Entry
@@ -138,7 +163,7 @@ func (c *Integrity) Check(h history.History) Result {
 				e.Seq, e.Value, ops[b].Client, ops[b].Type, failText(&ops[b])), []history.Entry{*e}, int(b))
 		}
 	}
-	checkCAS(ops, si, streamGap(&h, si), best, complete, counts, add)
+	checkCAS(ops, si, un, streamGap(&h, si), best, complete, counts, add)
 	for _, d := range si.dups {
 		e := &si.entries[d]
 		first := si.entries[si.byValue[e.Value]]
@@ -160,7 +185,12 @@ func (c *Integrity) Check(h history.History) Result {
 			continue
 		}
 		if !ok && !complete {
-			counts["unverifiable_reads"]++
+			if un.vouched(o) {
+				counts[CountVouchedReads]++
+			} else {
+				counts["unverifiable_reads"]++
+				un.note(o.Rev, fmt.Sprintf("client %d's get of %s", o.Client, o.Key))
+			}
 			continue
 		}
 		d := fmt.Sprintf("client %d get %s returned revision %d value %q, but ", o.Client, o.Key, o.Rev, o.Value)
@@ -184,7 +214,11 @@ func (c *Integrity) Check(h history.History) Result {
 		}
 	}
 
-	r := Result{Name: c.Name(), Counts: counts, Anomalies: ex.list, part: &partState{incomplete: !complete}}
+	r := Result{Name: c.Name(), Counts: counts, Anomalies: ex.list,
+		part: &partState{incomplete: !complete, torn: h.StreamTorn, lastUnknown: !complete && h.StreamLast == 0}}
+	if un != nil {
+		r.part.notes = lowestNotes(un.notes)
+	}
 	c.finish(&r)
 	return r
 }
@@ -207,111 +241,10 @@ func (c *Integrity) finish(r *Result) {
 			r.Summary += "; stream incomplete"
 		}
 	case !complete:
-		r.Verdict = Unknown
-		r.Reason = fmt.Sprintf("the stream could not be read in full (%d entries read): lost writes and unexpected values cannot be ruled out", entries)
-		r.Summary = fmt.Sprintf("stream incomplete: %d of %d acknowledged writes and %d of %d reads could not be verified",
-			counts["unverifiable_writes"], counts[CountAckedWrites], counts["unverifiable_reads"], counts["gets_checked"])
+		incompleteSummary(r)
 	default:
 		r.Verdict = Valid
 		r.Summary = fmt.Sprintf("all %d acknowledged writes are in the stream, all %d entries were written by live ops, all %d reads match",
 			counts[CountAckedWrites], entries, counts["gets_checked"])
-	}
-}
-
-// streamGap reports whether the stream lacks a sequence between its
-// entries a and b: whether more sequences lie between them than the stream
-// holds. For a part of a split history, the whole stream's count decides
-// (history.Part.Seqs): the part holds its own keys' entries only.
-func streamGap(h *history.History, si *streamIndex) func(a, b int) bool {
-	return func(a, b int) bool {
-		ea, eb := &si.entries[a], &si.entries[b]
-		held := uint64(b - a)
-		if h.Part != nil && h.Part.Seqs != nil {
-			held = uint64(h.Part.Seqs.Rank(eb.Seq) - h.Part.Seqs.Rank(ea.Seq))
-		}
-		return eb.Seq-ea.Seq > held
-	}
-}
-
-func failText(o *history.Op) string {
-	if o.ErrCode != 0 {
-		return fmt.Sprintf("%s %d", o.Err, o.ErrCode)
-	}
-	if o.Err != "" {
-		return string(o.Err)
-	}
-	return "fail"
-}
-
-// checkCAS walks the stream in sequence order and checks each update and
-// create that took effect against the entry its key held just before it.
-func checkCAS(ops []history.Op, si *streamIndex, gap func(a, b int) bool, best map[string]int32, complete bool, counts map[string]int,
-	add func(kind, key, desc string, entries []history.Entry, idx ...int)) {
-	prev := map[string]int32{} // key -> its latest entry so far
-	checked, unverifiable := 0, 0
-	for ei := range si.entries {
-		e := &si.entries[ei]
-		p, hasPrev := prev[e.Key]
-		prev[e.Key] = int32(ei)
-		b, ok := best[e.Value]
-		if e.Operation != "" || !ok || si.byValue[e.Value] != int32(ei) {
-			continue // tombstones, values nobody wrote and duplicates are reported above
-		}
-		w := &ops[b]
-		if w.Key != e.Key || w.Outcome == history.Fail || (w.Type != history.Update && w.Type != history.Create) {
-			continue
-		}
-		checked++
-		var pe *history.Entry
-		var prevSeq uint64
-		if hasPrev {
-			pe = &si.entries[p]
-			prevSeq = pe.Seq
-		}
-		var d string
-		if w.Type == history.Create {
-			if pe == nil || pe.Operation != "" {
-				continue
-			}
-			if !complete && gap(int(p), ei) {
-				unverifiable++ // a delete marker may sit in the part not read
-				continue
-			}
-			d = fmt.Sprintf("is stored at seq %d although the key already held %q at seq %d", e.Seq, pe.Value, pe.Seq)
-		} else {
-			expected := w.ExpectedRev
-			switch {
-			case prevSeq == expected:
-				continue
-			case prevSeq < expected && expected < e.Seq && !complete:
-				if _, ok := si.at(expected); !ok {
-					unverifiable++ // the expected entry may be in the part not read
-					continue
-				}
-			}
-			d = fmt.Sprintf("expecting revision %d is stored at seq %d, but the key's previous entry is ", expected, e.Seq)
-			if pe == nil {
-				d += "none"
-			} else {
-				d += fmt.Sprintf("seq %d (%q)", pe.Seq, pe.Value)
-			}
-			if prevSeq > expected {
-				d += ": two writes took effect on one expected revision"
-			} else {
-				d += fmt.Sprintf(": seq %d is not an earlier entry of %s", expected, e.Key)
-			}
-		}
-		entries, idx := []history.Entry{*e}, []int{int(b)}
-		if pe != nil {
-			entries = []history.Entry{*pe, *e}
-			if pb, ok := best[pe.Value]; ok && pe.Operation == "" {
-				idx = append(idx, int(pb))
-			}
-		}
-		add(CountCASViolation, e.Key, fmt.Sprintf("client %d's %s of %s (%s) %s", w.Client, w.Type, e.Key, w.Outcome, d), entries, idx...)
-	}
-	counts["cas_checked"] = checked
-	if !complete {
-		counts["unverifiable_cas"] = unverifiable
 	}
 }

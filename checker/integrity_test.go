@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
@@ -51,8 +53,16 @@ func TestIntegrityBranches(t *testing.T) {
 			[]history.Entry{a, b, entry(3, "k", "c")}, true, Invalid, map[string]int{"cas_violation": 1}},
 		{"incomplete: unverifiable", "", []history.Entry{a}, false, Unknown,
 			map[string]int{"unverifiable_writes": 1, "unverifiable_reads": 0}},
-		{"incomplete: unverifiable read and CAS", "", []history.Entry{b}, false, Unknown,
-			map[string]int{"unverifiable_writes": 1, "unverifiable_reads": 1, "unverifiable_cas": 1}},
+		// Sequence 1 nobody saw: client 1's read of a@1 and the ack of a@1
+		// verify each other, and b's CAS on it; unknown only because the
+		// stream's last sequence is not known (it is below).
+		{"incomplete: a read and the ack it matches verify each other", "", []history.Entry{b}, false, Unknown,
+			map[string]int{"unverifiable_writes": 0, "unverifiable_reads": 0, "unverifiable_cas": 0, "history_verified_writes": 1, "history_verified_reads": 1}},
+		{"incomplete: an update's expected revision nobody saw", `{"client":2,"type":"put","key":"j","value":"p","rev":3,"outcome":"ok","invoke":0,"complete":1000}
+{"client":2,"type":"update","key":"j","value":"q","expected_rev":3,"rev":4,"outcome":"ok","invoke":2000,"complete":3000}`,
+			[]history.Entry{a, b, entry(4, "j", "q")}, false, Unknown, map[string]int{"unverifiable_writes": 1, "unverifiable_cas": 1}},
+		{"incomplete: a read of another key's unseen revision", `{"client":1,"type":"get","key":"j","value":"a","rev":1,"outcome":"ok","invoke":4000,"complete":5000}`,
+			[]history.Entry{b}, false, Unknown, map[string]int{"unverifiable_reads": 1, "history_verified_reads": 1}},
 		{"incomplete: a CAS violation is still proof", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":1,"rev":3,"outcome":"ok","invoke":4000,"complete":5000}`,
 			[]history.Entry{a, b, entry(3, "k", "c")}, false, Invalid, map[string]int{"cas_violation": 1}},
 		{"indeterminate, not applied", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":2,"outcome":"info","err":"timeout","invoke":4000,"complete":5000}`,
@@ -77,6 +87,9 @@ func TestIntegrityBranches(t *testing.T) {
 		}
 		h := history.History{Ops: parseOps(t, lines), Stream: c.stream, StreamComplete: c.complete}
 		r := NewIntegrity(Options{}).Check(h)
+		if !c.complete && r.Verdict != Invalid && !strings.Contains(r.Summary, "the stream's last sequence unknown, so loss cannot be decided") {
+			t.Errorf("%s: the stream's last sequence is unknown, and the summary does not say so: %s", c.name, r.Summary)
+		}
 		if r.Verdict != c.verdict {
 			t.Errorf("%s: %s, want %s: %s", c.name, r.Verdict, c.verdict, r.Summary)
 		}
@@ -93,5 +106,60 @@ func TestIntegrityBranches(t *testing.T) {
 		if r.Verdict == Invalid && len(r.Anomalies) == 0 {
 			t.Errorf("%s: invalid without an example", c.name)
 		}
+	}
+}
+
+// A stream incomplete by sequences nobody saw, with its last sequence
+// known (testdata/unseen): each sequence costs only the judgements that
+// need it. A write and a read that vouch for each other need nothing
+// more, and the write is its key's entry for the CAS checks; what else
+// needs such a sequence is undecided, and the summary names it.
+func TestIntegrityUnseenSequences(t *testing.T) {
+	cases := []struct {
+		name    string
+		last    uint64
+		verdict Verdict
+		counts  map[string]int // anomaly kinds not named must be 0
+		says    string
+	}{
+		{"verified", 2, Valid, map[string]int{CountUnseenSeqs: 1, CountVouchedWrites: 1, CountVouchedReads: 1,
+			"unverifiable_writes": 0, "unverifiable_reads": 0, "unverifiable_cas": 0, "cas_checked": 1},
+			"1 of 2 sequences nobody saw: the history verifies every judgement that needs them (1 of 2 acknowledged writes and 1 of 2 reads verified by the history alone)"},
+		{"unverified_write", 2, Unknown, map[string]int{CountUnseenSeqs: 1, "unverifiable_writes": 1, CountVouchedWrites: 0},
+			"1 of 2 sequences nobody saw, and nothing else verifies 1 of 2 acknowledged writes that need them: seq 1 (client 0's put of k)"},
+		{"unverified_read", 3, Unknown, map[string]int{CountUnseenSeqs: 1, "unverifiable_reads": 1, "unverifiable_writes": 0},
+			"1 of 3 sequences nobody saw, and nothing else verifies 1 of 1 reads that need them: seq 3 (client 1's get of k)"},
+		{"cas_through_vouched", 3, Invalid, map[string]int{CountCASViolation: 1, CountVouchedWrites: 1, CountVouchedReads: 1},
+			"1 cas_violation"},
+		{"create_after_vouched_marker", 3, Valid, map[string]int{CountVouchedWrites: 1, CountVouchedReads: 1, "unverifiable_cas": 0, "cas_checked": 2},
+			"1 of 3 sequences nobody saw"},
+		{"many_undecided", 8, Unknown, map[string]int{CountUnseenSeqs: 7, "unverifiable_writes": 7},
+			": seq 1 (client 0's put of k), seq 2 (client 0's put of k), seq 3 (client 0's put of k), seq 4 (client 0's put of k), seq 5 (client 0's put of k), and 2 more"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := loadFixtureFrom(t, filepath.Join("testdata", "unseen"), c.name)
+			if h.StreamComplete {
+				t.Fatal("the fixture's stream is complete")
+			}
+			h.StreamLast = c.last
+			r := NewIntegrity(Options{}).Check(h)
+			if r.Verdict != c.verdict || !strings.Contains(r.Summary, c.says) {
+				t.Errorf("%s: %s, want %s saying %q", r.Verdict, r.Summary, c.verdict, c.says)
+			}
+			for _, k := range integrityKinds {
+				if _, named := c.counts[k]; !named && r.Counts[k] != 0 {
+					t.Errorf("%s = %d, want 0", k, r.Counts[k])
+				}
+			}
+			for k, v := range c.counts {
+				if r.Counts[k] != v {
+					t.Errorf("%s = %d, want %d (%v)", k, r.Counts[k], v, r.Counts)
+				}
+			}
+			if c.name == "cas_through_vouched" && (len(r.Anomalies) == 0 || !strings.Contains(r.Anomalies[0].Description, "seq 2: nobody saw it in the stream")) {
+				t.Errorf("the violation does not say its previous entry is one nobody saw: %+v", r.Anomalies)
+			}
+		})
 	}
 }

@@ -45,6 +45,14 @@ type partState struct {
 	samples map[string][]float64
 	// incomplete: the part's stream could not be read in full.
 	incomplete bool
+	// torn is the line of stream.jsonl cut short, or 0 (the same in
+	// every part).
+	torn int
+	// lastUnknown: the stream is incomplete and its last sequence unknown
+	// (the same in every part); notes are the lowest undecided judgements
+	// that need a sequence nobody saw (stream-integrity).
+	lastUnknown bool
+	notes       []seqNote
 }
 
 func (p *partState) set(name string, v []string) {
@@ -79,6 +87,9 @@ func (p *partState) add(q *partState) {
 		p.sample(k, append(p.samples[k], v...))
 	}
 	p.incomplete = p.incomplete || q.incomplete
+	p.torn = max(p.torn, q.torn)
+	p.lastUnknown = p.lastUnknown || q.lastUnknown
+	p.notes = lowestNotes(append(p.notes, q.notes...))
 	for k, v := range p.sets {
 		slices.Sort(v)
 		p.sets[k] = slices.Compact(v)
@@ -86,7 +97,7 @@ func (p *partState) add(q *partState) {
 }
 
 // maxCounts are the counts that are a maximum, not a sum.
-var maxCounts = map[string]bool{"max_piece_ops": true}
+var maxCounts = map[string]bool{"max_piece_ops": true, CountUnseenSeqs: true}
 
 // Merge puts together the results c gave on the parts of one history, as
 // if c had judged the whole: counts added up, examples kept as the whole

@@ -62,7 +62,8 @@ func checkInParts(t *testing.T, h history.History, final Final, n int, opts Opti
 			t.Fatal(err)
 		}
 		ph.Part = &history.Part{Index: split.Index[p], Acks: split.Acks, Seqs: &seqs}
-		pf := Final{Entries: byPart(final.Entries, p), Complete: final.Complete, PerKey: final.PerKey,
+		ph.StreamLast = h.StreamLast // what the whole stream tells, as kvupdate's judge gives it
+		pf := Final{Entries: byPart(final.Entries, p), Complete: final.Complete, Torn: final.Torn, PerKey: final.PerKey,
 			Observed: byPart(final.Observed, p), Conflicts: byPart(final.Conflicts, p)}
 		po := PartOptions(opts, done)
 		rs := Run(ph, append(All(po), NewRetention(po, pf), NewDeletes(po, pf)))
@@ -188,6 +189,33 @@ func TestPartsMatchWhole(t *testing.T) {
 		h := history.History{Ops: x.ops, Stream: x.stream, StreamComplete: x.complete}
 		cases = append(cases, tc{x.name, h, Final{Entries: h.Stream, Complete: h.StreamComplete, Observed: h.Stream}})
 	}
+	// Sequences nobody saw, with the stream's last known: the writes and
+	// reads they cost, named lowest first, are the whole's.
+	unseen := cases[0]
+	unseen.name = "scale with sequences nobody saw"
+	unseen.h.Stream, unseen.h.StreamComplete = nil, false
+	for i, e := range cases[0].h.Stream {
+		unseen.h.StreamLast = max(unseen.h.StreamLast, e.Seq)
+		if i%97 != 5 {
+			unseen.h.Stream = append(unseen.h.Stream, e)
+		}
+	}
+	cases = append(cases, unseen)
+	spread := history.History{StreamLast: 7} // writes of six keys nobody saw or read: named across parts
+	for i, k := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		spread.Ops = append(spread.Ops, put(i, k, k+"1", uint64(i+1), int64(10*i)))
+	}
+	spread.Stream = []history.Entry{{Seq: 7, Key: "g", Value: "g1"}}
+	cases = append(cases, tc{"writes nobody saw, across keys", spread, Final{Entries: spread.Stream, Complete: true, PerKey: 1, Observed: spread.Stream}})
+	for _, name := range []string{"verified", "unverified_write", "cas_through_vouched", "many_undecided"} {
+		h := loadFixtureFrom(t, filepath.Join("testdata", "unseen"), name)
+		h.StreamLast = 8
+		cases = append(cases, tc{"unseen " + name, h, Final{Entries: h.Stream, Complete: h.StreamComplete, Observed: h.Stream}})
+	}
+	// A read-back cut short: each part's read-back check says so.
+	cut := cases[0]
+	cut.name, cut.final.Complete, cut.final.Torn = "read-back cut short", false, 7
+	cases = append(cases, cut)
 	for _, c := range cases {
 		for _, n := range []int{1, 2, 5} {
 			t.Run(fmt.Sprintf("%s/parts=%d", c.name, n), func(t *testing.T) {

@@ -26,6 +26,8 @@ const (
 type Final struct {
 	Entries  []history.Entry
 	Complete bool
+	// Torn is the line of stream.jsonl cut short (history.History.StreamTorn).
+	Torn     int
 	PerKey   int
 	Observed []history.Entry
 	// Conflicts are messages the observers saw at a sequence where they
@@ -45,7 +47,9 @@ type Final struct {
 //   - retained_missing (keep-all only): a known message at or after p is
 //     not in the read-back;
 //   - retained_extra: the read-back holds a message older than p, or one
-//     followed by N or more known messages of its key: it should be gone;
+//     followed by N or more known messages of its key up to the newest it
+//     holds: it should be gone (known messages after that newest one are
+//     missing from it, lost, and remove nothing: last_value_lost);
 //   - retained_changed: the read-back holds at a sequence another message
 //     than the observers saw there;
 //   - seq_conflict: the observers were given two different messages at
@@ -136,17 +140,27 @@ func (c *Retention) Check(h history.History) Result {
 // judgeKey checks one key's read-back against its known messages es.
 func (c *Retention) judgeKey(key string, es []history.Entry, inFinal map[uint64]bool, add func(kind, key, desc string, entries ...history.Entry)) {
 	sort.Slice(es, func(a, b int) bool { return es[a].Seq < es[b].Seq })
+	// What should be gone is judged against the key's messages up to the
+	// newest the read-back holds: a later one missing from it never
+	// removed anything there (the read-back is of a stream that did not
+	// keep it), and its loss is its own anomaly (last_value_lost).
+	held := -1
+	for i, e := range es {
+		if inFinal[e.Seq] {
+			held = i
+		}
+	}
 	p := uint64(0)
-	for _, e := range es {
+	for _, e := range es[:held+1] {
 		if e.Operation == "purge" {
 			p = e.Seq
 		}
 	}
-	for i, e := range es {
+	for i, e := range es[:held+1] {
 		if !inFinal[e.Seq] {
 			continue
 		}
-		later := len(es) - 1 - i
+		later := held - i
 		switch {
 		case e.Seq < p:
 			add(CountRetainedExtra, key, fmt.Sprintf("seq %d (%s) is still there, but the purge at seq %d removed it",
@@ -175,6 +189,15 @@ func (c *Retention) judgeKey(key string, es []history.Entry, inFinal map[uint64]
 	}
 }
 
+// tornNote says, after what a summary says of an incomplete read-back,
+// that its file was cut short at line (0: it was not).
+func tornNote(line int) string {
+	if line == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; stream.jsonl is cut short at line %d: the read-back did not finish", line)
+}
+
 func observedAt(stream []history.Entry, seq uint64) *history.Entry {
 	i := sort.Search(len(stream), func(i int) bool { return stream[i].Seq >= seq })
 	if i < len(stream) && stream[i].Seq == seq {
@@ -184,7 +207,7 @@ func observedAt(stream []history.Entry, seq uint64) *history.Entry {
 }
 
 func retentionResult(name string, counts map[string]int, ex *examples, final Final) Result {
-	r := Result{Name: name, Counts: counts, Anomalies: ex.list, part: &partState{incomplete: !final.Complete}}
+	r := Result{Name: name, Counts: counts, Anomalies: ex.list, part: &partState{incomplete: !final.Complete, torn: final.Torn}}
 	retentionFinish(&r, final.PerKey)
 	return r
 }
@@ -210,7 +233,8 @@ func retentionFinish(r *Result, perKey int) {
 		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" in the read-back of %d keys (the stream keeps %s)", counts[CountKeys], keep)
 	case r.part.incomplete:
 		r.Verdict = Unknown
-		r.Reason = fmt.Sprintf("the stream could not be read back in full (%d entries read): lost last values cannot be ruled out", counts["final_entries"])
+		r.Reason = fmt.Sprintf("the stream could not be read back in full (%d entries read%s): lost last values cannot be ruled out",
+			counts["final_entries"], tornNote(r.part.torn))
 		r.Summary = r.Reason
 	default:
 		r.Verdict = Valid

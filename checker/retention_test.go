@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
@@ -28,8 +29,16 @@ func TestRetention(t *testing.T) {
 		counts   map[string]int
 	}{
 		{"history 1 clean", ops, all, Final{Entries: []history.Entry{all[2], all[3]}, Complete: true, PerKey: 1}, Valid, nil},
+		// The read-back is of a stream that never kept seq 4: seq 2 staying
+		// is no second anomaly (kv/rb2_hist2_lost_write_spurious_extra).
 		{"history 1 last value lost", ops, all, Final{Entries: []history.Entry{all[1], all[2]}, Complete: true, PerKey: 1}, Invalid,
-			map[string]int{CountLastValueLost: 1, CountRetainedExtra: 1}},
+			map[string]int{CountLastValueLost: 1, CountRetainedExtra: 0}},
+		{"history 2 newest write lost, never observed", ops, all[:3], Final{Entries: all[:3], Complete: true, PerKey: 2}, Invalid,
+			map[string]int{CountLastValueLost: 1, CountRetainedExtra: 0}},
+		{"history 2 an older revision kept, a newer one missing", ops, all, Final{Entries: []history.Entry{all[0], all[2], all[3]}, Complete: true, PerKey: 2}, Invalid,
+			map[string]int{CountLastValueLost: 0, CountRetainedExtra: 1}},
+		{"keep-all purge lost", purgeOps, purged, Final{Entries: all[:3], Complete: true}, Invalid,
+			map[string]int{CountLastValueLost: 1, CountRetainedExtra: 0}},
 		{"history 1 last value never observed", ops, all[:3], Final{Entries: []history.Entry{all[2]}, Complete: true, PerKey: 1}, Invalid,
 			map[string]int{CountLastValueLost: 1}},
 		{"history 2 clean", ops, all, Final{Entries: []history.Entry{all[1], all[2], all[3]}, Complete: true, PerKey: 2}, Valid, nil},
@@ -44,6 +53,7 @@ func TestRetention(t *testing.T) {
 		{"changed", ops, all, Final{Entries: []history.Entry{all[2], e(4, "k0", "z", "")}, Complete: true, PerKey: 1}, Invalid,
 			map[string]int{CountRetainedChanged: 1}},
 		{"incomplete read-back", ops, all, Final{Entries: []history.Entry{all[2]}, PerKey: 1}, Unknown, nil},
+		{"read-back cut short", ops, all, Final{Entries: []history.Entry{all[2]}, Torn: 3, PerKey: 1}, Unknown, nil},
 		{"sequence reassigned", ops, all, Final{Entries: []history.Entry{all[2], all[3]}, Complete: true, PerKey: 1,
 			Conflicts: []history.Entry{e(2, "k1", "q", "")}}, Invalid, map[string]int{CountSeqConflict: 1}},
 		{"empty", nil, nil, Final{Complete: true, PerKey: 1}, Valid, nil},
@@ -54,6 +64,9 @@ func TestRetention(t *testing.T) {
 			r := NewRetention(Options{}, c.final).Check(history.History{Ops: c.ops})
 			if r.Verdict != c.verdict {
 				t.Fatalf("verdict %s (%s %s), want %s", r.Verdict, r.Summary, r.Reason, c.verdict)
+			}
+			if cut := "stream.jsonl is cut short at line 3: the read-back did not finish"; strings.Contains(r.Summary, cut) != (c.final.Torn == 3) {
+				t.Errorf("summary %q: says %q %v, want %v", r.Summary, cut, !(c.final.Torn == 3), c.final.Torn == 3)
 			}
 			for k, n := range c.counts {
 				if r.Counts[k] != n {

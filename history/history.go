@@ -125,6 +125,14 @@ type History struct {
 	// full, so checkers that depend on it must answer "unknown".
 	Stream         []Entry `json:"stream,omitempty"`
 	StreamComplete bool    `json:"stream_complete"`
+	// StreamTorn is the line of stream.jsonl that was cut short, its last
+	// (the read-back did not finish: StreamComplete is false), or 0.
+	StreamTorn int `json:"stream_torn,omitempty"`
+	// StreamLast is the stream's last sequence when it is known (a
+	// workload that knows it sets it; Load does not). With StreamComplete
+	// false, the sequences up to it that Stream lacks are those nobody
+	// saw; with it 0 as well, how far the stream went is unknown.
+	StreamLast uint64 `json:"stream_last,omitempty"`
 	// Part is set when this is one part of a Split, judged on its own: the
 	// ops' positions in the whole history and what only the whole knows.
 	Part *Part `json:"-"`

@@ -4,14 +4,11 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 )
 
 // A Split is a stored history cut by key into parts that are judged one at
@@ -34,10 +31,14 @@ type Split struct {
 	Acks []Ack
 	// Ops is the number of ops in the whole history.
 	Ops int
+	// StreamComplete says the stream.jsonl cut (CutStream) was read in
+	// full; StreamTorn is its line cut short, or 0.
+	StreamComplete bool
+	StreamTorn     int
 
 	keys    map[string]int // see PartOf
 	sizes   []int          // ops and entries per part
-	seqPart []uint16       // 1 + the part whose entry holds each sequence; 0: none
+	seqPart seqOwners      // 1 + the part whose entry holds each sequence; 0: none
 	crossed string         // see Crossed
 }
 
@@ -113,27 +114,36 @@ func SplitDir(dir, out string, n int, seen func(Entry)) (*Split, error) {
 
 // CutStream cuts a stream.jsonl into the parts, each with a header that says
 // the part is complete when the whole stream was. It reads and validates
-// the file as ReadStream does, naming the whole file's lines.
+// the file as ReadStream does, naming the whole file's lines, and records
+// in StreamTorn the line cut short, if its last was.
 func (s *Split) CutStream(path string, seen func(Entry)) error {
 	if _, err := os.Stat(path); err != nil {
 		return err
 	}
-	var head struct {
-		Complete *bool `json:"complete"`
-		Count    *int  `json:"count"`
-	}
-	return s.CutEntries(path, "stream.jsonl", func(_ int, orig []byte, count, total int) ([]byte, error) {
-		if err := json.Unmarshal(orig, &head); err != nil {
-			return nil, err
-		}
-		switch {
-		case head.Complete == nil || head.Count == nil:
-			return nil, errors.New(`header without "complete" and "count"`)
-		case *head.Count < 0:
-			return nil, fmt.Errorf("negative count %d", *head.Count)
-		}
-		return json.Marshal(map[string]any{"complete": *head.Complete && total == *head.Count, "count": count})
-	}, seen)
+	var err error
+	s.StreamTorn, err = s.CutEntries(path, EntryFile{Name: "stream.jsonl", TornLast: true,
+		Head: func(_ int, orig []byte, count, total int, torn bool) ([]byte, error) {
+			complete := false
+			if orig != nil { // nil: the header is the line cut short
+				var head streamHead
+				if err := json.Unmarshal(orig, &head); err != nil {
+					return nil, err
+				}
+				if err := head.check(); err != nil {
+					return nil, err
+				}
+				complete = *head.Complete && total == *head.Count
+			}
+			s.StreamComplete = complete && !torn
+			return json.Marshal(map[string]any{"complete": s.StreamComplete, "count": count})
+		},
+		Seen: func(e Entry) error {
+			if seen != nil {
+				seen(e)
+			}
+			return nil
+		}})
+	return err
 }
 
 // Crossed says why the parts cannot be judged apart, or is empty: a
@@ -146,12 +156,9 @@ func (s *Split) Crossed() string { return s.crossed }
 
 // hold records that part p's entry holds seq.
 func (s *Split) hold(seq uint64, p int) {
-	if seq >= uint64(len(s.seqPart)) {
-		s.seqPart = append(s.seqPart, make([]uint16, seq+1-uint64(len(s.seqPart)))...)
-	}
-	switch h := s.seqPart[seq]; {
+	switch h := s.seqPart.get(seq); {
 	case h == 0:
-		s.seqPart[seq] = uint16(p + 1)
+		s.seqPart.set(seq, uint16(p+1))
 	case int(h) != p+1 && s.crossed == "":
 		s.crossed = fmt.Sprintf("sequence %d is held by keys of two parts", seq)
 	}
@@ -159,10 +166,10 @@ func (s *Split) hold(seq uint64, p int) {
 
 // refer checks that what an op of part p refers to at seq is in p.
 func (s *Split) refer(seq uint64, p int, what string, line int) {
-	if seq == 0 || seq >= uint64(len(s.seqPart)) || s.crossed != "" {
+	if seq == 0 || s.crossed != "" {
 		return
 	}
-	if h := s.seqPart[seq]; h != 0 && int(h) != p+1 {
+	if h := s.seqPart.get(seq); h != 0 && int(h) != p+1 {
 		s.crossed = fmt.Sprintf("history.jsonl line %d refers to sequence %d (%s), which another part's key holds", line, seq, what)
 	}
 }
@@ -217,157 +224,6 @@ func EarliestAcks(acks []Ack) {
 	for i := len(acks) - 2; i >= 0; i-- {
 		acks[i].Complete = min(acks[i].Complete, acks[i+1].Complete)
 	}
-}
-
-// CutEntries cuts a JSONL file of one header line and one Entry per line
-// (stream.jsonl, or a workload's file of the same shape) by key (PartOf)
-// into a file called name in each part. Each entry is validated, a
-// sequence may appear once in the file, and one that another file's
-// entries of another part held makes the split Crossed. head makes part
-// p's header line from the original's, once the part's entry count and
-// the file's total are known. seen, if not nil, is shown every entry.
-func (s *Split) CutEntries(src, name string, head func(p int, orig []byte, count, total int) ([]byte, error), seen func(Entry)) error {
-	f, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	n := len(s.Dirs)
-	dsts := make([]string, n)
-	for p := range n {
-		dsts[p] = filepath.Join(s.Dirs[p], name)
-	}
-	bodies := make([]*partWriter, n)
-	for p := range n {
-		if bodies[p], err = newPartWriter(dsts[p] + ".body"); err != nil {
-			closeAll(bodies)
-			return err
-		}
-	}
-	defer func() {
-		for p := range n {
-			os.Remove(dsts[p] + ".body")
-		}
-	}()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	if !sc.Scan() {
-		closeAll(bodies)
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("%s:1: %w", src, err)
-		}
-		return &LineError{File: src, Line: 1, Err: fmt.Errorf("empty file (want a header line)")}
-	}
-	orig := slices.Clone(sc.Bytes())
-	counts := make([]int, n)
-	var seqs SeqSet
-	line, total := 1, 0
-	for sc.Scan() {
-		line++
-		var e Entry
-		if err := decodeLine(sc.Bytes(), &e); err != nil {
-			closeAll(bodies)
-			return &LineError{File: src, Line: line, Err: err}
-		}
-		if err := e.Validate(); err != nil {
-			closeAll(bodies)
-			return &LineError{File: src, Line: line, Err: err}
-		}
-		if !seqs.Add(e.Seq) {
-			closeAll(bodies)
-			return &LineError{File: src, Line: line, Err: fmt.Errorf("sequence %d appears twice", e.Seq)}
-		}
-		if seen != nil {
-			seen(e)
-		}
-		p := s.PartOf(e.Key)
-		s.sizes[p]++
-		s.hold(e.Seq, p)
-		counts[p]++
-		total++
-		if err := bodies[p].line(sc.Bytes()); err != nil {
-			closeAll(bodies)
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		closeAll(bodies)
-		return fmt.Errorf("%s:%d: %w", src, line+1, err)
-	}
-	if err := closeAll(bodies); err != nil {
-		return err
-	}
-	for p := range n {
-		h, err := head(p, orig, counts[p], total)
-		if err != nil {
-			return fmt.Errorf("%s:1: %w", src, err)
-		}
-		if err := joinFile(dsts[p], h, dsts[p]+".body"); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// SeqSet is a set of stream sequences, one bit each in words of 64 held in
-// a map: a few MB for ten million sequences, in any order.
-type SeqSet struct {
-	words map[uint64]uint64
-	n     int
-	once  sync.Once
-	ranks []seqWord // sorted, built by the first Rank
-}
-
-type seqWord struct {
-	w, bits uint64
-	below   int // sequences in the words before this one
-}
-
-// Add adds seq and reports whether it was new. A set is not added to once
-// Rank was called.
-func (s *SeqSet) Add(seq uint64) bool {
-	if s.words == nil {
-		s.words = map[uint64]uint64{}
-	}
-	w, bit := seq/64, uint64(1)<<(seq%64)
-	if s.words[w]&bit != 0 {
-		return false
-	}
-	s.words[w] |= bit
-	s.n++
-	return true
-}
-
-// Has reports whether seq is in the set.
-func (s *SeqSet) Has(seq uint64) bool { return s.words[seq/64]&(uint64(1)<<(seq%64)) != 0 }
-
-// Len is the number of sequences in the set.
-func (s *SeqSet) Len() int { return s.n }
-
-// Rank is the number of sequences in the set below seq.
-func (s *SeqSet) Rank(seq uint64) int {
-	s.once.Do(func() {
-		s.ranks = make([]seqWord, 0, len(s.words))
-		for w, bits := range s.words {
-			s.ranks = append(s.ranks, seqWord{w: w, bits: bits})
-		}
-		slices.SortFunc(s.ranks, func(a, b seqWord) int { return cmp.Compare(a.w, b.w) })
-		below := 0
-		for i := range s.ranks {
-			s.ranks[i].below = below
-			below += bits.OnesCount64(s.ranks[i].bits)
-		}
-	})
-	w := seq / 64
-	i, found := slices.BinarySearchFunc(s.ranks, w, func(x seqWord, w uint64) int { return cmp.Compare(x.w, w) })
-	if !found {
-		if i == len(s.ranks) {
-			return s.n
-		}
-		return s.ranks[i].below
-	}
-	x := s.ranks[i]
-	return x.below + bits.OnesCount64(x.bits&(uint64(1)<<(seq%64)-1))
 }
 
 // partWriter writes one part's lines.

@@ -252,3 +252,60 @@ func TestSeqSet(t *testing.T) {
 		}
 	}
 }
+
+// seqOwners holds what was set at any sequence, a stream's first at 10^12
+// included, in memory that grows with the sequences set.
+func TestSeqOwners(t *testing.T) {
+	var o seqOwners
+	const huge = uint64(1_000_000_000_000)
+	set := map[uint64]uint16{huge: 2, huge + 1: 3, 1: 1, 63: 4, 64: 5, huge - 1: 6}
+	for seq, v := range set {
+		o.set(seq, v)
+	}
+	for _, seq := range []uint64{0, 1, 2, 62, 63, 64, 65, huge - 2, huge - 1, huge, huge + 1, huge + 2, 1 << 63} {
+		if got := o.get(seq); got != set[seq] {
+			t.Errorf("get(%d) = %d, want %d", seq, got, set[seq])
+		}
+	}
+	// Pages for 0-63, 64-127, and two around 10^12 (10^12 is not a
+	// multiple of 64: huge-1 and huge share a page, huge+1 may not).
+	if want := len(o.pages) * ownerPage; len(o.slots) != want || len(o.pages) > 4 {
+		t.Errorf("%d slots in %d pages, want %d in at most 4", len(o.slots), len(o.pages), want)
+	}
+}
+
+// A stream that starts at sequence 10^12 is cut in memory that does not
+// grow with its sequences, and its ops refer to it without crossing.
+func TestSplitHugeSequence(t *testing.T) {
+	const huge = uint64(1_000_000_000_000)
+	dir := t.TempDir()
+	rec, err := NewRecorder(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Add(Op{Client: 0, Type: Put, Key: "a", Value: "a1", Rev: huge, Outcome: OK, Invoke: 1, Complete: 2})
+	rec.Add(Op{Client: 1, Type: Put, Key: "b", Value: "b1", Rev: huge + 1, Outcome: OK, Invoke: 1, Complete: 2})
+	rec.Add(Op{Client: 1, Type: Get, Key: "b", Value: "b1", Rev: huge + 1, Outcome: OK, Invoke: 3, Complete: 4})
+	rec.Add(Op{Client: 0, Type: Get, Key: "a", Value: "b1", Rev: huge + 1, Outcome: OK, Invoke: 3, Complete: 4})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	entries := []Entry{{Seq: huge, Key: "a", Value: "a1"}, {Seq: huge + 1, Key: "b", Value: "b1"}}
+	if err := WriteStream(filepath.Join(dir, "stream.jsonl"), entries, true); err != nil {
+		t.Fatal(err)
+	}
+	var seqs SeqSet
+	s, err := SplitDir(dir, t.TempDir(), 2, func(e Entry) { seqs.Add(e.Seq) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "line 4 refers to sequence 1000000000001"; !strings.Contains(s.Crossed(), want) {
+		t.Errorf("Crossed() = %q, want %q (a's get read b's sequence)", s.Crossed(), want)
+	}
+	if len(s.seqPart.slots) > 2*ownerPage {
+		t.Errorf("%d slots for 2 sequences", len(s.seqPart.slots))
+	}
+	if seqs.Rank(huge+1) != 1 || seqs.Rank(huge) != 0 || seqs.Rank(2*huge) != 2 || seqs.Len() != 2 {
+		t.Errorf("Rank around 10^12 wrong")
+	}
+}

@@ -164,8 +164,7 @@ func scanOps(path string, sized func(lines int), visit func(raw []byte, op Op) e
 		}
 		op, err := decodeOp(sc.Bytes(), in)
 		if err != nil {
-			var syntax *json.SyntaxError
-			if !errors.As(err, &syntax) {
+			if !isTorn(err) {
 				return &LineError{File: path, Line: line, Err: err} // parsed, but a field has the wrong type
 			}
 			pending = &LineError{File: path, Line: line, Err: err}
@@ -250,51 +249,102 @@ func WriteStream(path string, entries []Entry, complete bool) error {
 }
 
 // ReadStream loads a file written by WriteStream and validates it
-// (ValidateStream). Errors name path:line.
+// (ValidateStream). A torn last line (the read-back interrupted while
+// writing: JSON cut short) ends the stream there, which is then
+// incomplete, as ReadOps ignores a torn last line of history.jsonl; any
+// other line that does not parse is an error. Errors name path:line.
 func ReadStream(path string) ([]Entry, bool, error) {
+	f, err := readStream(path)
+	return f.entries, f.complete, err
+}
+
+// streamFile is a stream.jsonl as read: its entries, whether they are the
+// whole stream, and the line cut short (the last), or 0.
+type streamFile struct {
+	entries  []Entry
+	complete bool
+	torn     int
+}
+
+// streamHead is stream.jsonl's first line.
+type streamHead struct {
+	Complete *bool `json:"complete"`
+	Count    *int  `json:"count"`
+}
+
+// check reports what makes the header unusable.
+func (h streamHead) check() error {
+	switch {
+	case h.Complete == nil || h.Count == nil:
+		return errors.New(`header without "complete" and "count"`)
+	case *h.Count < 0:
+		return fmt.Errorf("negative count %d", *h.Count)
+	}
+	return nil
+}
+
+func readStream(path string) (streamFile, error) {
+	var out streamFile
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, false, err
+		return out, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	var head struct {
-		Complete *bool `json:"complete"`
-		Count    *int  `json:"count"`
-	}
+	var head streamHead
 	if !sc.Scan() {
 		if err := sc.Err(); err != nil {
-			return nil, false, fmt.Errorf("%s:1: %w", path, err)
+			return out, fmt.Errorf("%s:1: %w", path, err)
 		}
-		return nil, false, &LineError{File: path, Line: 1, Err: errors.New(`empty file (want a {"complete":bool,"count":n} header)`)}
+		return out, &LineError{File: path, Line: 1, Err: errors.New(`empty file (want a {"complete":bool,"count":n} header)`)}
 	}
-	if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
-		return nil, false, &LineError{File: path, Line: 1, Err: err}
+	headErr := json.Unmarshal(sc.Bytes(), &head)
+	if headErr == nil {
+		headErr = head.check()
 	}
-	switch {
-	case head.Complete == nil || head.Count == nil:
-		return nil, false, &LineError{File: path, Line: 1, Err: errors.New(`header without "complete" and "count"`)}
-	case *head.Count < 0:
-		return nil, false, &LineError{File: path, Line: 1, Err: fmt.Errorf("negative count %d", *head.Count)}
-	}
-	var out []Entry
 	line := 1
+	var pending *LineError // a line that does not parse: torn if it is the last
+	if headErr != nil {
+		if !isTorn(headErr) {
+			return out, &LineError{File: path, Line: 1, Err: headErr}
+		}
+		pending = &LineError{File: path, Line: 1, Err: headErr}
+	}
 	for sc.Scan() {
 		line++
+		if pending != nil {
+			return streamFile{}, pending
+		}
 		var e Entry
 		if err := decodeLine(sc.Bytes(), &e); err != nil {
-			return nil, false, &LineError{File: path, Line: line, Err: err}
+			if pending = (&LineError{File: path, Line: line, Err: err}); !isTorn(err) {
+				return streamFile{}, pending
+			}
+			continue
 		}
-		out = append(out, e)
+		out.entries = append(out.entries, e)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, false, fmt.Errorf("%s:%d: %w", path, line+1, err)
+		return streamFile{}, fmt.Errorf("%s:%d: %w", path, line+1, err)
 	}
-	if err := validateStream(path, out); err != nil {
-		return nil, false, err
+	if err := validateStream(path, out.entries); err != nil {
+		return streamFile{}, err
 	}
-	return out, *head.Complete && len(out) == *head.Count, nil
+	if pending != nil {
+		out.torn = pending.Line
+		return out, nil
+	}
+	out.complete = *head.Complete && len(out.entries) == *head.Count
+	return out, nil
+}
+
+// isTorn says whether a line's error is one of a line cut short: JSON that
+// does not parse (a line that parses into the wrong types is malformed,
+// wherever it is).
+func isTorn(err error) bool {
+	var syntax *json.SyntaxError
+	return errors.As(err, &syntax)
 }
 
 // Load reads a cell directory's history.jsonl and stream.jsonl.
@@ -304,9 +354,9 @@ func Load(dir string) (History, error) {
 		return History{}, err
 	}
 	h := History{Ops: ops}
-	entries, complete, err := ReadStream(dir + "/stream.jsonl")
+	f, err := readStream(dir + "/stream.jsonl")
 	if err == nil {
-		h.Stream, h.StreamComplete = entries, complete
+		h.Stream, h.StreamComplete, h.StreamTorn = f.entries, f.complete, f.torn
 	} else if !os.IsNotExist(err) {
 		return History{}, err
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"io/fs"
+	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,6 +25,14 @@ type auditCase struct {
 	// stderr, when set, must match the whole error output: the cell is
 	// refused, and stdout must then hold no verdict.
 	stderr string
+	verdicts map[string]string // checker name -> valid, invalid or unknown
+	// stdout and stderr, when set, must match the output.
+	stdout, stderr string
+	// prepare, when set, makes the cell to check from a copy of dir (a
+	// file too large to store) and returns its folder.
+	prepare func(t *testing.T, dir string) string
+	// long cases are skipped by go test -short, as the other long tests.
+	long bool
 }
 
 // auditCases are the audit's cells. Each was a false positive, a false
@@ -101,6 +111,40 @@ var auditCases = []auditCase{
 	// by 4 MiB, which once fitted 10 bytes of RSS per byte), as one cell
 	// has none; the cells' own checks are unknown (nothing was read back).
 	{dir: "cu_min/c1_runs", exit: run.ExitUnknown, verdicts: map[string]string{"memory-vs-backlog": "", "catchup-memory": "valid"}},
+
+	// fix-kvstream: the kv-update stream's loaders, merge and checks.
+	// The read-back failed before the stream's last sequence was learnt
+	// (observed.jsonl's last_seq 0): what the stream holds is unknown, not
+	// empty, and no acknowledged write is "lost".
+	{dir: "kv/i1min_readback_failed", exit: run.ExitUnknown,
+		verdicts: map[string]string{"stream-integrity": "unknown", "read-back": "unknown", "linearizability": "valid"},
+		stdout:   `unknown +stream-integrity +the read-back failed: nothing was read back or observed and the stream's last sequence is unknown, so loss cannot be decided`},
+	// A put acknowledged at revision 10^12 (a stream may start at any
+	// first sequence) and 1,000,000 gets of it: judged in parts (over
+	// checker.DefaultPartOps) in memory that does not grow with the
+	// sequence, as whole. Its sequences below 10^12 nobody saw, and
+	// nothing needs them. No replicas were stored: replica-divergence is
+	// unknown, so the exit is 2.
+	{dir: "kv/b3c_huge_seq_cli_parts", exit: run.ExitUnknown, prepare: hugeSeqHistory, long: true,
+		verdicts: map[string]string{"stream-integrity": "valid", "read-back": "valid", "linearizability": "valid", "session": "valid",
+			"stale-read": "valid", "deletes": "valid", "replica-divergence": "unknown"},
+		stdout: `valid +linearizability +all 1 keys linearizable \(1000001 ops`},
+	// stream.jsonl's last line is cut short (so is history.jsonl's): the
+	// read-back did not finish, which the read-back check says; the
+	// observers saw every sequence, so the stream is judged.
+	{dir: "kv/b4_truncated_last_line", exit: run.ExitUnknown,
+		verdicts: map[string]string{"read-back": "unknown", "stream-integrity": "valid", "linearizability": "valid"},
+		stdout:   `read-back +the stream could not be read back in full \(1 entries read; stream.jsonl is cut short at line 3: the read-back did not finish\)`},
+	// A bucket keeping 2 revisions lost its newest write: that loss alone,
+	// not also its older revision "kept too long" (no retained_extra).
+	{dir: "kv/rb2_hist2_lost_write_spurious_extra", exit: run.ExitInvalid,
+		verdicts: map[string]string{"read-back": "invalid", "stream-integrity": "invalid"},
+		stdout:   `invalid +read-back +1 last_value_lost in the read-back of 1 keys \(the stream keeps 2 revision\(s\) per key\)`},
+	// observed.jsonl out of sequence order: no run writes it so, and its
+	// head's claims cannot be trusted; malformed input, one line naming
+	// file and line, as a malformed history.jsonl or stream.jsonl.
+	{dir: "kv/rb3_observed_unsorted_changed", exit: run.ExitHarness,
+		stderr: `(?m)^chaos: \S*kv/rb3_observed_unsorted_changed/observed.jsonl:3: sequence 1 after 3: the observers' entries are written in increasing sequence order\n$`},
 }
 
 var verdictLine = regexp.MustCompile(`(?m)^  (valid|invalid|unknown)\s+(\S+)\s`)
@@ -110,9 +154,15 @@ var verdictLine = regexp.MustCompile(`(?m)^  (valid|invalid|unknown)\s+(\S+)\s`)
 func TestAuditCells(t *testing.T) {
 	for _, c := range auditCases {
 		t.Run(c.dir, func(t *testing.T) {
+			if c.long && testing.Short() {
+				t.Skip("a long case: it runs without -short")
+			}
 			dir := filepath.Join("testdata", "audit", c.dir)
 			if strings.HasSuffix(c.dir, "/") {
 				dir += "/"
+			}
+			if c.prepare != nil {
+				dir = c.prepare(t, dir)
 			}
 			code, stdout, stderr := chaos(t, ".", "check", dir)
 			if code != c.exit {
@@ -138,6 +188,8 @@ func TestAuditCells(t *testing.T) {
 			}
 			if verdictLine.MatchString(stdout) {
 				t.Errorf("a refused cell was judged:\n%s", stdout)
+			if c.stderr != "" && !regexp.MustCompile(c.stderr).MatchString(stderr) {
+				t.Errorf("stderr does not match %q:\n%s", c.stderr, stderr)
 			}
 		})
 	}
@@ -173,4 +225,41 @@ func TestTestdataHoldsNoMachinePaths(t *testing.T) {
 	if err != nil || n == 0 {
 		t.Fatalf("walked %d files: %v", n, err)
 	}
+// hugeSeqHistory copies the cell to a temporary folder and writes its
+// history.jsonl (150 MB, too large to store), as the audit's generator
+// did: a put acknowledged at revision S = 10^12, then 1,000,000 gets of it.
+func hugeSeqHistory(t *testing.T, dir string) string {
+	t.Helper()
+	out := t.TempDir()
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, f.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Create(filepath.Join(out, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	const s = 1_000_000_000_000
+	fmt.Fprintf(w, `{"client":0,"node":"n1","type":"put","key":"k0","value":"c0-1","rev":%d,"outcome":"ok","invoke":1000,"complete":2000}`+"\n", s)
+	for i := range 1_000_000 {
+		fmt.Fprintf(w, `{"client":0,"node":"n1","type":"get","key":"k0","value":"c0-1","rev":%d,"outcome":"ok","invoke":%d,"complete":%d}`+"\n",
+			s, 3000+2*i, 3001+2*i)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -96,37 +96,39 @@ func CheckDir(dir string, opts checker.Options) ([]checker.Result, error) {
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, err
 	}
-	results := checker.Run(h, b.checks(&h, obs, opts))
+	results := checker.Run(h, b.checks(&h, obs, nil, opts))
 	return append(results, divergence(dir, opts)), nil
 }
 
-// observedFile is observed.jsonl, or a part's share of it. complete, when
-// set, is whether the whole stream is known (a part cannot tell).
+// observedFile is observed.jsonl, or a part's share of it.
 type observedFile struct {
-	entries  []history.Entry
-	head     ObservedHead
-	complete *bool
+	entries []history.Entry
+	head    ObservedHead
 }
 
 // checks are the checkers of one history, whole or a part, with h's
 // stream made the one they judge: the read-back, merged with what the
 // observers saw when the bucket drops revisions (obs nil: the run was
-// interrupted before the observers were drained, and a bounded bucket's
-// read-back alone is incomplete).
-func (b Bucket) checks(h *history.History, obs *observedFile, opts checker.Options) []checker.Checker {
-	final := checker.Final{Entries: h.Stream, Complete: h.StreamComplete, PerKey: b.perKey()}
-	switch {
-	case obs != nil:
-		final.Observed, final.Conflicts = obs.entries, obs.head.Conflicts
-		if b.perKey() != 0 || b.Mix.Purge > 0 {
-			h.Stream, h.StreamComplete = mergeStreams(final.Entries, obs.entries, obs.head.LastSeq)
-			if obs.complete != nil {
-				h.StreamComplete = *obs.complete
-			}
+// interrupted before the observers were drained). whole, for a part, is
+// what the whole stream tells (judgedStream); nil, it is found from h.
+func (b Bucket) checks(h *history.History, obs *observedFile, whole *streamFacts, opts checker.Options) []checker.Checker {
+	final := checker.Final{Entries: h.Stream, Complete: h.StreamComplete, Torn: h.StreamTorn, PerKey: b.perKey()}
+	var head *ObservedHead
+	if obs != nil {
+		final.Observed, final.Conflicts, head = obs.entries, obs.head.Conflicts, &obs.head
+		if b.merged() {
+			h.Stream = mergeStreams(final.Entries, obs.entries)
 		}
-	default:
-		h.StreamComplete = h.StreamComplete && b.perKey() == 0 && b.Mix.Purge == 0
 	}
+	if whole == nil {
+		var maxHeld uint64
+		for _, e := range h.Stream {
+			maxHeld = max(maxHeld, e.Seq)
+		}
+		f := b.judgedStream(final.Complete, head, len(h.Stream), maxHeld)
+		whole = &f
+	}
+	h.StreamComplete, h.StreamLast = whole.complete, whole.last
 	return append(checker.All(opts), checker.NewRetention(opts, final), checker.NewDeletes(opts, final))
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -182,7 +181,8 @@ func WriteObserved(path string, head ObservedHead, entries []history.Entry) erro
 }
 
 // ReadObserved loads observed.jsonl. A file cut short (a run killed while
-// writing) is an error: its completeness cannot be told.
+// writing) is an error: its completeness cannot be told. So is an entry
+// out of order (observedOrder). Errors name path:line.
 func ReadObserved(path string) ([]history.Entry, ObservedHead, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -204,10 +204,14 @@ func ReadObserved(path string) ([]history.Entry, ObservedHead, error) {
 	// Made once at its size: grown by appending, a long run's entries
 	// would be copied again and again.
 	out := make([]history.Entry, 0, min(head.Count, 1<<24))
+	var order observedOrder
 	for sc.Scan() {
 		e, err := history.DecodeEntry(sc.Bytes())
+		if err == nil {
+			err = order.next(e)
+		}
 		if err != nil {
-			return nil, head, fmt.Errorf("%s:%d: %w", path, len(out)+2, err)
+			return nil, head, &history.LineError{File: path, Line: len(out) + 2, Err: err}
 		}
 		out = append(out, e)
 	}
@@ -220,24 +224,24 @@ func ReadObserved(path string) ([]history.Entry, ObservedHead, error) {
 	return out, head, nil
 }
 
-// mergeStreams is the stream the checkers judge: the read-back after the
-// heal, with what the observers saw filling the sequences it no longer
-// holds (deleted by the per-key history or a purge, or lost). complete
-// says every sequence up to the last is in one or the other. Where both
-// hold a sequence the read-back wins; the retention checker compares them.
-func mergeStreams(final, observed []history.Entry, lastSeq uint64) ([]history.Entry, bool) {
-	bySeq := make(map[uint64]history.Entry, len(observed)+len(final))
-	for _, e := range observed {
-		bySeq[e.Seq] = e
+// observedOrder checks observed.jsonl's entries as WriteObserved writes
+// them: each valid, in increasing sequence order (DrainObservers sorts
+// them, and the read-back check looks them up by binary search). A file
+// out of order was not written by a run, so what its head says of it
+// (how many sequences were missed) cannot be trusted either: it is
+// malformed, not sorted here.
+type observedOrder struct{ last uint64 }
+
+func (o *observedOrder) next(e history.Entry) error {
+	if err := e.Validate(); err != nil {
+		return err
 	}
-	for _, e := range final {
-		bySeq[e.Seq] = e
-		lastSeq = max(lastSeq, e.Seq)
+	switch {
+	case e.Seq == o.last:
+		return fmt.Errorf("sequence %d appears twice", e.Seq)
+	case e.Seq < o.last:
+		return fmt.Errorf("sequence %d after %d: the observers' entries are written in increasing sequence order", e.Seq, o.last)
 	}
-	out := make([]history.Entry, 0, len(bySeq))
-	for _, e := range bySeq {
-		out = append(out, e)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Seq < out[b].Seq })
-	return out, uint64(len(out)) == lastSeq
+	o.last = e.Seq
+	return nil
 }

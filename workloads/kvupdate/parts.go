@@ -81,10 +81,10 @@ func checkInParts(dir string, b Bucket, opts checker.Options, n int) ([]checker.
 
 // cellCut is a cell cut into parts.
 type cellCut struct {
-	split    *history.Split
-	seqs     history.SeqSet // the sequences of the stream the checkers judge
-	hasObs   bool
-	complete bool // mergeStreams' completeness, for the whole stream
+	split  *history.Split
+	seqs   history.SeqSet // the sequences of the stream the checkers judge
+	hasObs bool
+	whole  streamFacts // judgedStream's, for the whole stream
 }
 
 // cutCell cuts the read-back, then observed.jsonl, then the history (the
@@ -95,11 +95,11 @@ func cutCell(dir, tmp string, n int, b Bucket) (*cellCut, error) {
 		return nil, err
 	}
 	c := &cellCut{split: split}
-	merged := b.perKey() != 0 || b.Mix.Purge > 0 // as Bucket.checks merges
-	var lastRead uint64                          // the read-back's last sequence
+	merged := b.merged()
+	var maxHeld uint64 // the highest sequence of the stream the checkers judge
 	err = split.CutStream(filepath.Join(dir, "stream.jsonl"), func(e history.Entry) {
 		c.seqs.Add(e.Seq)
-		lastRead = max(lastRead, e.Seq)
+		maxHeld = max(maxHeld, e.Seq)
 	})
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -110,8 +110,9 @@ func cutCell(dir, tmp string, n int, b Bucket) (*cellCut, error) {
 		return nil, err
 	}
 	var head ObservedHead
+	var order observedOrder
 	if c.hasObs {
-		err := split.CutEntries(obsPath, ObservedFile, func(p int, orig []byte, count, total int) ([]byte, error) {
+		_, err := split.CutEntries(obsPath, history.EntryFile{Name: ObservedFile, Head: func(p int, orig []byte, count, total int, _ bool) ([]byte, error) {
 			if err := json.Unmarshal(orig, &head); err != nil {
 				return nil, err
 			}
@@ -126,16 +127,22 @@ func cutCell(dir, tmp string, n int, b Bucket) (*cellCut, error) {
 				}
 			}
 			return json.Marshal(part)
-		}, func(e history.Entry) {
+		}, Seen: func(e history.Entry) error {
 			if merged {
 				c.seqs.Add(e.Seq)
+				maxHeld = max(maxHeld, e.Seq)
 			}
-		})
+			return order.next(e) // as ReadObserved
+		}})
 		if err != nil {
 			return nil, err
 		}
 	}
-	c.complete = c.seqs.Len() == int(max(head.LastSeq, lastRead))
+	heads := &head
+	if !c.hasObs {
+		heads = nil
+	}
+	c.whole = b.judgedStream(split.StreamComplete, heads, c.seqs.Len(), maxHeld)
 	return c, split.CutOps(filepath.Join(dir, "history.jsonl"))
 }
 
@@ -154,19 +161,20 @@ func (c *cellCut) judge(b Bucket, opts checker.Options) ([]checker.Result, error
 			return nil, fmt.Errorf("part %d of %d: %w", p+1, n, err)
 		}
 		h.Part = &history.Part{Index: c.split.Index[p], Acks: c.split.Acks, Seqs: &c.seqs}
+		h.StreamTorn = c.split.StreamTorn
 		var obs *observedFile
 		if c.hasObs {
 			entries, ph, err := ReadObserved(filepath.Join(d, ObservedFile))
 			if err != nil {
 				return nil, fmt.Errorf("part %d of %d: %w", p+1, n, err)
 			}
-			obs = &observedFile{entries: entries, head: ph, complete: &c.complete}
+			obs = &observedFile{entries: entries, head: ph}
 		}
-		per[p] = checker.Run(h, b.checks(&h, obs, checker.PartOptions(opts, done)))
+		per[p] = checker.Run(h, b.checks(&h, obs, &c.whole, checker.PartOptions(opts, done)))
 		done = append(done, per[p]...)
 	}
 	var whole history.History
-	merging := b.checks(&whole, nil, opts)
+	merging := b.checks(&whole, nil, nil, opts)
 	out := make([]checker.Result, len(merging))
 	for i, ch := range merging {
 		parts := make([]checker.Result, n)
