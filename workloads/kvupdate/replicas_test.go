@@ -12,27 +12,6 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 )
 
-// copyCell copies a stored cell of testdata/cells into a temporary folder.
-func copyCell(t *testing.T, cell string) string {
-	t.Helper()
-	src := filepath.Join("testdata", "cells", cell)
-	dir := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 // TestReadReplicasFiles: what replicas.json names is checked before it
 // names a file, a listed replica file that is missing is said to be
 // missing (not "the run ended before its finish"), and a server that cells
