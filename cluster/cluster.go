@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"time"
 )
@@ -149,6 +150,18 @@ type Cluster interface {
 // where Supports(CapPowerLoss) is nil.
 type PowerLosser interface {
 	PowerLoss(ctx context.Context, nodes []int) ([]Discard, error)
+}
+
+// LogFollower is a Cluster that can follow a node's log as the server
+// writes it, for faults triggered by a log line (package watch). The
+// external runtime has no logs; it is not one.
+type LogFollower interface {
+	// FollowLog streams the lines node writes to its log from about now on
+	// (a runtime may replay the last second), each line as the server wrote
+	// it, until ctx is done or the node's process ends; a caller that wants
+	// more after a restart calls it again. It fails at once when the node is
+	// not running.
+	FollowLog(ctx context.Context, node int) (io.ReadCloser, error)
 }
 
 // Discard is what a power loss threw away from one node's store.
