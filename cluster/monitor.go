@@ -33,16 +33,34 @@ func getJSON(ctx context.Context, url string, v any) error {
 	if err != nil {
 		return err
 	}
+	if resp.StatusCode != http.StatusOK {
+		return &HTTPError{URL: url, Status: resp.StatusCode, Body: string(body)}
+	}
 	if v == nil {
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s: %s: %s", url, resp.Status, body)
-		}
 		return nil
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return fmt.Errorf("%s: %s: %w", url, resp.Status, err)
 	}
 	return nil
+}
+
+// HTTPError is a monitoring endpoint's answer other than 200 OK.
+type HTTPError struct {
+	URL    string
+	Status int
+	Body   string
+}
+
+func (e *HTTPError) Error() string {
+	return fmt.Sprintf("%s: %d %s: %s", e.URL, e.Status, http.StatusText(e.Status), e.Body)
+}
+
+// NotServed says whether err is a 404: the server has no such endpoint
+// (/raftz on older releases).
+func NotServed(err error) bool {
+	var he *HTTPError
+	return errors.As(err, &he) && he.Status == http.StatusNotFound
 }
 
 // Routez is the part of /routez that faults need.
@@ -78,9 +96,10 @@ func GetRoutez(ctx context.Context, n Node) (Routez, error) {
 
 // Varz is the part of /varz we use.
 type Varz struct {
-	ServerName string `json:"server_name"`
-	Version    string `json:"version"`
-	Mem        int64  `json:"mem"` // resident set size
+	ServerName string    `json:"server_name"`
+	Version    string    `json:"version"`
+	Mem        int64     `json:"mem"`   // resident set size
+	Start      time.Time `json:"start"` // when the process started
 }
 
 // GetVarz reads a node's /varz.
