@@ -29,6 +29,7 @@ const (
 	CapBandwidth   Capability = "bandwidth"  // SetRate
 	CapStoreFiles  Capability = "store-files"
 	CapRename      Capability = "rename" // StartAs
+	CapLogs        Capability = "logs"   // LogFollower: follow a node's log as it is written
 )
 
 // ErrUnsupported wraps every "this runtime cannot do that" refusal.

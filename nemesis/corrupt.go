@@ -115,6 +115,7 @@ func (c corrupt) corruptNode(ctx context.Context, env *Env, i int, group string)
 	if err := env.Cluster.Stop(ctx, i); err != nil {
 		return Check{}, withContext("stop "+name, err)
 	}
+	env.markEffect()
 	ok, took, seen := within(ctx, env.verifyWithin(), 100*time.Millisecond, func(ctx context.Context) (bool, string) {
 		return env.down(ctx, i)
 	})

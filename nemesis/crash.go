@@ -59,6 +59,7 @@ func (c crash) Inject(ctx context.Context, env *Env) (Active, error) {
 	spread, errs := together(ctx, targets, func(ctx context.Context, i int) error {
 		return withContext(verb+" "+env.name(i), control(ctx, i))
 	})
+	env.markEffect()
 	if len(errs) > 0 {
 		return a, joinErrors(errs)
 	}
@@ -136,7 +137,7 @@ func (pauseKill) Inject(ctx context.Context, env *Env) (Active, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("pause-kill: the cluster has no nodes")
 	}
-	i := env.rng().IntN(n)
+	i := env.pickNode(n)
 	name := env.name(i)
 	a := &active{targets: []string{name}}
 	a.heal = func(ctx context.Context) Check { return startAgain(ctx, env, i) }
@@ -145,6 +146,7 @@ func (pauseKill) Inject(ctx context.Context, env *Env) (Active, error) {
 		a.heal = func(ctx context.Context) Check { return resume(ctx, env, i) }
 		return a, withContext("pause "+name, err)
 	}
+	env.markEffect()
 	ok, took, seen := within(ctx, env.verifyWithin(), 100*time.Millisecond, func(ctx context.Context) (bool, string) {
 		return env.frozen(ctx, i)
 	})

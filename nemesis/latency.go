@@ -42,7 +42,7 @@ func (f latency) Inject(ctx context.Context, env *Env) (Active, error) {
 	if n == 0 {
 		return nil, errors.New(f.Name() + ": the cluster has no nodes")
 	}
-	i := env.rng().IntN(n)
+	i := env.pickNode(n)
 	name := env.name(i)
 	a := &active{targets: []string{name}}
 	a.heal = func(ctx context.Context) Check {
@@ -65,6 +65,7 @@ func (f latency) Inject(ctx context.Context, env *Env) (Active, error) {
 	if err := sh.SetDelay(ctx, i, f.delay); err != nil {
 		return a, withContext(f.Name()+" on "+name, err)
 	}
+	env.markEffect()
 	ok, took, seen := within(ctx, env.verifyWithin(), 250*time.Millisecond, func(ctx context.Context) (bool, string) {
 		rtt, err := env.maxRouteRTT(ctx, i)
 		if err != nil {

@@ -50,7 +50,7 @@ func (memberReplace) Inject(ctx context.Context, env *Env) (Active, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("member-replace needs at least 2 nodes, the cluster has %d", n)
 	}
-	i := env.rng().IntN(n)
+	i := env.pickNode(n)
 	old := env.name(i)
 	next := nextServerName(old, env.allNames())
 	before, err := env.members(ctx)
@@ -63,6 +63,7 @@ func (memberReplace) Inject(ctx context.Context, env *Env) (Active, error) {
 	if err := env.Cluster.Stop(ctx, i); err != nil {
 		return a, withContext("stop "+old, err)
 	}
+	env.markEffect()
 	if ok, took, seen := env.waitDown(ctx, i); !ok {
 		a.check = Check{Detail: fmt.Sprintf("%s not down within %s, left as it was: %s", old, secs(took), seen)}
 		return a, nil

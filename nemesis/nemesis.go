@@ -71,6 +71,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/watch"
 )
 
 // Fault is one kind of fault.
@@ -129,9 +130,29 @@ type Env struct {
 	// monitor does not answer within it. Default 2s.
 	ProbeTimeout time.Duration
 
+	// Watch, when set, follows the cluster's events: roles such as
+	// old-leader and catching-up are read from it, and triggered faults
+	// wait for it (Schedule). Nil: no triggers or such roles.
+	Watch *watch.Watcher
+
 	// memberOps, when set, replaces the JetStream cluster API that
 	// member-replace calls (tests).
 	memberOps memberAPI
+
+	// One window's: the node a role chose, the event that fired the
+	// window, and when the fault took effect (markEffect).
+	pinned string
+	event  *watch.Event
+	effect *time.Time
+}
+
+// markEffect records when the fault took effect: the first control call
+// that changed the cluster returned (a kill, a partition's rules in place).
+// A fault calls it right after that call; the window keeps the first.
+func (e *Env) markEffect() {
+	if e.effect != nil && e.effect.IsZero() {
+		*e.effect = time.Now()
+	}
 }
 
 const (

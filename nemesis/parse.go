@@ -161,8 +161,13 @@ func Names() []string { return append([]string(nil), names...) }
 // several joined by "+" (partition-leader+kill), injected together in one
 // window. "none" (or an empty list) means no faults and cannot be combined
 // with others. Some faults take an optional parameter: latency=200ms,
-// loss=5%, bandwidth=500kbit, bitflip=wal, truncate=snapshot. A fault
-// listed twice is an error.
+// loss=5%, bandwidth=500kbit, bitflip=wal, truncate=snapshot. A fault that
+// hits one node takes an optional role, whom it aims at: kill:old-leader
+// (see Roles). A fault, or a combination, fires on an event instead of by
+// the clock when a trigger follows "@": kill@leader-change+200ms,
+// partition-leader@catchup-start, stepdown@snapshot,
+// kill@log:/Catchup for stream/ (see Trigger). A fault listed twice is an
+// error.
 func Parse(list string) ([]Fault, error) {
 	list = strings.TrimSpace(list)
 	if list == "" || list == "none" {
@@ -170,7 +175,7 @@ func Parse(list string) ([]Fault, error) {
 	}
 	var out []Fault
 	seen := map[string]bool{}
-	for _, item := range strings.Split(list, ",") {
+	for _, item := range splitOutside(list, ',') {
 		item = strings.TrimSpace(item)
 		if item == "" {
 			return nil, fmt.Errorf("empty nemesis name in %q", list)
@@ -188,12 +193,15 @@ func Parse(list string) ([]Fault, error) {
 	return out, nil
 }
 
-// parseItem reads one fault, or a "+"-joined combination.
+// parseItem reads one fault, or a "+"-joined combination, each part with
+// an optional ":ROLE", and an optional "@TRIGGER" for the whole.
 func parseItem(item, list string) (Fault, error) {
+	faultPart, trigPart, triggered := strings.Cut(item, "@")
 	var parts combo
 	inCombo := map[string]bool{}
-	for _, p := range strings.Split(item, "+") {
-		name, arg, hasArg := strings.Cut(strings.TrimSpace(p), "=")
+	for _, p := range strings.Split(faultPart, "+") {
+		p, role, hasRole := strings.Cut(strings.TrimSpace(p), ":")
+		name, arg, hasArg := strings.Cut(p, "=")
 		name = strings.ToLower(name)
 		switch {
 		case hasArg && arg == "":
@@ -201,7 +209,7 @@ func parseItem(item, list string) (Fault, error) {
 		case name == "":
 			return nil, fmt.Errorf("empty nemesis name in %q", list)
 		case name == "none":
-			return nil, fmt.Errorf("nemesis \"none\" cannot be combined with other faults in %q", list)
+			return nil, fmt.Errorf("nemesis \"none\" cannot be combined with other faults or triggered in %q", list)
 		case inCombo[name]:
 			return nil, fmt.Errorf("nemesis %q appears twice in %q", name, item)
 		}
@@ -210,10 +218,25 @@ func parseItem(item, list string) (Fault, error) {
 		if err != nil {
 			return nil, err
 		}
+		if hasRole {
+			r, err := parseRole(name, role)
+			if err != nil {
+				return nil, err
+			}
+			f = aimed{Fault: f, role: r}
+		}
 		parts = append(parts, f)
 	}
+	var f Fault = parts
 	if len(parts) == 1 {
-		return parts[0], nil
+		f = parts[0]
 	}
-	return parts, nil
+	if !triggered {
+		return f, nil
+	}
+	t, err := parseTrigger(strings.TrimSpace(trigPart))
+	if err != nil {
+		return nil, fmt.Errorf("nemesis %q: %w", item, err)
+	}
+	return Triggered{Fault: f, Trigger: t}, nil
 }

@@ -38,7 +38,7 @@ func (p partition) Inject(ctx context.Context, env *Env) (Active, error) {
 	var why string
 	switch p.kind {
 	case partOne:
-		minority = []int{env.rng().IntN(n)}
+		minority = []int{env.pickNode(n)}
 	case partLeader:
 		name, role, err := env.leaderTarget(ctx)
 		if err != nil {
@@ -69,6 +69,7 @@ func (p partition) Inject(ctx context.Context, env *Env) (Active, error) {
 		// Part of the rules may be in place: the caller must heal.
 		return a, fmt.Errorf("%s: %w", desc, err)
 	}
+	env.markEffect()
 	ok, took, seen := within(ctx, env.verifyWithin(), 250*time.Millisecond, func(ctx context.Context) (bool, string) {
 		return env.routesCut(ctx, groups)
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -52,10 +51,11 @@ func NeedsPowerLossStore(faults []Fault) bool {
 }
 
 // targets picks the nodes, sorted.
-func (p powerLoss) targets(n int, r *rand.Rand) []int {
+func (p powerLoss) targets(n int, env *Env) []int {
+	r := env.rng()
 	switch p.scope {
 	case powerOne:
-		return []int{r.IntN(n)}
+		return []int{env.pickNode(n)}
 	case powerMajority:
 		t := r.Perm(n)[:n/2+1]
 		slices.Sort(t)
@@ -80,7 +80,7 @@ func (p powerLoss) Inject(ctx context.Context, env *Env) (Active, error) {
 	if n == 0 {
 		return nil, errors.New(p.Name() + ": the cluster has no nodes")
 	}
-	idx := p.targets(n, env.rng())
+	idx := p.targets(n, env)
 	names := make([]string, len(idx))
 	for k, i := range idx {
 		names[k] = env.name(i)
@@ -92,6 +92,7 @@ func (p powerLoss) Inject(ctx context.Context, env *Env) (Active, error) {
 	if err != nil {
 		return a, fmt.Errorf("%s %s: %w", p.Name(), strings.Join(names, ","), err)
 	}
+	env.markEffect()
 	a.check = checkPowerLoss(ctx, env, idx, discards)
 	return a, nil
 }

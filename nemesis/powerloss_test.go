@@ -56,8 +56,8 @@ func TestPowerLossParseAndTargets(t *testing.T) {
 		pl := fs[0].(powerLoss)
 		seen := map[string]bool{}
 		for seed := range uint64(20) {
-			got := pl.targets(tt.nodes, rand.New(rand.NewPCG(seed, 1)))
-			again := pl.targets(tt.nodes, rand.New(rand.NewPCG(seed, 1)))
+			got := pl.targets(tt.nodes, &Env{Rand: rand.New(rand.NewPCG(seed, 1))})
+			again := pl.targets(tt.nodes, &Env{Rand: rand.New(rand.NewPCG(seed, 1))})
 			if len(got) != tt.wantCount || !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) ||
 				got[0] < 0 || got[len(got)-1] >= tt.nodes || !slices.Equal(got, again) {
 				t.Fatalf("%s of %d nodes, seed %d: targets %v (again %v), want %d distinct sorted nodes, the same for a seed", tt.name, tt.nodes, seed, got, again, tt.wantCount)

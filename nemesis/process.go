@@ -34,7 +34,7 @@ func (p process) Inject(ctx context.Context, env *Env) (Active, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("%s: the cluster has no nodes", p.Name())
 	}
-	i := env.rng().IntN(n)
+	i := env.pickNode(n)
 	name := env.name(i)
 	a := &active{targets: []string{name}}
 	env.logf("nemesis: %s %s", p.Name(), name)
@@ -54,6 +54,7 @@ func (p process) Inject(ctx context.Context, env *Env) (Active, error) {
 	if err != nil {
 		return a, withContext(p.Name()+" "+name, err)
 	}
+	env.markEffect()
 	ok, took, seen := within(ctx, env.verifyWithin(), 100*time.Millisecond, verify)
 	if ok {
 		a.check = Check{OK: true, Detail: fmt.Sprintf("%s after %s", seen, secs(took))}

@@ -46,7 +46,7 @@ func (r Rebuild) Inject(ctx context.Context, env *Env) (Active, error) {
 	}
 	i := r.Node
 	if i < 0 || i >= n {
-		i = env.rng().IntN(n)
+		i = env.pickNode(n)
 	}
 	name := env.name(i)
 	a := &active{targets: []string{name}}
@@ -55,6 +55,7 @@ func (r Rebuild) Inject(ctx context.Context, env *Env) (Active, error) {
 	if err := env.Cluster.Kill(ctx, i); err != nil {
 		return a, fmt.Errorf("kill %s: %w", name, err)
 	}
+	env.markEffect()
 	ok, took, seen := within(ctx, env.verifyWithin(), 50*time.Millisecond, func(ctx context.Context) (bool, string) {
 		return env.down(ctx, i)
 	})

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/watch"
 )
 
 // Schedule alternates quiet gaps and faults: wait Interval, inject a fault
@@ -39,6 +42,26 @@ type Window struct {
 	Injected bool          `json:"injected"`  // the fault was applied (false: refused or failed, nothing to hold)
 	Verified bool          `json:"verified"`  // both the effect and the heal were seen
 	Detail   string        `json:"detail,omitempty"`
+	// Effect is when the fault took effect: its first control call that
+	// changed the cluster returned (0: no such call was made).
+	Effect time.Duration `json:"effect_ns,omitempty"`
+	// Lag is each replica's lag behind the stream's leader, in raft
+	// entries, as last polled when the fault took effect (runs that watch
+	// the cluster).
+	Lag map[string]uint64 `json:"lag,omitempty"`
+	// Trigger is what a triggered window waited for; Event the event that
+	// fired it (nil: it never fired, and nothing was injected).
+	Trigger string       `json:"trigger,omitempty"`
+	Event   *watch.Event `json:"event,omitempty"`
+}
+
+// EventToEffect is how long after its event a triggered window's fault
+// took effect (its delay included); ok is false for other windows.
+func (w Window) EventToEffect() (time.Duration, bool) {
+	if w.Event == nil || w.Effect == 0 {
+		return 0, false
+	}
+	return w.Effect - w.Event.At, true
 }
 
 // Streams of the seeded generator: one picks faults, window i's targets
@@ -57,9 +80,12 @@ func (s Schedule) healWithin() time.Duration {
 }
 
 // Run injects faults until ctx is done, then heals the fault in effect and
-// restores everything (Restore). It records one history op per window in rec
-// (which may be nil) and returns the windows. With no faults it returns at
-// once. Call WaitRecovered afterwards.
+// restores everything (Restore). Clock faults take turns, one window at a
+// time; each triggered fault (Triggered) is armed beside them and fires
+// when its event comes (env.Watch must be set). It records one history op
+// per window in rec (which may be nil) and returns the windows in order of
+// their start. With no faults it returns at once. Call WaitRecovered
+// afterwards.
 func (s Schedule) Run(ctx context.Context, env *Env, rec *history.Recorder) []Window {
 	if len(s.Faults) == 0 {
 		return nil
@@ -71,25 +97,59 @@ func (s Schedule) Run(ctx context.Context, env *Env, rec *history.Recorder) []Wi
 		}
 		return time.Since(t0)
 	}
-	pick := rand.New(rand.NewPCG(s.Seed, pickStream))
+	var mu sync.Mutex
 	var out []Window
-	for i := 0; sleep(ctx, s.Interval); i++ {
-		f := s.Faults[pick.IntN(len(s.Faults))]
-		wenv := *env
-		wenv.Rand = s.rngFor(i)
-		w := s.window(ctx, &wenv, f, now)
+	record := func(w Window) {
+		mu.Lock()
 		out = append(out, w)
+		mu.Unlock()
 		if rec != nil {
 			rec.Add(w.Op())
 		}
 		env.logf("nemesis: %s %s: verified=%v inject %s heal %s: %s", w.Fault, strings.Join(w.Targets, ","), w.Verified, secs(w.Inject), secs(w.Heal), w.Detail)
 	}
+	clock, armed := splitTriggered(s.Faults)
+	var wg sync.WaitGroup
+	for k, t := range armed {
+		wg.Go(func() { s.runArmed(ctx, env, k, t, now, record) })
+	}
+	s.runClock(ctx, env, clock, now, record)
+	wg.Wait()
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.healWithin())
 	defer cancel()
 	if err := Restore(hctx, env); err != nil {
 		env.logf("nemesis: final restore: %v", err)
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
+}
+
+// runClock runs the clock's windows until ctx is done: a quiet gap, a
+// fault the seed picks, held for Interval, healed. With none it waits.
+func (s Schedule) runClock(ctx context.Context, env *Env, faults []Fault, now func() time.Duration, record func(Window)) {
+	if len(faults) == 0 {
+		<-ctx.Done()
+		return
+	}
+	pick := rand.New(rand.NewPCG(s.Seed, pickStream))
+	for i := 0; sleep(ctx, s.Interval); i++ {
+		f := faults[pick.IntN(len(faults))]
+		wenv := *env
+		wenv.Rand = s.rngFor(i)
+		record(s.window(ctx, &wenv, f, now))
+	}
+}
+
+// splitTriggered separates the clock's faults from the triggered ones.
+func splitTriggered(faults []Fault) (clock []Fault, armed []Triggered) {
+	for _, f := range faults {
+		if t, ok := f.(Triggered); ok {
+			armed = append(armed, t)
+		} else {
+			clock = append(clock, f)
+		}
+	}
+	return clock, armed
 }
 
 // window injects f, holds it until Interval passes or ctx is done, and

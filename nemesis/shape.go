@@ -27,7 +27,7 @@ func (f loss) Inject(ctx context.Context, env *Env) (Active, error) {
 	if n == 0 {
 		return nil, errors.New(f.Name() + ": the cluster has no nodes")
 	}
-	i := env.rng().IntN(n)
+	i := env.pickNode(n)
 	name := env.name(i)
 	a := &active{targets: []string{name}}
 	a.heal = func(ctx context.Context) Check {
@@ -42,6 +42,7 @@ func (f loss) Inject(ctx context.Context, env *Env) (Active, error) {
 	if err := env.Cluster.SetLoss(ctx, i, f.percent); err != nil {
 		return a, withContext(f.Name()+" on "+name, err)
 	}
+	env.markEffect()
 	ok, took, seen := within(ctx, env.verifyWithin(), 250*time.Millisecond, func(ctx context.Context) (bool, string) {
 		s, err := env.Cluster.NetStats(ctx, i)
 		switch {
@@ -87,7 +88,7 @@ func (f bandwidth) Inject(ctx context.Context, env *Env) (Active, error) {
 	if n == 0 {
 		return nil, errors.New(f.Name() + ": the cluster has no nodes")
 	}
-	i := env.rng().IntN(n)
+	i := env.pickNode(n)
 	name := env.name(i)
 	a := &active{targets: []string{name}}
 	a.heal = func(ctx context.Context) Check {
@@ -102,6 +103,7 @@ func (f bandwidth) Inject(ctx context.Context, env *Env) (Active, error) {
 	if err := env.Cluster.SetRate(ctx, i, f.rate); err != nil {
 		return a, withContext(f.Name()+" on "+name, err)
 	}
+	env.markEffect()
 	var first *cluster.NetStats
 	ok, took, seen := within(ctx, env.verifyWithin(), 250*time.Millisecond, func(ctx context.Context) (bool, string) {
 		s, err := env.Cluster.NetStats(ctx, i)

@@ -45,6 +45,7 @@ func (stepdown) Inject(ctx context.Context, env *Env) (Active, error) {
 	rctx, cancel := context.WithTimeout(ctx, 2*env.probeTimeout())
 	defer cancel()
 	msg, err := env.JS.Conn().RequestWithContext(rctx, subj, nil)
+	env.markEffect()
 	if err != nil {
 		// The request may still have reached the leader: check anyway.
 		a.check = Check{Detail: fmt.Sprintf("%s: %v", subj, err)}

@@ -31,7 +31,7 @@ func (wipe) Inject(ctx context.Context, env *Env) (Active, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("wipe: the cluster has no nodes")
 	}
-	i := env.rng().IntN(n)
+	i := env.pickNode(n)
 	node := env.nodes()[i]
 	a := &active{targets: []string{node.Name}}
 
@@ -47,6 +47,7 @@ func (wipe) Inject(ctx context.Context, env *Env) (Active, error) {
 	if err := env.Cluster.Kill(ctx, i); err != nil {
 		return a, withContext("wipe", withContext("kill "+node.Name, err))
 	}
+	env.markEffect()
 	ok, took, seen := within(ctx, env.verifyWithin(), 100*time.Millisecond, func(ctx context.Context) (bool, string) {
 		return env.down(ctx, i)
 	})

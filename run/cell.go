@@ -15,6 +15,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/online"
+	"github.com/jetstream-chaos/jetstream-chaos/watch"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -140,12 +141,14 @@ func (cr *cellRun) drive(ctx context.Context, cell Cell) error {
 	}
 	start, stopped := cr.watch(runCtx, cancel)
 	cr.prog.track(cr.inst.Stats, cr.settings.Timed())
+	stopWatch := cr.watchCluster(ctx, env)
 	windows := make(chan []nemesis.Window, 1)
 	go func() { windows <- sched.Run(runCtx, env, cr.rec) }()
 	werr := cr.inst.Run(runCtx, script)
 	cancel()
 	cr.settleOnline(start, stopped)
 	cr.res.Faults = sortWindows(append(<-windows, script.Windows()...))
+	stopWatch()
 	cr.prog.untrack()
 	cr.res.phase("workload", t)
 	_ = cr.rec.Flush()
@@ -158,6 +161,34 @@ func (cr *cellRun) drive(ctx context.Context, cell Cell) error {
 	cr.res.Recovery = &recovery
 	cr.res.phase("recovery", t)
 	return werr
+}
+
+// watchCluster starts the cluster's watcher when the faults need one
+// (triggers, or roles such as old-leader), for env.Watch. The returned
+// func stops it and stores what it saw: every event in events.jsonl, the
+// counts and notes in the result.
+func (cr *cellRun) watchCluster(ctx context.Context, env *nemesis.Env) func() {
+	if !nemesis.NeedsWatch(cr.faults) {
+		return func() {}
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	start := cr.rec.Start()
+	w := watch.Start(wctx, watch.Options{Cluster: cr.c, Stream: cr.inst.Stream(), Patterns: nemesis.LogPatterns(cr.faults),
+		Since: func(t time.Time) time.Duration { return t.Sub(start) }})
+	env.Watch = w
+	return func() {
+		cancel()
+		w.Wait()
+		evs := w.Events()
+		sum := &WatchSummary{Events: map[string]int{}, Notes: w.Notes()}
+		for _, e := range evs {
+			sum.Events[string(e.Kind)]++
+		}
+		cr.res.Watch = sum
+		if err := watch.WriteEvents(filepath.Join(cr.res.Dir, watch.EventsFile), evs); err != nil {
+			cr.res.Error = "write events: " + err.Error()
+		}
+	}
 }
 
 // watch feeds the online checks, when the workload has them, and with

@@ -150,6 +150,16 @@ type CellResult struct {
 	// Summary is the workload's own account of the cell, a line each
 	// (peaks, catch-up time), read from its files like the checks.
 	Summary []string `json:"summary,omitempty"`
+	// Watch is what the cluster's watcher saw, when the faults needed one
+	// (triggers, roles); every event is in events.jsonl.
+	Watch *WatchSummary `json:"watch,omitempty"`
+}
+
+// WatchSummary is the coverage of a watched cell: how many events of each
+// kind came, and what could not be followed and why.
+type WatchSummary struct {
+	Events map[string]int    `json:"events"`
+	Notes  map[string]string `json:"notes,omitempty"`
 }
 
 func (r *CellResult) phase(name string, start time.Time) {
@@ -208,9 +218,15 @@ func PrintCell(w io.Writer, r CellResult) {
 		fmt.Fprintf(w, "  errors: %s\n", joinCounts(o.ErrorsByKind))
 	}
 	for _, f := range r.Faults {
-		fmt.Fprintf(w, "  fault %-16s %-10s %6.1fs-%6.1fs  inject %.1fs heal %.1fs  %s  %s\n",
+		fmt.Fprintf(w, "  fault %-16s %-10s %6.1fs-%6.1fs  inject %.1fs heal %.1fs  %s%s  %s\n",
 			f.Fault, strings.Join(f.Targets, ","), f.Start.Seconds(), f.End.Seconds(),
-			f.Inject.Seconds(), f.Heal.Seconds(), verifiedWord(f), f.Detail)
+			f.Inject.Seconds(), f.Heal.Seconds(), verifiedWord(f), aimedAt(f), f.Detail)
+	}
+	if wt := r.Watch; wt != nil {
+		fmt.Fprintf(w, "  events: %s\n", orNone(joinCounts(wt.Events)))
+		for _, src := range sortedKeys(wt.Notes) {
+			fmt.Fprintf(w, "  events not followed (%s): %s\n", src, wt.Notes[src])
+		}
 	}
 	if r.Recovery != nil {
 		fmt.Fprintf(w, "  recovery: %s\n", r.Recovery.Detail)
@@ -234,6 +250,40 @@ func PrintCell(w io.Writer, r CellResult) {
 		fmt.Fprintf(w, "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
 	}
 	fmt.Fprintf(w, "  files: %s\n", r.Dir)
+}
+
+// aimedAt is, for a triggered window, when its fault took effect after its
+// event, and each replica's lag then.
+func aimedAt(f nemesis.Window) string {
+	d, ok := f.EventToEffect()
+	if !ok {
+		return ""
+	}
+	s := fmt.Sprintf(", effect %dms after its event at %.3fs", d.Milliseconds(), f.Event.At.Seconds())
+	if len(f.Lag) > 0 {
+		var lags []string
+		for _, n := range sortedKeys(f.Lag) {
+			lags = append(lags, fmt.Sprintf("%s %d", n, f.Lag[n]))
+		}
+		s += " (lag then: " + strings.Join(lags, ", ") + ")"
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func verifiedWord(f nemesis.Window) string {

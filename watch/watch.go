@@ -15,6 +15,7 @@ package watch
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"sync"
 	"time"
@@ -221,4 +222,25 @@ func (w *Watcher) Notes() map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// String describes the event in a few words: "leader-change to n2 (from n1)
+// at 12.345s, seen in the log".
+func (e Event) String() string {
+	s := string(e.Kind)
+	switch {
+	case e.Kind == LeaderChange || e.Kind == MetaLeaderChange:
+		s += " to " + e.Node
+		if e.From != "" {
+			s += " (from " + e.From + ")"
+		}
+	case e.Kind == CatchupStart && e.Lag > 0:
+		s += fmt.Sprintf(" of %s (%d entries behind)", e.Node, e.Lag)
+	case e.Node != "":
+		s += " of " + e.Node
+	}
+	if e.Kind == Log {
+		s = fmt.Sprintf("log line of %s matching /%s/", e.Node, e.Pattern)
+	}
+	return fmt.Sprintf("%s at %.3fs, seen by %s", s, e.At.Seconds(), e.Source)
 }

@@ -81,6 +81,8 @@ func (r *Runtime) Supports(c cluster.Capability) error {
 		return cluster.Unsupported(Name, c, "the toolkit cannot restart a server it did not start under a new name")
 	case cluster.CapPowerLoss:
 		return cluster.Unsupported(Name, c, "the servers' stores are not on a layer this machine can roll back")
+	case cluster.CapLogs:
+		return cluster.Unsupported(Name, c, "the servers' logs are not on this machine: log triggers cannot be followed (events from the monitoring endpoints can)")
 	}
 	hooks, ok := needs[c]
 	if !ok {
