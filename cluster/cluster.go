@@ -161,7 +161,8 @@ type LogFollower interface {
 	// (a runtime may replay the last second), each line as the server wrote
 	// it, until ctx is done or the node's process ends; a caller that wants
 	// more after a restart calls it again. It fails at once when the node is
-	// not running.
+	// not running. Read returns io.EOF once the process has ended and all
+	// it wrote is read, and ctx's error once ctx is done.
 	FollowLog(ctx context.Context, node int) (io.ReadCloser, error)
 }
 

@@ -40,6 +40,7 @@ type node struct {
 	mu          sync.Mutex
 	proc        *os.Process   // nil when down
 	done        chan struct{} // closed when proc has been reaped
+	end         *runEnd       // how proc ended, for whoever holds done
 	gen         int           // starts so far; a pending auto-restart checks it
 	paused      bool
 	wantDown    bool // Kill/Stop/Close asked for the process to end
@@ -48,6 +49,17 @@ type node struct {
 	restarts    int // auto-restarts
 	crashStreak int // unexpected exits of short-lived processes in a row
 }
+
+// runEnd is what the reaper records of one process's end before it closes
+// the process's done channel; read it only after done is closed.
+type runEnd struct {
+	// logSize is the log file's size when the process was reaped: all it
+	// wrote is before, any later process's lines after; -1 if unknown.
+	logSize int64
+}
+
+// notePrefix starts every line the runtime itself writes to a node's log.
+const notePrefix = "--- jetstream-chaos"
 
 // srv is the node's current server_name.
 func (n *node) srv() string { return *n.server.Load() }
@@ -68,7 +80,7 @@ func (n *node) note(format string, args ...any) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintf(f, "--- jetstream-chaos %s: %s: %s\n", time.Now().UTC().Format(time.RFC3339Nano), n.srv(), fmt.Sprintf(format, args...))
+	fmt.Fprintf(f, "%s %s: %s: %s\n", notePrefix, time.Now().UTC().Format(time.RFC3339Nano), n.srv(), fmt.Sprintf(format, args...))
 }
 
 // launchLocked starts the process. n.mu must be held.
@@ -86,26 +98,27 @@ func (n *node) launchLocked(reason string) error {
 	cmd.Env = n.c.env
 	cmd.Stdout, cmd.Stderr = f, f // an *os.File: the child writes it directly, no copier
 	cmd.SysProcAttr = sysProcAttr()
-	fmt.Fprintf(f, "--- jetstream-chaos %s: %s: %s: running %s -c %s%s\n", time.Now().UTC().Format(time.RFC3339Nano),
+	fmt.Fprintf(f, "%s %s: %s: %s: running %s -c %s%s\n", notePrefix, time.Now().UTC().Format(time.RFC3339Nano),
 		n.srv(), reason, n.c.bin, n.conf, n.c.envNote)
 	if err := spawn(cmd); err != nil {
-		fmt.Fprintf(f, "--- jetstream-chaos: %s: could not start: %v\n", n.srv(), err)
+		fmt.Fprintf(f, "%s: %s: could not start: %v\n", notePrefix, n.srv(), err)
 		return fmt.Errorf("start %s: %w", n.srv(), err)
 	}
 	n.gen++
 	n.proc = cmd.Process
 	n.done = make(chan struct{})
+	n.end = &runEnd{logSize: -1}
 	n.paused = false
 	n.exitCode = 0
 	n.startedAt = time.Now()
 	n.note("%s: pid %d", reason, cmd.Process.Pid)
-	go n.reap(cmd, n.gen, n.done)
+	go n.reap(cmd, n.gen, n.done, n.end)
 	return nil
 }
 
 // reap waits for the process, records how it ended and, when it was not
 // asked to end and the config says so, schedules a restart.
-func (n *node) reap(cmd *exec.Cmd, gen int, done chan struct{}) {
+func (n *node) reap(cmd *exec.Cmd, gen int, done chan struct{}, end *runEnd) {
 	cmd.Wait() // the exit status is in cmd.ProcessState
 	code, how := exitStatus(cmd.ProcessState)
 	n.mu.Lock()
@@ -114,6 +127,11 @@ func (n *node) reap(cmd *exec.Cmd, gen int, done chan struct{}) {
 	n.proc = nil
 	n.paused = false
 	n.exitCode = code
+	// Before done and under mu: the next process starts under mu too, so
+	// every line of this one is before this size and none of the next.
+	if fi, err := os.Stat(n.log); err == nil {
+		end.logSize = fi.Size()
+	}
 	close(done)
 	if n.wantDown || n.c.closed.Load() {
 		n.note("pid %d %s (exit %d) after %s, as asked", cmd.Process.Pid, how, code, ran)
