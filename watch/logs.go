@@ -28,7 +28,10 @@ func (w *Watcher) follow(ctx context.Context, f cluster.LogFollower, i int) {
 	for ctx.Err() == nil {
 		rc, err := f.FollowLog(ctx, i)
 		if err != nil {
-			sleepCtx(ctx, w.opts.Every)
+			// Not running: follow it as soon as it runs again. What a new
+			// process logs before then is not seen (the runtimes follow
+			// from "now"), so ask often.
+			sleepCtx(ctx, refollowEvery)
 			continue
 		}
 		sc := bufio.NewScanner(rc)
@@ -39,9 +42,12 @@ func (w *Watcher) follow(ctx context.Context, f cluster.LogFollower, i int) {
 			}
 		}
 		rc.Close()
-		sleepCtx(ctx, w.opts.Every)
 	}
 }
+
+// refollowEvery is how often a node that is not running is asked for its
+// log again.
+const refollowEvery = 50 * time.Millisecond
 
 // fromLine is the event a log line of node i tells of, if any. Lines
 // written before the watcher started (a runtime may replay some) tell of

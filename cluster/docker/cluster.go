@@ -294,7 +294,7 @@ func (c *dockerCluster) Supports(cp cluster.Capability) error {
 func supports(c cluster.Capability) error {
 	switch c {
 	case cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe, cluster.CapMemoryLimit, cluster.CapPartition,
-		cluster.CapLoss, cluster.CapBandwidth, cluster.CapStoreFiles, cluster.CapRename:
+		cluster.CapLoss, cluster.CapBandwidth, cluster.CapStoreFiles, cluster.CapRename, cluster.CapLogs:
 		return nil
 	case cluster.CapPowerLoss:
 		return supportsPowerLoss()

@@ -49,7 +49,7 @@ var refusals = map[cluster.Capability]string{
 
 func supports(c cluster.Capability) error {
 	switch c {
-	case cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe, cluster.CapStoreFiles, cluster.CapRename:
+	case cluster.CapKill, cluster.CapStop, cluster.CapPause, cluster.CapWipe, cluster.CapStoreFiles, cluster.CapRename, cluster.CapLogs:
 		return nil
 	}
 	if why, ok := refusals[c]; ok {
