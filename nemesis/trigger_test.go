@@ -75,7 +75,7 @@ func armedRun(t *testing.T, list string, during func(f *fake), hold time.Duratio
 	defer cancel()
 	env.Watch = watch.Start(ctx, watch.Options{Cluster: f, Stream: fakeStream, Every: 10 * time.Millisecond,
 		Since: func(t time.Time) time.Duration { return t.Sub(rec.Start()) }})
-	if _, _, err := env.Watch.Next(ctx, 0, func(e watch.Event) bool { return e.Kind == watch.LeaderChange }); err != nil {
+	if err := env.Watch.Ready(ctx); err != nil {
 		t.Fatal(err)
 	}
 	go during(f)

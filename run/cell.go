@@ -176,6 +176,11 @@ func (cr *cellRun) watchCluster(ctx context.Context, env *nemesis.Env) func() {
 	w := watch.Start(wctx, watch.Options{Cluster: cr.c, Stream: cr.inst.Stream(), Patterns: nemesis.LogPatterns(cr.faults),
 		Since: func(t time.Time) time.Duration { return t.Sub(start) }})
 	env.Watch = w
+	// Roles read the state the first poll sets; a run that cannot poll
+	// still runs, its roles saying they name nobody.
+	rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
+	_ = w.Ready(rctx)
+	rcancel()
 	return func() {
 		cancel()
 		w.Wait()

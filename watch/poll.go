@@ -46,7 +46,11 @@ func (w *Watcher) poll(ctx context.Context) {
 		w.polls++
 		w.state.Lag = s.lag
 		w.mu.Unlock()
-		w.add(changes(prev, s, st, w.opts.CatchupLag)...)
+		if evs := changes(prev, s, st, w.opts.CatchupLag); prev == nil {
+			w.baseline(evs) // who leads, who is behind, at the start: no change
+		} else {
+			w.add(evs...)
+		}
 		s = carry(prev, s)
 		prev = &s
 		select {

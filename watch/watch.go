@@ -101,7 +101,9 @@ type Watcher struct {
 	state   State
 	notes   map[string]string // what could not be followed, by source
 	polls   int
-	done    chan struct{}
+	// baselined: the first poll has set the state.
+	baselined bool
+	done      chan struct{}
 }
 
 // Start begins watching; it stops when ctx is done (Wait waits for that).
@@ -162,6 +164,40 @@ func (w *Watcher) add(evs ...Event) {
 	if len(w.events) > n {
 		close(w.changed)
 		w.changed = make(chan struct{})
+	}
+}
+
+// baseline sets the state from the first poll's findings without making
+// them events: a trigger waits for a change, not for what was already so.
+// A log line that told of a leader before the first poll stays.
+func (w *Watcher) baseline(evs []Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, e := range evs {
+		if (e.Kind == LeaderChange && w.state.Leader != "") || (e.Kind == MetaLeaderChange && w.state.MetaLeader != "") {
+			continue
+		}
+		w.state.apply(e)
+	}
+	w.baselined = true
+	close(w.changed)
+	w.changed = make(chan struct{})
+}
+
+// Ready waits until the first poll has set the state, or ctx is done.
+func (w *Watcher) Ready(ctx context.Context) error {
+	for {
+		w.mu.Lock()
+		ok, ch := w.baselined, w.changed
+		w.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		}
 	}
 }
 

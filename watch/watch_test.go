@@ -97,22 +97,22 @@ func TestWatcherPolls(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	w := Start(ctx, Options{Cluster: c, Stream: "S", Every: 10 * time.Millisecond})
-	e, mark, err := w.Next(ctx, 0, isKind(LeaderChange))
-	if err != nil || e.Node != "n1" || e.Source != "poll" {
-		t.Fatalf("first leader: %+v %v", e, err)
+	if err := w.Ready(ctx); err != nil || w.Now().Leader != "n1" || len(w.Events()) != 0 {
+		t.Fatalf("first poll: %v, state %+v, events %+v: want n1 leading, and no event (no change yet)", err, w.Now(), w.Events())
 	}
+	mark := w.Mark()
 	for _, f := range fakes {
 		f.mu.Lock()
 		f.leader = "n2"
 		f.mu.Unlock()
 	}
-	if e, _, err = w.Next(ctx, mark, isKind(LeaderChange)); err != nil || e.Node != "n2" || e.From != "n1" {
+	if e, _, err := w.Next(ctx, mark, isKind(LeaderChange)); err != nil || e.Node != "n2" || e.From != "n1" || e.Source != "poll" {
 		t.Fatalf("second leader: %+v %v", e, err)
 	}
 	fakes[2].mu.Lock()
 	fakes[2].start = time.Unix(200, 0)
 	fakes[2].mu.Unlock()
-	if e, _, err = w.Next(ctx, 0, isKind(Restart)); err != nil || e.Node != "n3" {
+	if e, _, err := w.Next(ctx, 0, isKind(Restart)); err != nil || e.Node != "n3" {
 		t.Fatalf("restart: %+v %v", e, err)
 	}
 	if st := w.Now(); st.Leader != "n2" || st.OldLeader != "n1" || st.MetaLeader != "n1" {
@@ -141,10 +141,10 @@ func TestWatcherLogs(t *testing.T) {
 	w := Start(ctx, Options{Cluster: c, Stream: "S", Every: time.Hour, // one poll: the log must do the rest
 		Patterns: []*regexp.Regexp{regexp.MustCompile(`Catchup for stream`)},
 		Since:    func(t time.Time) time.Duration { return t.Sub(t0) }})
-	_, mark, err := w.Next(ctx, 0, isKind(LeaderChange)) // the one poll: n2
-	if err != nil {
+	if err := w.Ready(ctx); err != nil { // the one poll: n2 leads
 		t.Fatal(err)
 	}
+	mark := w.Mark()
 	stamp := func(t time.Time) string { return t.UTC().Format("2006/01/02 15:04:05.000000") }
 	lineAt := time.Now()
 	time.Sleep(200 * time.Millisecond)                                                                            // the lines arrive later than written: At must be their own time
@@ -163,7 +163,7 @@ func TestWatcherLogs(t *testing.T) {
 	if want := lineAt.Sub(t0); e.At != want.Truncate(time.Microsecond) && (e.At-want).Abs() > time.Microsecond {
 		t.Errorf("at %s, want the line's own time %s", e.At, want)
 	}
-	if got := len(w.Events()); got != 4 { // the poll's leader and meta leader, the pattern's line, n1's election
+	if got := len(w.Events()); got != 2 { // the pattern's line, n1's election (the first poll's leaders are no change)
 		t.Fatalf("%d events: %+v", got, w.Events())
 	}
 	if st := w.Now(); st.Leader != "n1" || st.OldLeader != "n2" {
