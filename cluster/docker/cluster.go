@@ -47,6 +47,8 @@ type node struct {
 	rateSet     bool
 	restartBase int    // policy restarts before our last Start (Docker resets the count)
 	memFile     string // cgroup memory file, once found
+	pid         int    // the server's process on this machine since its last start, 0 if unknown
+	frozen      bool   // paused by Pause: a signal waits for the thaw, so Kill goes through the daemon
 }
 
 type dockerCluster struct {
@@ -115,20 +117,6 @@ func (c *dockerCluster) inspect(ctx context.Context, n *node) (container.Inspect
 	return *r, nil
 }
 
-// Kill sends SIGKILL. Docker never restarts a killed container, even with
-// AutoRestart: only deaths nobody asked for are restarted. The moby client:
-// a testcontainers Container can only stop (SIGTERM first).
-func (c *dockerCluster) Kill(ctx context.Context, i int) error {
-	n, err := c.node(i)
-	if err != nil {
-		return err
-	}
-	if _, err := c.cli.ContainerKill(ctx, n.id, client.ContainerKillOptions{Signal: "SIGKILL"}); err != nil {
-		return fmt.Errorf("kill %s: %w", n.srv(), err)
-	}
-	return nil
-}
-
 // Stop sends SIGTERM and waits up to the stop timeout before SIGKILL.
 func (c *dockerCluster) Stop(ctx context.Context, i int) error {
 	n, err := c.node(i)
@@ -171,6 +159,7 @@ func (c *dockerCluster) Start(ctx context.Context, i int) error {
 	if err := n.ctr.Start(ctx); err != nil {
 		return fmt.Errorf("start %s: %w", n.srv(), err)
 	}
+	c.rememberPid(ctx, n)
 	return c.applyNetwork(ctx)
 }
 
@@ -181,6 +170,9 @@ func (c *dockerCluster) Pause(ctx context.Context, i int) error {
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	n.frozen = true // before the call: a pause that failed half-way is not to be trusted either
+	c.mu.Unlock()
 	if _, err := c.cli.ContainerPause(ctx, n.id, client.ContainerPauseOptions{}); err != nil {
 		return fmt.Errorf("pause %s: %w", n.srv(), err)
 	}
@@ -197,6 +189,9 @@ func (c *dockerCluster) Resume(ctx context.Context, i int) error {
 	if _, err := c.cli.ContainerUnpause(ctx, n.id, client.ContainerUnpauseOptions{}); err != nil {
 		return fmt.Errorf("resume %s: %w", n.srv(), err)
 	}
+	c.mu.Lock()
+	n.frozen = false
+	c.mu.Unlock()
 	return c.applyNetwork(ctx)
 }
 

@@ -292,6 +292,9 @@ func (c *dockerCluster) createNode(ctx context.Context, n *node, routes []string
 	if ctr != nil { // also on a failed start: Close must remove it
 		n.ctr, n.id = ctr, ctr.GetContainerID()
 	}
+	if err == nil {
+		c.rememberPid(ctx, n)
+	}
 	return err
 }
 

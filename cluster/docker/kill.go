@@ -1,0 +1,64 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/moby/moby/client"
+)
+
+// Kill sends SIGKILL. Docker never restarts a killed container, even with
+// AutoRestart: only deaths nobody asked for are restarted. The moby client:
+// a testcontainers Container can only stop (SIGTERM first).
+//
+// Where it can, Kill signals the server's process itself, which lands in
+// microseconds; the daemon's kill call takes 50 to 700 ms on a busy
+// machine, too slow for a fault aimed at a moment (kill@leader-change).
+// That is only where the container has no restart policy (the daemon
+// restarts a process that died without its kill call), is not paused (a
+// frozen process takes the signal only once thawed), and the process is
+// still the one the container started (its cgroup names the container).
+func (c *dockerCluster) Kill(ctx context.Context, i int) error {
+	n, err := c.node(i)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	pid, frozen := n.pid, n.frozen
+	n.pid = 0
+	c.mu.Unlock()
+	if !c.cfg.AutoRestart && !frozen && ownedBy(pid, n.id) && syscall.Kill(pid, syscall.SIGKILL) == nil {
+		return nil
+	}
+	if _, err := c.cli.ContainerKill(ctx, n.id, client.ContainerKillOptions{Signal: "SIGKILL"}); err != nil {
+		return fmt.Errorf("kill %s: %w", n.srv(), err)
+	}
+	return nil
+}
+
+// rememberPid records the process of a node that just started, for Kill.
+func (c *dockerCluster) rememberPid(ctx context.Context, n *node) {
+	st, err := c.inspect(ctx, n)
+	pid := 0
+	if err == nil && st.State.Running {
+		pid = st.State.Pid
+	}
+	c.mu.Lock()
+	n.pid, n.frozen = pid, false
+	c.mu.Unlock()
+}
+
+// ownedBy says whether process pid, on this machine, runs in the cgroup of
+// container id: a pid is only signalled while it is the container's, never
+// after the kernel has given it to another process.
+func ownedBy(pid int, id string) bool {
+	if pid <= 0 || id == "" {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	return err == nil && strings.Contains(string(b), id)
+}
