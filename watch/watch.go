@@ -78,7 +78,9 @@ type Options struct {
 	// Every is the poll interval. Default 200ms.
 	Every time.Duration
 	// CatchupLag is how many raft entries behind the leader a replica must
-	// be to start catching up. Default 100.
+	// be to start catching up. Default 1000: a follower of a busy stream is
+	// often a few hundred behind for a moment; a restarted or wiped one is
+	// thousands behind.
 	CatchupLag uint64
 	// Patterns are the log lines to report as Log events.
 	Patterns []*regexp.Regexp
@@ -88,7 +90,7 @@ type Options struct {
 
 const (
 	defaultEvery      = 200 * time.Millisecond
-	defaultCatchupLag = 100
+	defaultCatchupLag = 1000
 )
 
 // Watcher follows one cluster from Start until its context is done.

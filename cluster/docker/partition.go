@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	tcexec "github.com/testcontainers/testcontainers-go/exec"
 )
@@ -86,21 +87,28 @@ func blockedFor(groups [][]int, n int) [][]int {
 func (c *dockerCluster) applyNetwork(ctx context.Context) error {
 	c.applyMu.Lock()
 	defer c.applyMu.Unlock()
+	// Each node is inspected, then set, at once with the others: a fault
+	// aimed at a moment (partition-leader@catchup-start) lands as soon as
+	// the slowest node's rules are in, not after every node's in turn.
 	up := make([]bool, len(c.nodes))
-	var errs []error
+	errs := make([]error, 2*len(c.nodes))
+	var wg sync.WaitGroup
 	for i, n := range c.nodes {
-		st, err := c.inspect(ctx, n)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		up[i] = st.State.Running && !st.State.Paused && !st.State.Restarting
-		if ep := st.NetworkSettings; ep != nil && ep.Networks[c.netName] != nil && ep.Networks[c.netName].IPAddress.IsValid() {
-			c.mu.Lock()
-			n.ip = ep.Networks[c.netName].IPAddress.String()
-			c.mu.Unlock()
-		}
+		wg.Go(func() {
+			st, err := c.inspect(ctx, n)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			up[i] = st.State.Running && !st.State.Paused && !st.State.Restarting
+			if ep := st.NetworkSettings; ep != nil && ep.Networks[c.netName] != nil && ep.Networks[c.netName].IPAddress.IsValid() {
+				c.mu.Lock()
+				n.ip = ep.Networks[c.netName].IPAddress.String()
+				c.mu.Unlock()
+			}
+		})
 	}
+	wg.Wait()
 	c.mu.Lock()
 	blocked := blockedFor(c.groups, len(c.nodes))
 	ips := make([]string, len(c.nodes))
@@ -112,26 +120,30 @@ func (c *dockerCluster) applyNetwork(ctx context.Context) error {
 		if !up[i] {
 			continue
 		}
-		args := []string{"heal"}
-		if len(blocked[i]) > 0 {
-			args = []string{"isolate"}
-			for _, j := range blocked[i] {
-				if ips[j] != "" {
-					args = append(args, ips[j])
-				}
+		wg.Go(func() {
+			if err := c.netfault(ctx, n, isolateArgs(blocked[i], ips)...); err != nil {
+				errs[i] = errors.Join(errs[i], err)
 			}
-			if len(args) == 1 {
-				args = []string{"heal"} // peers never had an address: nothing to block yet
-			}
-		}
-		if err := c.netfault(ctx, n, args...); err != nil {
-			errs = append(errs, err)
-		}
-		if err := c.applyShaping(ctx, i, ips); err != nil {
-			errs = append(errs, err)
+			errs[len(c.nodes)+i] = c.applyShaping(ctx, i, ips)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// isolateArgs are netfault's arguments for a node that must not talk to
+// blocked: heal when there is nobody with an address to block.
+func isolateArgs(blocked []int, ips []string) []string {
+	args := []string{"isolate"}
+	for _, j := range blocked {
+		if ips[j] != "" {
+			args = append(args, ips[j])
 		}
 	}
-	return errors.Join(errs...)
+	if len(args) == 1 {
+		return []string{"heal"} // none, or peers that never had an address: nothing to block yet
+	}
+	return args
 }
 
 // netfault runs /netfault in the node as root (the container runs as the
