@@ -72,6 +72,9 @@ func (e *Env) streamLeader(ctx context.Context) (string, error) {
 	if e.Stream == "" {
 		return "", errors.New("no workload stream set")
 	}
+	if l := e.watchedLeader(ctx); l != "" {
+		return l, nil
+	}
 	var jsErr error
 	if e.JS != nil {
 		ctx, cancel := context.WithTimeout(ctx, e.probeTimeout())
@@ -96,6 +99,26 @@ func (e *Env) streamLeader(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("no leader for stream %s (%v; no node's /jsz claims it)", e.Stream, jsErr)
 	}
 	return "", fmt.Errorf("no leader for stream %s (no node's /jsz claims it)", e.Stream)
+}
+
+// watchedLeader is the leader the watcher last saw, when that node's own
+// /jsz still claims it: one monitoring request, where stream info can take
+// seconds while a replica catches up (a fault aimed at the catch-up then
+// lands after it).
+func (e *Env) watchedLeader(ctx context.Context) string {
+	if e.Watch == nil {
+		return ""
+	}
+	l := e.Watch.Now().Leader
+	i := e.index(l)
+	if l == "" || i < 0 {
+		return ""
+	}
+	s, ok, err := e.localStream(ctx, e.nodes()[i])
+	if err != nil || !ok || s.Cluster == nil || s.Cluster.Leader != l {
+		return ""
+	}
+	return l
 }
 
 // metaLeader names the JetStream meta leader as the first answering node
