@@ -39,7 +39,10 @@ import (
 // acknowledged write and a read of the same key, value and kind at a
 // sequence nobody saw verify each other (the ack named that revision, the
 // read saw that value there; history_verified_writes and _reads), and the
-// write is then an entry of its key for the CAS checks; the other
+// write is then an entry of its key for the CAS checks. So is an
+// indeterminate write that the settlement every check uses (resolveInfo)
+// places there by the read that saw it, when nothing contradicts it
+// (history_settled_writes): that read is verified too; the other
 // judgements that need such a sequence are undecided (unverifiable_*),
 // and the summary names the lowest of them. The verdict is invalid if an
 // anomaly is found in what was read (an entry present in a partial stream
@@ -52,8 +55,8 @@ import (
 // Counts: acked_writes, stream_entries, gets_checked, cas_checked, plus one
 // count per anomaly kind above (always present) and the info_* tallies;
 // with an incomplete stream, unverifiable_writes, unverifiable_reads,
-// unverifiable_cas, history_verified_writes, history_verified_reads, and
-// unseen_seqs when its last sequence is known.
+// unverifiable_cas, history_verified_writes, history_verified_reads,
+// history_settled_writes, and unseen_seqs when its last sequence is known.
 type Integrity struct{ opts Options }
 
 // NewIntegrity returns the lost-write / unexpected-value checker.
@@ -75,11 +78,12 @@ func (c *Integrity) Check(h history.History) Result {
 	counts := map[string]int{"stream_entries": len(si.entries), CountAckedWrites: 0, "gets_checked": 0, "cas_checked": 0,
 		"info_applied": 0, "info_not_applied": 0, "info_unresolved": 0}
 	complete := h.StreamComplete
+	info := resolveInfo(ops, si, complete)
 	var un *unseen // nil: the stream is complete
 	if !complete {
-		un = newUnseen(ops, si)
+		un = newUnseen(ops, si, info)
 		counts["unverifiable_writes"], counts["unverifiable_reads"], counts["unverifiable_cas"] = 0, 0, 0
-		counts[CountVouchedWrites], counts[CountVouchedReads] = 0, 0
+		counts[CountVouchedWrites], counts[CountVouchedReads], counts[CountSettledUnseen] = 0, 0, un.settled
 		if h.StreamLast > 0 {
 			counts[CountUnseenSeqs] = unseenSeqs(&h, si)
 		}
@@ -203,7 +207,7 @@ func (c *Integrity) Check(h history.History) Result {
 		}
 		add(CountBadRead, o.Key, d, at, i)
 	}
-	for _, r := range resolveInfo(ops, si, complete) {
+	for _, r := range info {
 		switch r.how {
 		case resStream, resObserved:
 			counts["info_applied"]++

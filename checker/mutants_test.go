@@ -222,7 +222,7 @@ var mutants = []mutant{
 	{"parts: a part's own stream decides whether a sequence is missing", "checker/integrity_cas.go",
 		"if h.Part != nil && h.Part.Seqs != nil {", "if false {", []string{"TestPartsMatchWhole"}},
 	{"parts: an op reading another part's sequence not seen", "history/split.go",
-		"if h := s.seqPart.get(seq); h != 0 && int(h) != p+1 {", "if false {", []string{"TestPartsMatchWhole", "TestSplitCrossed"}},
+		"case int(h) != p+1:", "case false:", []string{"TestPartsMatchWhole", "TestSplitCrossed"}},
 	{"parts: two parts holding one sequence not seen", "history/split.go",
 		"case int(h) != p+1 && s.crossed == \"\":", "case false:", []string{"TestSplitCrossed"}},
 
@@ -448,4 +448,22 @@ var mutants = []mutant{
 		"b.checks(&h, obs, &c.whole, checker.PartOptions(opts, done))", "b.checks(&h, obs, nil, checker.PartOptions(opts, done))", []string{"TestCheckDirInParts"}},
 	{"read-back: a lost purge counts as removing what it covered", "checker/retention.go",
 		"for _, e := range es[:held+1] {\n\t\tif e.Operation == \"purge\" {", "for _, e := range es {\n\t\tif e.Operation == \"purge\" {", []string{"TestRetention"}},
+	// fix-kvfollow: stream-integrity places an indeterminate write a get
+	// settled at a sequence nobody saw (audit cell kv/d2).
+	{"stream-integrity: a write a get settled never placed at a sequence nobody saw", "checker/integrity_unseen.go",
+		"\t\tu.stored[at] = i\n", "\t\t_, _ = at, i\n", []string{"TestIntegrityUnseenSequences", "TestIntegrityBranches", "TestDeleteFixtures"}},
+	{"stream-integrity: gets that read a settled write at another revision ignored", "checker/integrity_unseen.go",
+		"(a.rev != o.Rev || a.marker != (o.Err == history.ErrNotFound))", "(a.marker != (o.Err == history.ErrNotFound))", []string{"TestIntegrityUnseenSequences"}},
+	{"stream-integrity: a get that read a settled marker as a value ignored", "checker/integrity_unseen.go",
+		"(a.rev != o.Rev || a.marker != (o.Err == history.ErrNotFound))", "(a.rev != o.Rev)", []string{"TestIntegrityUnseenSequences"}},
+	{"stream-integrity: a settled write placed where an ack names the sequence", "checker/integrity_unseen.go",
+		"if r.how != resObserved || ackedAt[r.rev] {", "if r.how != resObserved {", []string{"TestIntegrityUnseenSequences"}},
+	{"stream-integrity: two settled writes placed at one sequence", "checker/integrity_unseen.go",
+		"if placed[a.rev] > 1 {", "if false {", []string{"TestIntegrityUnseenSequences"}},
+	{"stream-integrity: settled writes placed not counted", "checker/integrity_unseen.go",
+		"u.settled++", "u.settled += 0", []string{"TestIntegrityUnseenSequences", "TestIntegrityBranches"}},
+	{"stream-integrity: a CAS violation through a settled write said to be acknowledged there", "checker/integrity_cas.go",
+		"case vouched != nil && vouched.settled:", "case false:", []string{"TestIntegrityUnseenSequences"}},
+	{"parts: ops of two parts' keys at a sequence nobody saw not crossed", "history/split.go",
+		"\tcase h == 0:\n\t\t// No entry holds seq", "\tcase h == 0 && false:\n\t\t// No entry holds seq", []string{"TestSplitCrossed", "TestPartsMatchWhole", "TestCheckDirUnseenSequence"}},
 }
