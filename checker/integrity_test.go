@@ -74,6 +74,10 @@ func TestIntegrityBranches(t *testing.T) {
 		{"indeterminate, observed", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":2,"outcome":"info","err":"timeout","invoke":4000,"complete":5000}
 {"client":2,"type":"get","key":"k","value":"c","rev":3,"outcome":"ok","invoke":6000,"complete":7000}`,
 			[]history.Entry{a, b}, false, Unknown, map[string]int{"info_applied": 1, "unverifiable_reads": 0, CountVouchedReads: 1, CountSettledUnseen: 1}},
+		{"two writes acknowledged with one revision", `{"client":2,"type":"put","key":"j","value":"p","rev":2,"outcome":"ok","invoke":2000,"complete":3000}`,
+			[]history.Entry{a, b}, true, Invalid, map[string]int{CountSeqConflict: 1, CountLostWrite: 1}},
+		{"two values of one key acknowledged with one revision", `{"client":2,"type":"put","key":"k","value":"p","rev":2,"outcome":"ok","invoke":2000,"complete":3000}`,
+			[]history.Entry{a, b}, true, Invalid, map[string]int{CountSeqConflict: 1, CountLostWrite: 1}},
 		// resolveInfo matches values by key: the same value under another
 		// key, in the stream or read by a get, says nothing about this write.
 		{"indeterminate, its value under another key", `{"client":1,"type":"update","key":"k","value":"c","expected_rev":2,"outcome":"info","err":"timeout","invoke":4000,"complete":5000}`,
@@ -116,6 +120,7 @@ func TestIntegrityBranches(t *testing.T) {
 var unseenExamples = map[string]string{
 	"cas_through_vouched":       "seq 2: nobody saw it in the stream, but a read returned it at the revision its write was acknowledged with",
 	"create_over_settled_value": "seq 2: nobody saw it in the stream, but a read returned it there, which settles its indeterminate write at that revision",
+	"seq_reused":                `client 0's put of k ("b") and client 1's put of j ("p") were both acknowledged with revision 2`,
 }
 
 // A stream incomplete by sequences nobody saw, with its last sequence
@@ -167,6 +172,9 @@ func TestIntegrityUnseenSequences(t *testing.T) {
 			": seq 2 (client 1's get of j), seq 2 (client 1's get of k), seq 3"},
 		{"settled_kind_mismatch", 3, Unknown, map[string]int{CountSettledUnseen: 0, "unverifiable_reads": 2, "unverifiable_cas": 1},
 			": seq 2 (client 1's get of k), seq 2 (client 2's get of k), seq 3"},
+		// Two writes acknowledged with one sequence nobody saw, each read
+		// there: the acks are proof without the stream.
+		{"seq_reused", 3, Invalid, map[string]int{CountSeqConflict: 1, CountVouchedWrites: 2, CountVouchedReads: 2}, "1 seq_conflict"},
 		{"many_undecided", 8, Unknown, map[string]int{CountUnseenSeqs: 7, "unverifiable_writes": 7},
 			": seq 1 (client 0's put of k), seq 2 (client 0's put of k), seq 3 (client 0's put of k), seq 4 (client 0's put of k), seq 5 (client 0's put of k), and 2 more"},
 	}

@@ -208,7 +208,7 @@ func TestPartsMatchWhole(t *testing.T) {
 	spread.Stream = []history.Entry{{Seq: 7, Key: "g", Value: "g1"}}
 	cases = append(cases, tc{"writes nobody saw, across keys", spread, Final{Entries: spread.Stream, Complete: true, PerKey: 1, Observed: spread.Stream}})
 	for _, name := range []string{"verified", "unverified_write", "cas_through_vouched", "many_undecided",
-		"settled_marker", "settled_reads_disagree", "settled_seq_acked", "settled_two_at_one_seq", "create_over_settled_value"} {
+		"settled_marker", "settled_reads_disagree", "settled_seq_acked", "settled_two_at_one_seq", "create_over_settled_value", "seq_reused"} {
 		h := loadFixtureFrom(t, filepath.Join("testdata", "unseen"), name)
 		h.StreamLast = 8
 		cases = append(cases, tc{"unseen " + name, h, Final{Entries: h.Stream, Complete: h.StreamComplete, Observed: h.Stream}})

@@ -449,7 +449,8 @@ var mutants = []mutant{
 	{"read-back: a lost purge counts as removing what it covered", "checker/retention.go",
 		"for _, e := range es[:held+1] {\n\t\tif e.Operation == \"purge\" {", "for _, e := range es {\n\t\tif e.Operation == \"purge\" {", []string{"TestRetention"}},
 	// fix-kvfollow: stream-integrity places an indeterminate write a get
-	// settled at a sequence nobody saw (audit cell kv/d2).
+	// settled at a sequence nobody saw (audit cell kv/d2), and two acks of
+	// one revision are a seq_conflict whether or not anybody saw it.
 	{"stream-integrity: a write a get settled never placed at a sequence nobody saw", "checker/integrity_unseen.go",
 		"\t\tu.stored[at] = i\n", "\t\t_, _ = at, i\n", []string{"TestIntegrityUnseenSequences", "TestIntegrityBranches", "TestDeleteFixtures"}},
 	{"stream-integrity: gets that read a settled write at another revision ignored", "checker/integrity_unseen.go",
@@ -464,6 +465,14 @@ var mutants = []mutant{
 		"u.settled++", "u.settled += 0", []string{"TestIntegrityUnseenSequences", "TestIntegrityBranches"}},
 	{"stream-integrity: a CAS violation through a settled write said to be acknowledged there", "checker/integrity_cas.go",
 		"case vouched != nil && vouched.settled:", "case false:", []string{"TestIntegrityUnseenSequences"}},
+	{"stream-integrity: seq_conflict deleted", "checker/integrity.go",
+		"\tseqConflicts(ops, si, add)\n", "\t_ = seqConflicts\n", []string{"TestIntegrityBranches", "TestIntegrityUnseenSequences"}},
+	{"stream-integrity: two values of one key at one revision no seq_conflict", "checker/integrity.go",
+		"if o.Key == f.Key && o.Value == f.Value {", "if o.Key == f.Key {", []string{"TestIntegrityBranches"}},
+	{"stream-integrity: acks compared with the first revision's only", "checker/integrity.go",
+		"\t\t\tfirst = n\n", "\t\t\t_ = n\n", []string{"TestIntegrityBranches", "TestIntegrityUnseenSequences"}},
 	{"parts: ops of two parts' keys at a sequence nobody saw not crossed", "history/split.go",
 		"\tcase h == 0:\n\t\t// No entry holds seq", "\tcase h == 0 && false:\n\t\t// No entry holds seq", []string{"TestSplitCrossed", "TestPartsMatchWhole", "TestCheckDirUnseenSequence"}},
+	{"kv-update view: a seq_conflict not said", "workloads/kvupdate/kvupdateview/summary.go",
+		"\t{checker.CountSeqConflict, ", "\t{\"\", ", []string{"TestSummaryNamesASeqConflict"}},
 }

@@ -200,7 +200,11 @@ func TestCheckDirReadBackFailed(t *testing.T) {
 // (seen under kill-all: 1 of 8,082): it costs only the judgements that
 // need it, whole and in parts. In unseen_verified the write there was
 // read at its revision: valid. In unseen_unverified nobody read the write
-// there, and the next update expected it: unknown, naming both.
+// there, and the next update expected it: unknown, naming both. In
+// unseen_reused a put of k2 was acknowledged with that sequence too, and
+// read there: two acks of one sequence are proof without it, invalid
+// whole and in parts (the split finds the acks of two parts' keys crossed
+// and judges the cell whole).
 func TestCheckDirUnseenSequence(t *testing.T) {
 	for _, c := range []struct {
 		cell string
@@ -210,6 +214,7 @@ func TestCheckDirUnseenSequence(t *testing.T) {
 		{"unseen_verified", checker.Valid, "1 of 5 sequences nobody saw: the history verifies every judgement that needs them (1 of 5 acknowledged writes and 1 of 5 reads verified by the history alone)"},
 		{"unseen_unverified", checker.Unknown, "1 of 5 sequences nobody saw, and nothing else verifies 1 of 5 acknowledged writes and 1 of 3 CAS checks that need them: " +
 			"seq 2 (client 1's create of k1), seq 2 (the revision client 1's update of k1 expected)"},
+		{"unseen_reused", checker.Invalid, "1 seq_conflict (7 acknowledged writes, 5 stream entries); stream incomplete"},
 	} {
 		t.Run(c.cell, func(t *testing.T) {
 			dir := filepath.Join("testdata", "cells", c.cell)
