@@ -54,6 +54,10 @@ func checkInParts(t *testing.T, h history.History, final Final, n int, opts Opti
 		}
 		return out
 	}
+	reached := final.Reached // the whole read-back's, as kvupdate's judge gives it
+	for _, e := range final.Entries {
+		reached = max(reached, e.Seq)
+	}
 	var per [][]Result
 	var done []Result
 	for p, d := range split.Dirs {
@@ -63,7 +67,7 @@ func checkInParts(t *testing.T, h history.History, final Final, n int, opts Opti
 		}
 		ph.Part = &history.Part{Index: split.Index[p], Acks: split.Acks, Seqs: &seqs}
 		ph.StreamLast = h.StreamLast // what the whole stream tells, as kvupdate's judge gives it
-		pf := Final{Entries: byPart(final.Entries, p), Complete: final.Complete, Torn: final.Torn, PerKey: final.PerKey,
+		pf := Final{Entries: byPart(final.Entries, p), Complete: final.Complete, Torn: final.Torn, Reached: reached, PerKey: final.PerKey,
 			Observed: byPart(final.Observed, p), Conflicts: byPart(final.Conflicts, p)}
 		po := PartOptions(opts, done)
 		rs := Run(ph, append(All(po), NewRetention(po, pf), NewDeletes(po, pf)))

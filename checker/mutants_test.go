@@ -271,10 +271,10 @@ var mutants = []mutant{
 	// kv-update's deletes check (branch fix-kvdeletes): a read-back not read
 	// in full, indeterminate writes a get or the stream settled.
 	{"deletes: an incomplete read-back judged as complete", "checker/deletes.go",
-		"if !c.final.Complete {\n\t\tcounts[CountUnverifiedDeletes]++", "if false {\n\t\tcounts[CountUnverifiedDeletes]++",
+		"case !c.final.Complete:\n\t\tcounts[CountUnverifiedDeletes]++", "case false:\n\t\tcounts[CountUnverifiedDeletes]++",
 		[]string{"TestDeleteFixtures"}},
 	{"deletes: an unverified delete not unknown", "checker/deletes.go",
-		"case counts[CountUnverifiedCreates] > 0 || counts[CountUnverifiedDeletes] > 0:", "case counts[CountUnverifiedCreates] > 0:",
+		"counts[CountUnverifiedCreates] > 0 || counts[CountUnverifiedDeletes] > 0 ||", "counts[CountUnverifiedCreates] > 0 ||",
 		[]string{"TestDeleteFixtures"}},
 	{"deletes: an unverified delete hides an anomaly", "checker/deletes.go",
 		"case len(found) > 0:", "case len(found) > 0 && counts[CountUnverifiedDeletes] == 0:",
@@ -475,4 +475,19 @@ var mutants = []mutant{
 		"\tcase h == 0:\n\t\t// No entry holds seq", "\tcase h == 0 && false:\n\t\t// No entry holds seq", []string{"TestSplitCrossed", "TestPartsMatchWhole", "TestCheckDirUnseenSequence"}},
 	{"kv-update view: a seq_conflict not said", "workloads/kvupdate/kvupdateview/summary.go",
 		"\t{checker.CountSeqConflict, ", "\t{\"\", ", []string{"TestSummaryNamesASeqConflict"}},
+	// fix-kvfollow: the deletes check on a read-back not read in full
+	// (audit cell kv/i1min): a key's markers it does not reach or hold a
+	// message at or after are unconfirmed, unknown.
+	{"deletes: an unconfirmed delete not unknown", "checker/deletes.go",
+		" || counts[CountUnconfirmedDeletes] > 0:", ":", []string{"TestDeleteFixtures"}},
+	{"deletes: a marker an incomplete read-back confirms nothing of honoured", "checker/deletes.go",
+		"if !c.final.Complete && markers[worst].rev > reached {", "if false {", []string{"TestDeleteFixtures"}},
+	{"deletes: a marker the read-back reached past unconfirmed", "checker/deletes.go",
+		"if !c.final.Complete && markers[worst].rev > reached {", "if !c.final.Complete {", []string{"TestDeleteFixtures"}},
+	{"deletes: the read-back's own sequences not counted as reached", "checker/deletes.go",
+		"reached = max(reached, e.Seq)", "_ = e.Seq", []string{"TestDeleteFixtures"}},
+	{"deletes: a part not told how far the whole read-back reached", "workloads/kvupdate/parts.go",
+		"c.whole.readReached = readReached", "_ = readReached", []string{"TestCheckDirTornReadBack"}},
+	{"deletes: kv-update gives the checks no Final.Reached", "workloads/kvupdate/judge.go",
+		"final.Reached = whole.readReached", "_ = whole.readReached", []string{"TestCheckDirTornReadBack"}},
 }

@@ -173,7 +173,8 @@ func TestCheckDirTornReadBack(t *testing.T) {
 // The read-back failed before the stream's last sequence was learnt, so
 // the observers were drained to 0: the stream the checkers judge is
 // unknown, not empty and complete, whole and in parts, and no
-// acknowledged write is lost for it (audit cell kv/i1min_readback_failed).
+// acknowledged write is lost for it, nor any delete honoured (audit cell
+// kv/i1min_readback_failed).
 func TestCheckDirReadBackFailed(t *testing.T) {
 	dir := filepath.Join("testdata", "cells", "readback_failed")
 	ops, err := history.ReadOps(filepath.Join(dir, "history.jsonl"))
@@ -192,6 +193,9 @@ func TestCheckDirReadBackFailed(t *testing.T) {
 		samePartsJudgement(t, r, parts[i], ops)
 		if r.Name == checker.NameIntegrity && (r.Verdict != checker.Unknown || r.Counts[checker.CountLostWrite] != 0) {
 			t.Errorf("stream-integrity: %s %s, want unknown and no lost write", r.Verdict, r.Summary)
+		}
+		if r.Name == checker.NameDeletes && (r.Verdict != checker.Unknown || r.Counts[checker.CountUnconfirmedDeletes] != 1) {
+			t.Errorf("deletes: %s %s, want unknown: nothing read back confirms k0's delete", r.Verdict, r.Summary)
 		}
 	}
 }
