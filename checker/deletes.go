@@ -20,6 +20,7 @@ const (
 	CountUnverifiedCreates  = "unverified_creates"
 	CountCreatesAfterMarker = "creates_after_marker"
 	CountUnverifiedDeletes  = "unverified_deletes"
+	CountUnconfirmedDeletes = "unconfirmed_deletes"
 	CountSettledMarkers     = "settled_markers"
 )
 
@@ -52,13 +53,25 @@ func DeletesAnomalies() []string {
 // can leave a create unverified, never make one invalid.
 //
 // A read-back that was not read in full cannot show a value surviving its
-// delete: the marker may be among the messages not read. Such a marker is
-// counted as an unverified delete, and makes the verdict unknown unless an
-// anomaly is found; the other two judgements do not need the read-back.
+// delete, nor always that none did. It is read in sequence order from the
+// stream's first message (kv-update reads it with an ordered consumer,
+// which nats.go's jetstream/ordered.go recreates past the last message it
+// delivered when one goes missing), so it holds every message up to the
+// highest sequence it reached (Final.Reached). A key's markers are shown
+// honoured when the read-back holds a message of the key at or after the
+// newest of them, or reached past it holding no older value of the key
+// last. For a key whose newest message read back is a value older than
+// that marker (unverified_deletes: the marker may be among the messages
+// not read), or that it holds nothing of at or after a marker it did not
+// reach (unconfirmed_deletes: nothing of the key read back, or an older
+// marker, while an older value may survive unread), the verdict is
+// unknown unless an anomaly is found; the other two judgements do not
+// need the read-back.
 //
 // Counts: markers (acknowledged), settled_markers (indeterminate ones
 // settled as stored), creates_after_marker (acknowledged creates over a
-// marker), unverified_creates, unverified_deletes, and the three anomalies.
+// marker), unverified_creates, unverified_deletes, unconfirmed_deletes,
+// and the three anomalies.
 type Deletes struct {
 	opts  Options
 	final Final
@@ -78,7 +91,7 @@ func (c *Deletes) Check(h history.History) Result {
 	ops := h.Ops
 	counts := map[string]int{CountMarkers: 0, CountDeleteNotHonoured: 0, CountResurrectedRead: 0,
 		CountCreateOverLiveKey: 0, CountUnverifiedCreates: 0, CountCreatesAfterMarker: 0, CountUnverifiedDeletes: 0,
-		CountSettledMarkers: 0}
+		CountUnconfirmedDeletes: 0, CountSettledMarkers: 0}
 	ex := newExamples(c.opts.MaxExamples)
 	perKey, keys := byKey(ops)
 	si := newStreamIndex(&h)
@@ -88,10 +101,12 @@ func (c *Deletes) Check(h history.History) Result {
 		streamByKey[si.entries[ei].Key] = append(streamByKey[si.entries[ei].Key], int32(ei))
 	}
 	finalLast := map[string]history.Entry{}
+	reached := c.final.Reached // how far the read-back is known to have gone
 	for _, e := range c.final.Entries {
 		if cur, ok := finalLast[e.Key]; !ok || e.Seq > cur.Seq {
 			finalLast[e.Key] = e
 		}
+		reached = max(reached, e.Seq)
 	}
 	for _, k := range keys {
 		idx := perKey[k]
@@ -117,7 +132,7 @@ func (c *Deletes) Check(h history.History) Result {
 		counts[CountMarkers] += len(acked)
 		counts[CountSettledMarkers] += len(markers) - len(acked)
 		c.resurrected(ops, idx, acked, counts, ex)
-		c.notHonoured(ops, info, markers, finalLast[k], counts, ex)
+		c.notHonoured(ops, info, markers, finalLast[k], reached, counts, ex)
 		c.creates(ops, idx, info, si, streamByKey[k], unsettled, counts, ex)
 	}
 	return deletesResult(c.Name(), counts, ex)
@@ -185,23 +200,31 @@ func (c *Deletes) resurrected(ops []history.Op, idx, markers []int32, counts map
 	}
 }
 
-// notHonoured: the read-back's newest message of the key is a value older
-// than a stored marker. In a read-back not read in full the marker may be
-// among the messages not read: unverified.
-func (c *Deletes) notHonoured(ops []history.Op, info map[int32]infoWrite, markers []stored, last history.Entry, counts map[string]int, ex *examples) {
-	if last.Seq == 0 || last.Operation != "" {
-		return
-	}
+// notHonoured: the read-back's newest message of the key, last, is a
+// value older than a stored marker. In a read-back not read in full the
+// marker may be among the messages not read (unverified); one that holds
+// nothing of the key at or after its newest marker, and stopped before
+// it (reached: the highest sequence it is known to have reached),
+// confirms nothing (unconfirmed). One that holds nothing of the key, or
+// an older marker last, up to the marker or past it holds no value the
+// markers should have removed.
+func (c *Deletes) notHonoured(ops []history.Op, info map[int32]infoWrite, markers []stored, last history.Entry, reached uint64,
+	counts map[string]int, ex *examples) {
 	worst := -1
 	for j, m := range markers {
 		if m.rev > last.Seq && (worst < 0 || m.rev > markers[worst].rev) {
 			worst = j
 		}
 	}
-	if worst < 0 {
+	switch {
+	case worst < 0:
+		return // every marker at or before what was read back
+	case last.Seq == 0 || last.Operation != "":
+		if !c.final.Complete && markers[worst].rev > reached {
+			counts[CountUnconfirmedDeletes]++
+		}
 		return
-	}
-	if !c.final.Complete {
+	case !c.final.Complete:
 		counts[CountUnverifiedDeletes]++
 		return
 	}
@@ -300,7 +323,7 @@ func deletesFinish(r *Result) {
 	case len(found) > 0:
 		r.Verdict = Invalid
 		r.Summary = strings.Join(found, ", ") + fmt.Sprintf(" (%d acknowledged markers)", counts[CountMarkers])
-	case counts[CountUnverifiedCreates] > 0 || counts[CountUnverifiedDeletes] > 0:
+	case counts[CountUnverifiedCreates] > 0 || counts[CountUnverifiedDeletes] > 0 || counts[CountUnconfirmedDeletes] > 0:
 		r.Verdict = Unknown
 		r.Reason = deletesUndecided(counts)
 		r.Summary = r.Reason
@@ -324,6 +347,10 @@ func deletesUndecided(counts map[string]int) string {
 	if n := counts[CountUnverifiedDeletes]; n > 0 {
 		why = append(why, fmt.Sprintf("for %d key(s) the newest message read back is a value older than a marker known stored, "+
 			"but the read-back was not read in full: the marker may be among the messages not read, so whether the value survived its delete cannot be decided", n))
+	}
+	if n := counts[CountUnconfirmedDeletes]; n > 0 {
+		why = append(why, fmt.Sprintf("for %d key(s) with a marker known stored, the read-back, not read in full, stopped before the marker holding no message of the key at or after it, "+
+			"so whether an older value survived its delete among the messages not read cannot be decided", n))
 	}
 	return strings.Join(why, "; ")
 }

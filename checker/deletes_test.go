@@ -61,6 +61,21 @@ func TestDeleteFixtures(t *testing.T) {
 		{"incomplete_readback", map[string]Verdict{NameDeletes: Unknown, NameRetention: Unknown}, map[string]map[string]int{
 			NameDeletes: {CountMarkers: 1, CountUnverifiedDeletes: 1, CountDeleteNotHonoured: 0},
 		}, true},
+		// A read-back not read in full confirms a key's markers only where
+		// it holds a message of the key at or after the newest, or reached
+		// past it: the read-back failed (kv/i1min_readback_failed); a
+		// keep-all read-back stopped at the older of two markers (the value
+		// between them may survive unread); one that stopped past the
+		// marker, holding nothing of its key.
+		{"readback_failed_marker", map[string]Verdict{NameDeletes: Unknown, NameRetention: Unknown}, map[string]map[string]int{
+			NameDeletes: {CountMarkers: 1, CountUnconfirmedDeletes: 1, CountUnverifiedDeletes: 0},
+		}, false},
+		{"readback_older_marker", map[string]Verdict{NameDeletes: Unknown, NameRetention: Unknown}, map[string]map[string]int{
+			NameDeletes: {CountMarkers: 2, CountUnconfirmedDeletes: 1, CountUnverifiedDeletes: 0},
+		}, true},
+		{"readback_past_marker", map[string]Verdict{NameRetention: Unknown}, map[string]map[string]int{
+			NameDeletes: {CountMarkers: 1, CountUnconfirmedDeletes: 0, CountUnverifiedDeletes: 0},
+		}, false},
 		// A delete that timed out, which a get saw applied at a sequence the
 		// observers missed; a create follows, over its marker.
 		{"info_delete_seen_by_get", map[string]Verdict{NameIntegrity: Unknown}, map[string]map[string]int{
@@ -68,9 +83,12 @@ func TestDeleteFixtures(t *testing.T) {
 		}, false},
 		// An update that timed out, which a get saw applied at a sequence
 		// the observers missed; a create follows, over its live value.
-		{"create_over_info_value", map[string]Verdict{NameDeletes: Invalid, NameLinearizability: Invalid, NameIntegrity: Unknown},
+		// stream-integrity places the update there by the same settlement
+		// and finds the create over it (it was unknown before it did).
+		{"create_over_info_value", map[string]Verdict{NameDeletes: Invalid, NameLinearizability: Invalid, NameIntegrity: Invalid},
 			map[string]map[string]int{
-				NameDeletes: {CountCreateOverLiveKey: 1, CountCreatesAfterMarker: 0, CountUnverifiedCreates: 0},
+				NameDeletes:   {CountCreateOverLiveKey: 1, CountCreatesAfterMarker: 0, CountUnverifiedCreates: 0},
+				NameIntegrity: {CountCASViolation: 1, CountSettledUnseen: 1, "unverifiable_cas": 0},
 			}, false},
 		// A delete that timed out, which the stream settled as applied; the
 		// value it deleted is what the read-back holds.

@@ -1,7 +1,9 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
@@ -21,6 +23,10 @@ import (
 //   - bad_read: an ok get whose (revision, value) is not the stream's entry
 //     at that sequence (a not-found get with a revision saw a marker: it
 //     must be that marker).
+//   - seq_conflict: two writes of different keys or values acknowledged
+//     with one revision: the stream gave one sequence to two messages (it
+//     reused it after losing it, or a diverged server acknowledged its
+//     own). The acks are proof whether or not anybody saw the sequence.
 //   - cas_violation: an update that took effect (acknowledged, or
 //     indeterminate and found in the stream) stored at seq S whose key's
 //     previous entry before S is not at the revision it expected, or a
@@ -39,7 +45,10 @@ import (
 // acknowledged write and a read of the same key, value and kind at a
 // sequence nobody saw verify each other (the ack named that revision, the
 // read saw that value there; history_verified_writes and _reads), and the
-// write is then an entry of its key for the CAS checks; the other
+// write is then an entry of its key for the CAS checks. So is an
+// indeterminate write that the settlement every check uses (resolveInfo)
+// places there by the read that saw it, when nothing contradicts it
+// (history_settled_writes): that read is verified too; the other
 // judgements that need such a sequence are undecided (unverifiable_*),
 // and the summary names the lowest of them. The verdict is invalid if an
 // anomaly is found in what was read (an entry present in a partial stream
@@ -52,8 +61,8 @@ import (
 // Counts: acked_writes, stream_entries, gets_checked, cas_checked, plus one
 // count per anomaly kind above (always present) and the info_* tallies;
 // with an incomplete stream, unverifiable_writes, unverifiable_reads,
-// unverifiable_cas, history_verified_writes, history_verified_reads, and
-// unseen_seqs when its last sequence is known.
+// unverifiable_cas, history_verified_writes, history_verified_reads,
+// history_settled_writes, and unseen_seqs when its last sequence is known.
 type Integrity struct{ opts Options }
 
 // NewIntegrity returns the lost-write / unexpected-value checker.
@@ -63,7 +72,7 @@ func NewIntegrity(opts Options) *Integrity { return &Integrity{opts: opts.withDe
 func (*Integrity) Name() string { return NameIntegrity }
 
 var integrityKinds = []string{CountLostWrite, CountRevMismatch, CountUnexpectedValue, CountFailedWriteApplied,
-	CountDuplicateValue, CountUnexpectedTombstone, CountBadRead, CountCASViolation}
+	CountDuplicateValue, CountUnexpectedTombstone, CountBadRead, CountCASViolation, CountSeqConflict}
 
 // Check implements Checker.
 func (c *Integrity) Check(h history.History) Result {
@@ -75,11 +84,12 @@ func (c *Integrity) Check(h history.History) Result {
 	counts := map[string]int{"stream_entries": len(si.entries), CountAckedWrites: 0, "gets_checked": 0, "cas_checked": 0,
 		"info_applied": 0, "info_not_applied": 0, "info_unresolved": 0}
 	complete := h.StreamComplete
+	info := resolveInfo(ops, si, complete)
 	var un *unseen // nil: the stream is complete
 	if !complete {
-		un = newUnseen(ops, si)
+		un = newUnseen(ops, si, info)
 		counts["unverifiable_writes"], counts["unverifiable_reads"], counts["unverifiable_cas"] = 0, 0, 0
-		counts[CountVouchedWrites], counts[CountVouchedReads] = 0, 0
+		counts[CountVouchedWrites], counts[CountVouchedReads], counts[CountSettledUnseen] = 0, 0, un.settled
 		if h.StreamLast > 0 {
 			counts[CountUnseenSeqs] = unseenSeqs(&h, si)
 		}
@@ -164,6 +174,7 @@ func (c *Integrity) Check(h history.History) Result {
 		}
 	}
 	checkCAS(ops, si, un, streamGap(&h, si), best, complete, counts, add)
+	seqConflicts(ops, si, add)
 	for _, d := range si.dups {
 		e := &si.entries[d]
 		first := si.entries[si.byValue[e.Value]]
@@ -203,7 +214,7 @@ func (c *Integrity) Check(h history.History) Result {
 		}
 		add(CountBadRead, o.Key, d, at, i)
 	}
-	for _, r := range resolveInfo(ops, si, complete) {
+	for _, r := range info {
 		switch r.how {
 		case resStream, resObserved:
 			counts["info_applied"]++
@@ -246,5 +257,36 @@ func (c *Integrity) finish(r *Result) {
 		r.Verdict = Valid
 		r.Summary = fmt.Sprintf("all %d acknowledged writes are in the stream, all %d entries were written by live ops, all %d reads match",
 			counts[CountAckedWrites], entries, counts["gets_checked"])
+	}
+}
+
+// seqConflicts reports each acknowledged write whose revision an earlier
+// acknowledged write of another key or value was given (seq_conflict).
+// The acks are sorted by revision rather than held in a map: a long
+// run's millions of acks cost four bytes each.
+func seqConflicts(ops []history.Op, si *streamIndex, add func(kind, key, desc string, entries []history.Entry, idx ...int)) {
+	var acked []int32
+	for i := range ops {
+		if o := &ops[i]; isClientOp(o) && o.IsWrite() && o.Outcome == history.OK {
+			acked = append(acked, int32(i))
+		}
+	}
+	slices.SortStableFunc(acked, func(a, b int32) int { return cmp.Compare(ops[a].Rev, ops[b].Rev) })
+	first := 0 // the first ack of the revision at hand
+	for n := 1; n < len(acked); n++ {
+		o, f := &ops[acked[n]], &ops[acked[first]]
+		if o.Rev != f.Rev {
+			first = n
+			continue
+		}
+		if o.Key == f.Key && o.Value == f.Value {
+			continue
+		}
+		var at []history.Entry
+		if e, ok := si.at(o.Rev); ok {
+			at = append(at, *e)
+		}
+		add(CountSeqConflict, o.Key, fmt.Sprintf("client %d's %s of %s (%q) and client %d's %s of %s (%q) were both acknowledged with revision %d: the stream gave one sequence to two writes",
+			f.Client, f.Type, f.Key, f.Value, o.Client, o.Type, o.Key, o.Value, o.Rev), at, int(acked[first]), int(acked[n]))
 	}
 }

@@ -61,9 +61,9 @@ func checkCAS(ops []history.Op, si *streamIndex, un *unseen, gap func(lo, hi uin
 			pe = &si.entries[p]
 			prevSeq = pe.Seq
 		}
-		vouched := false
+		var vouched *unseenEntry
 		if v := un.before(e.Key, e.Seq); v != nil && v.Seq > prevSeq {
-			pe, prevSeq, vouched = v, v.Seq, true
+			pe, prevSeq, vouched = &v.Entry, v.Seq, v
 		}
 		var d string
 		if w.Type == history.Create {
@@ -100,7 +100,10 @@ func checkCAS(ops []history.Op, si *streamIndex, un *unseen, gap func(lo, hi uin
 				d += fmt.Sprintf(": seq %d is not an earlier entry of %s", expected, e.Key)
 			}
 		}
-		if vouched {
+		switch {
+		case vouched != nil && vouched.settled:
+			d += fmt.Sprintf(" (seq %d: nobody saw it in the stream, but a read returned it there, which settles its indeterminate write at that revision)", pe.Seq)
+		case vouched != nil:
 			d += fmt.Sprintf(" (seq %d: nobody saw it in the stream, but a read returned it at the revision its write was acknowledged with)", pe.Seq)
 		}
 		entries, idx := []history.Entry{*e}, []int{int(b)}

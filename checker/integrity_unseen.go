@@ -18,31 +18,46 @@ const (
 	// and the reads at a sequence nobody saw that vouch for each other.
 	CountVouchedWrites = "history_verified_writes"
 	CountVouchedReads  = "history_verified_reads"
+	// CountSettledUnseen is how many indeterminate writes the get that read
+	// them places, unambiguously, at a sequence nobody saw (settledUnseen).
+	CountSettledUnseen = "history_settled_writes"
 )
 
 // maxUnseenNotes is how many undecided judgements a summary names.
 const maxUnseenNotes = 5
 
 // unseen is what the history says of the sequences an incomplete stream
-// lacks: nobody saw them. An acknowledged write and a read of the same
-// key, value and kind at one such sequence vouch for each other (the ack
-// named that revision; the read saw that value there), so neither needs
-// the stream, and the write is an entry of its key that CAS checks can
-// count on. What else needs such a sequence is undecided, and noted. All
-// of it is per key, so the parts of a split history find what the whole
-// does. Its methods do nothing on a nil unseen (a complete stream).
+// lacks: nobody saw them. A write known stored at such a sequence and a
+// read of the same key, value and kind there vouch for each other, so
+// neither needs the stream, and the write is an entry of its key that CAS
+// checks can count on. A write is known stored there when it was
+// acknowledged with that revision (two sources: the ack and the read), or
+// when it was indeterminate and the settlement the other checks use
+// (resolveInfo) places it there, unambiguously (settledUnseen). What else
+// needs such a sequence is undecided, and noted. All of it is per key, so
+// the parts of a split history find what the whole does. Its methods do
+// nothing on a nil unseen (a complete stream).
 type unseen struct {
-	acked map[atRev]int32 // acknowledged writes at a sequence the stream lacks
-	read  map[atRev]bool  // ok gets at such a sequence
-	byKey map[string][]history.Entry
-	notes []seqNote
+	stored  map[atRev]int32 // writes known stored at a sequence the stream lacks
+	read    map[atRev]bool  // ok gets at such a sequence
+	byKey   map[string][]unseenEntry
+	settled int // indeterminate writes among stored
+	notes   []seqNote
 }
 
-// atRev is what an acknowledged write and a read at one revision agree on.
+// atRev is what a stored write and a read at one revision agree on.
 type atRev struct {
 	rev        uint64
 	key, value string
 	marker     bool
+}
+
+// unseenEntry is an entry nobody saw that the history vouches for;
+// settled: its write was indeterminate, placed there by the get that read
+// it (resolveInfo), not acknowledged with that revision.
+type unseenEntry struct {
+	history.Entry
+	settled bool
 }
 
 // seqNote is an undecided judgement and the sequence nobody saw it needs.
@@ -51,8 +66,12 @@ type seqNote struct {
 	text string
 }
 
-func newUnseen(ops []history.Op, si *streamIndex) *unseen {
-	u := &unseen{acked: map[atRev]int32{}, read: map[atRev]bool{}, byKey: map[string][]history.Entry{}}
+// newUnseen finds what the history vouches for at the sequences the
+// stream lacks; info is resolveInfo's settlement of the indeterminate
+// writes.
+func newUnseen(ops []history.Op, si *streamIndex, info map[int32]infoWrite) *unseen {
+	u := &unseen{stored: map[atRev]int32{}, read: map[atRev]bool{}, byKey: map[string][]unseenEntry{}}
+	ackedAt := map[uint64]bool{}
 	for i := range ops {
 		o := &ops[i]
 		if !isClientOp(o) || o.Outcome != history.OK || o.Rev == 0 {
@@ -63,20 +82,75 @@ func newUnseen(ops []history.Op, si *streamIndex) *unseen {
 		}
 		switch {
 		case o.IsWrite():
-			u.acked[atRev{o.Rev, o.Key, o.Value, o.IsMarker()}] = int32(i)
+			u.stored[atRev{o.Rev, o.Key, o.Value, o.IsMarker()}] = int32(i)
+			ackedAt[o.Rev] = true
 		case o.Type == history.Get:
 			u.read[atRev{o.Rev, o.Key, o.Value, o.Err == history.ErrNotFound}] = true
 		}
 	}
-	for at, i := range u.acked {
+	for at, i := range settledUnseen(ops, info, ackedAt) {
+		u.stored[at] = i
+	}
+	for at, i := range u.stored {
 		if _, elsewhere := si.value(at.value); u.read[at] && !elsewhere {
-			u.byKey[at.key] = append(u.byKey[at.key], history.Entry{Seq: at.rev, Key: at.key, Value: at.value, Operation: ops[i].MarkerOperation()})
+			settled := ops[i].Outcome == history.Info
+			if settled {
+				u.settled++
+			}
+			e := history.Entry{Seq: at.rev, Key: at.key, Value: at.value, Operation: ops[i].MarkerOperation()}
+			u.byKey[at.key] = append(u.byKey[at.key], unseenEntry{e, settled})
 		}
 	}
 	for _, es := range u.byKey {
-		slices.SortFunc(es, func(a, b history.Entry) int { return cmp.Compare(a.Seq, b.Seq) })
+		slices.SortFunc(es, func(a, b unseenEntry) int { return cmp.Compare(a.Seq, b.Seq) })
 	}
 	return u
+}
+
+// settledUnseen are the indeterminate writes that resolveInfo placed by a
+// get that read them, where that is unambiguous: every ok get of the
+// write's value and key read it at that revision and as its kind (a
+// marker as not found), and no write was acknowledged with the revision
+// (ackedAt: the acks at sequences the stream lacks). The value, or a
+// marker's id, is unique to its write, so such a get tells where the
+// write is; gets that disagree, or an ack or another settlement that
+// claims the sequence for another write, leave it to nobody. Only those
+// at a sequence the stream lacks matter (a get elsewhere is judged
+// against the stream).
+func settledUnseen(ops []history.Op, info map[int32]infoWrite, ackedAt map[uint64]bool) map[atRev]int32 {
+	byValue := map[string]atRev{}
+	at := map[atRev]int32{}
+	placed := map[uint64]int{} // how many writes are placed at each revision
+	for i, r := range info {
+		o := &ops[i]
+		if r.how != resObserved || ackedAt[r.rev] {
+			continue // an ack claims the sequence for another write
+		}
+		a := atRev{r.rev, o.Key, o.Value, o.IsMarker()}
+		byValue[o.Value], at[a] = a, i
+		placed[r.rev]++
+	}
+	for a := range at {
+		if placed[a.rev] > 1 { // gets placed two writes at one sequence
+			delete(at, a)
+			delete(byValue, a.value)
+		}
+	}
+	for i := range ops {
+		o := &ops[i]
+		if len(byValue) == 0 {
+			break
+		}
+		if !isClientOp(o) || o.Type != history.Get || o.Outcome != history.OK || o.Rev == 0 {
+			continue
+		}
+		a, ok := byValue[o.Value]
+		if ok && a.key == o.Key && (a.rev != o.Rev || a.marker != (o.Err == history.ErrNotFound)) {
+			delete(at, a)
+			delete(byValue, o.Value)
+		}
+	}
+	return at
 }
 
 // vouched says whether op, an acknowledged write or an ok get at a
@@ -85,18 +159,18 @@ func (u *unseen) vouched(o *history.Op) bool {
 	if o.IsWrite() {
 		return u.read[atRev{o.Rev, o.Key, o.Value, o.IsMarker()}]
 	}
-	_, ok := u.acked[atRev{o.Rev, o.Key, o.Value, o.Err == history.ErrNotFound}]
+	_, ok := u.stored[atRev{o.Rev, o.Key, o.Value, o.Err == history.ErrNotFound}]
 	return ok
 }
 
 // before is key's latest entry nobody saw that the history vouches for,
 // below seq, or nil.
-func (u *unseen) before(key string, seq uint64) *history.Entry {
+func (u *unseen) before(key string, seq uint64) *unseenEntry {
 	if u == nil {
 		return nil
 	}
 	es := u.byKey[key]
-	i, _ := slices.BinarySearchFunc(es, seq, func(e history.Entry, s uint64) int { return cmp.Compare(e.Seq, s) })
+	i, _ := slices.BinarySearchFunc(es, seq, func(e unseenEntry, s uint64) int { return cmp.Compare(e.Seq, s) })
 	if i == 0 {
 		return nil
 	}
@@ -141,6 +215,9 @@ func incompleteSummary(r *Result) {
 	undecided := c["unverifiable_writes"] + c["unverifiable_reads"] + c["unverifiable_cas"]
 	vouched := fmt.Sprintf("%d of %d acknowledged writes and %d of %d reads verified by the history alone",
 		c[CountVouchedWrites], c[CountAckedWrites], c[CountVouchedReads], c["gets_checked"])
+	if n := c[CountSettledUnseen]; n > 0 {
+		vouched += fmt.Sprintf(", %d indeterminate writes placed there by the read that saw them", n)
+	}
 	switch {
 	case r.part.lastUnknown:
 		r.Verdict = Unknown

@@ -54,6 +54,10 @@ func checkInParts(t *testing.T, h history.History, final Final, n int, opts Opti
 		}
 		return out
 	}
+	reached := final.Reached // the whole read-back's, as kvupdate's judge gives it
+	for _, e := range final.Entries {
+		reached = max(reached, e.Seq)
+	}
 	var per [][]Result
 	var done []Result
 	for p, d := range split.Dirs {
@@ -63,7 +67,7 @@ func checkInParts(t *testing.T, h history.History, final Final, n int, opts Opti
 		}
 		ph.Part = &history.Part{Index: split.Index[p], Acks: split.Acks, Seqs: &seqs}
 		ph.StreamLast = h.StreamLast // what the whole stream tells, as kvupdate's judge gives it
-		pf := Final{Entries: byPart(final.Entries, p), Complete: final.Complete, Torn: final.Torn, PerKey: final.PerKey,
+		pf := Final{Entries: byPart(final.Entries, p), Complete: final.Complete, Torn: final.Torn, Reached: reached, PerKey: final.PerKey,
 			Observed: byPart(final.Observed, p), Conflicts: byPart(final.Conflicts, p)}
 		po := PartOptions(opts, done)
 		rs := Run(ph, append(All(po), NewRetention(po, pf), NewDeletes(po, pf)))
@@ -207,7 +211,8 @@ func TestPartsMatchWhole(t *testing.T) {
 	}
 	spread.Stream = []history.Entry{{Seq: 7, Key: "g", Value: "g1"}}
 	cases = append(cases, tc{"writes nobody saw, across keys", spread, Final{Entries: spread.Stream, Complete: true, PerKey: 1, Observed: spread.Stream}})
-	for _, name := range []string{"verified", "unverified_write", "cas_through_vouched", "many_undecided"} {
+	for _, name := range []string{"verified", "unverified_write", "cas_through_vouched", "many_undecided",
+		"settled_marker", "settled_reads_disagree", "settled_seq_acked", "settled_two_at_one_seq", "create_over_settled_value", "seq_reused"} {
 		h := loadFixtureFrom(t, filepath.Join("testdata", "unseen"), name)
 		h.StreamLast = 8
 		cases = append(cases, tc{"unseen " + name, h, Final{Entries: h.Stream, Complete: h.StreamComplete, Observed: h.Stream}})

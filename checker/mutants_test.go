@@ -222,7 +222,7 @@ var mutants = []mutant{
 	{"parts: a part's own stream decides whether a sequence is missing", "checker/integrity_cas.go",
 		"if h.Part != nil && h.Part.Seqs != nil {", "if false {", []string{"TestPartsMatchWhole"}},
 	{"parts: an op reading another part's sequence not seen", "history/split.go",
-		"if h := s.seqPart.get(seq); h != 0 && int(h) != p+1 {", "if false {", []string{"TestPartsMatchWhole", "TestSplitCrossed"}},
+		"case int(h) != p+1:", "case false:", []string{"TestPartsMatchWhole", "TestSplitCrossed"}},
 	{"parts: two parts holding one sequence not seen", "history/split.go",
 		"case int(h) != p+1 && s.crossed == \"\":", "case false:", []string{"TestSplitCrossed"}},
 
@@ -271,10 +271,10 @@ var mutants = []mutant{
 	// kv-update's deletes check (branch fix-kvdeletes): a read-back not read
 	// in full, indeterminate writes a get or the stream settled.
 	{"deletes: an incomplete read-back judged as complete", "checker/deletes.go",
-		"if !c.final.Complete {\n\t\tcounts[CountUnverifiedDeletes]++", "if false {\n\t\tcounts[CountUnverifiedDeletes]++",
+		"case !c.final.Complete:\n\t\tcounts[CountUnverifiedDeletes]++", "case false:\n\t\tcounts[CountUnverifiedDeletes]++",
 		[]string{"TestDeleteFixtures"}},
 	{"deletes: an unverified delete not unknown", "checker/deletes.go",
-		"case counts[CountUnverifiedCreates] > 0 || counts[CountUnverifiedDeletes] > 0:", "case counts[CountUnverifiedCreates] > 0:",
+		"counts[CountUnverifiedCreates] > 0 || counts[CountUnverifiedDeletes] > 0 ||", "counts[CountUnverifiedCreates] > 0 ||",
 		[]string{"TestDeleteFixtures"}},
 	{"deletes: an unverified delete hides an anomaly", "checker/deletes.go",
 		"case len(found) > 0:", "case len(found) > 0 && counts[CountUnverifiedDeletes] == 0:",
@@ -448,4 +448,46 @@ var mutants = []mutant{
 		"b.checks(&h, obs, &c.whole, checker.PartOptions(opts, done))", "b.checks(&h, obs, nil, checker.PartOptions(opts, done))", []string{"TestCheckDirInParts"}},
 	{"read-back: a lost purge counts as removing what it covered", "checker/retention.go",
 		"for _, e := range es[:held+1] {\n\t\tif e.Operation == \"purge\" {", "for _, e := range es {\n\t\tif e.Operation == \"purge\" {", []string{"TestRetention"}},
+	// fix-kvfollow: stream-integrity places an indeterminate write a get
+	// settled at a sequence nobody saw (audit cell kv/d2), and two acks of
+	// one revision are a seq_conflict whether or not anybody saw it.
+	{"stream-integrity: a write a get settled never placed at a sequence nobody saw", "checker/integrity_unseen.go",
+		"\t\tu.stored[at] = i\n", "\t\t_, _ = at, i\n", []string{"TestIntegrityUnseenSequences", "TestIntegrityBranches", "TestDeleteFixtures"}},
+	{"stream-integrity: gets that read a settled write at another revision ignored", "checker/integrity_unseen.go",
+		"(a.rev != o.Rev || a.marker != (o.Err == history.ErrNotFound))", "(a.marker != (o.Err == history.ErrNotFound))", []string{"TestIntegrityUnseenSequences"}},
+	{"stream-integrity: a get that read a settled marker as a value ignored", "checker/integrity_unseen.go",
+		"(a.rev != o.Rev || a.marker != (o.Err == history.ErrNotFound))", "(a.rev != o.Rev)", []string{"TestIntegrityUnseenSequences"}},
+	{"stream-integrity: a settled write placed where an ack names the sequence", "checker/integrity_unseen.go",
+		"if r.how != resObserved || ackedAt[r.rev] {", "if r.how != resObserved {", []string{"TestIntegrityUnseenSequences"}},
+	{"stream-integrity: two settled writes placed at one sequence", "checker/integrity_unseen.go",
+		"if placed[a.rev] > 1 {", "if false {", []string{"TestIntegrityUnseenSequences"}},
+	{"stream-integrity: settled writes placed not counted", "checker/integrity_unseen.go",
+		"u.settled++", "u.settled += 0", []string{"TestIntegrityUnseenSequences", "TestIntegrityBranches"}},
+	{"stream-integrity: a CAS violation through a settled write said to be acknowledged there", "checker/integrity_cas.go",
+		"case vouched != nil && vouched.settled:", "case false:", []string{"TestIntegrityUnseenSequences"}},
+	{"stream-integrity: seq_conflict deleted", "checker/integrity.go",
+		"\tseqConflicts(ops, si, add)\n", "\t_ = seqConflicts\n", []string{"TestIntegrityBranches", "TestIntegrityUnseenSequences"}},
+	{"stream-integrity: two values of one key at one revision no seq_conflict", "checker/integrity.go",
+		"if o.Key == f.Key && o.Value == f.Value {", "if o.Key == f.Key {", []string{"TestIntegrityBranches"}},
+	{"stream-integrity: acks compared with the first revision's only", "checker/integrity.go",
+		"\t\t\tfirst = n\n", "\t\t\t_ = n\n", []string{"TestIntegrityBranches", "TestIntegrityUnseenSequences"}},
+	{"parts: ops of two parts' keys at a sequence nobody saw not crossed", "history/split.go",
+		"\tcase h == 0:\n\t\t// No entry holds seq", "\tcase h == 0 && false:\n\t\t// No entry holds seq", []string{"TestSplitCrossed", "TestPartsMatchWhole", "TestCheckDirUnseenSequence"}},
+	{"kv-update view: a seq_conflict not said", "workloads/kvupdate/kvupdateview/summary.go",
+		"\t{checker.CountSeqConflict, ", "\t{\"\", ", []string{"TestSummaryNamesASeqConflict"}},
+	// fix-kvfollow: the deletes check on a read-back not read in full
+	// (audit cell kv/i1min): a key's markers it does not reach or hold a
+	// message at or after are unconfirmed, unknown.
+	{"deletes: an unconfirmed delete not unknown", "checker/deletes.go",
+		" || counts[CountUnconfirmedDeletes] > 0:", ":", []string{"TestDeleteFixtures"}},
+	{"deletes: a marker an incomplete read-back confirms nothing of honoured", "checker/deletes.go",
+		"if !c.final.Complete && markers[worst].rev > reached {", "if false {", []string{"TestDeleteFixtures"}},
+	{"deletes: a marker the read-back reached past unconfirmed", "checker/deletes.go",
+		"if !c.final.Complete && markers[worst].rev > reached {", "if !c.final.Complete {", []string{"TestDeleteFixtures"}},
+	{"deletes: the read-back's own sequences not counted as reached", "checker/deletes.go",
+		"reached = max(reached, e.Seq)", "_ = e.Seq", []string{"TestDeleteFixtures"}},
+	{"deletes: a part not told how far the whole read-back reached", "workloads/kvupdate/parts.go",
+		"c.whole.readReached = readReached", "_ = readReached", []string{"TestCheckDirTornReadBack"}},
+	{"deletes: kv-update gives the checks no Final.Reached", "workloads/kvupdate/judge.go",
+		"final.Reached = whole.readReached", "_ = whole.readReached", []string{"TestCheckDirTornReadBack"}},
 }

@@ -27,7 +27,13 @@ type Final struct {
 	Entries  []history.Entry
 	Complete bool
 	// Torn is the line of stream.jsonl cut short (history.History.StreamTorn).
-	Torn     int
+	Torn int
+	// Reached is the highest sequence the read-back holds, for a part of a
+	// split cell the whole read-back's (0: none, or the part's own are
+	// all that is known). The read-back is read in sequence order from the
+	// stream's first message, so one not read in full still holds every
+	// message up to where it reached (see Deletes).
+	Reached  uint64
 	PerKey   int
 	Observed []history.Entry
 	// Conflicts are messages the observers saw at a sequence where they

@@ -36,10 +36,12 @@ type Split struct {
 	StreamComplete bool
 	StreamTorn     int
 
-	keys    map[string]int // see PartOf
-	sizes   []int          // ops and entries per part
-	seqPart seqOwners      // 1 + the part whose entry holds each sequence; 0: none
-	crossed string         // see Crossed
+	keys  map[string]int // see PartOf
+	sizes []int          // ops and entries per part
+	// seqPart is 1 + the part whose entry holds each sequence (none
+	// holding it: whose op referred to it first); 0: none.
+	seqPart seqOwners
+	crossed string // see Crossed
 }
 
 // Ack is an acknowledged write: the revision it was given and when.
@@ -149,7 +151,9 @@ func (s *Split) CutStream(path string, seen func(Entry)) error {
 // Crossed says why the parts cannot be judged apart, or is empty: a
 // sequence that the entries of two parts hold (the stream reused it for
 // another key), or that an op refers to (its revision, the revision it
-// expected, the sequence a 10071 named) while another part's key holds it.
+// expected, the sequence a 10071 named) while another part's key holds it
+// or, where no entry holds it, an earlier op of another part's key
+// referred to it.
 // The checkers read such a sequence across keys, so a history where one
 // occurs is judged whole.
 func (s *Split) Crossed() string { return s.crossed }
@@ -169,8 +173,15 @@ func (s *Split) refer(seq uint64, p int, what string, line int) {
 	if seq == 0 || s.crossed != "" {
 		return
 	}
-	if h := s.seqPart.get(seq); h != 0 && int(h) != p+1 {
-		s.crossed = fmt.Sprintf("history.jsonl line %d refers to sequence %d (%s), which another part's key holds", line, seq, what)
+	switch h := s.seqPart.get(seq); {
+	case h == 0:
+		// No entry holds seq: the first part to refer to it claims it, so
+		// that ops of two parts' keys at one sequence nobody saw (two
+		// writes acknowledged with it, a get placing a write where an ack
+		// names another) are judged whole too.
+		s.seqPart.set(seq, uint16(p+1))
+	case int(h) != p+1:
+		s.crossed = fmt.Sprintf("history.jsonl line %d refers to sequence %d (%s), which another part's key holds or referred to first", line, seq, what)
 	}
 }
 

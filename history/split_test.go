@@ -193,6 +193,12 @@ func TestSplitCrossed(t *testing.T) {
 			[][]Entry{{{Seq: 1, Key: "a", Value: "a1"}, {Seq: 2, Key: "b", Value: "b1"}}}, 2, "refers to sequence 2"},
 		{"the same, one part", []Op{put("a", "a1", 1), put("b", "b1", 2), put("a", "a2", 2)},
 			[][]Entry{{{Seq: 1, Key: "a", Value: "a1"}, {Seq: 2, Key: "b", Value: "b1"}}}, 1, ""},
+		{"a revision acknowledged to keys of two parts, nobody saw it", []Op{put("a", "a1", 1), put("b", "b1", 2), put("a", "a2", 2)},
+			[][]Entry{{{Seq: 1, Key: "a", Value: "a1"}}}, 2, "line 3 refers to sequence 2 (its revision)"},
+		{"a revision nobody saw, read by another part's key", []Op{put("a", "a1", 1), {Client: 2, Type: Get, Key: "b", Value: "a2", Rev: 2, Outcome: OK, Invoke: 1, Complete: 2},
+			put("a", "a2", 2)}, [][]Entry{{{Seq: 1, Key: "a", Value: "a1"}}}, 2, "line 3 refers to sequence 2 (its revision)"},
+		{"a revision nobody saw, acknowledged twice to one part", []Op{put("a", "a1", 1), put("b", "b1", 2), put("b", "b2", 2)},
+			[][]Entry{{{Seq: 1, Key: "a", Value: "a1"}}}, 2, ""},
 		{"a sequence reused by another key", []Op{put("a", "a1", 1), put("b", "b1", 2)},
 			[][]Entry{{{Seq: 1, Key: "a", Value: "a1"}, {Seq: 2, Key: "b", Value: "b1"}}, {{Seq: 2, Key: "a", Value: "a9"}}}, 2, "sequence 2 is held by keys of two parts"},
 	}

@@ -126,9 +126,10 @@ func (b Bucket) checks(h *history.History, obs *observedFile, whole *streamFacts
 			maxHeld = max(maxHeld, e.Seq)
 		}
 		f := b.judgedStream(final.Complete, head, len(h.Stream), maxHeld)
-		whole = &f
+		whole = &f // readReached 0: the read-back is final.Entries, whole
 	}
 	h.StreamComplete, h.StreamLast = whole.complete, whole.last
+	final.Reached = whole.readReached
 	return append(checker.All(opts), checker.NewRetention(opts, final), checker.NewDeletes(opts, final))
 }
 

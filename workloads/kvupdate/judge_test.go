@@ -173,7 +173,8 @@ func TestCheckDirTornReadBack(t *testing.T) {
 // The read-back failed before the stream's last sequence was learnt, so
 // the observers were drained to 0: the stream the checkers judge is
 // unknown, not empty and complete, whole and in parts, and no
-// acknowledged write is lost for it (audit cell kv/i1min_readback_failed).
+// acknowledged write is lost for it, nor any delete honoured (audit cell
+// kv/i1min_readback_failed).
 func TestCheckDirReadBackFailed(t *testing.T) {
 	dir := filepath.Join("testdata", "cells", "readback_failed")
 	ops, err := history.ReadOps(filepath.Join(dir, "history.jsonl"))
@@ -193,6 +194,9 @@ func TestCheckDirReadBackFailed(t *testing.T) {
 		if r.Name == checker.NameIntegrity && (r.Verdict != checker.Unknown || r.Counts[checker.CountLostWrite] != 0) {
 			t.Errorf("stream-integrity: %s %s, want unknown and no lost write", r.Verdict, r.Summary)
 		}
+		if r.Name == checker.NameDeletes && (r.Verdict != checker.Unknown || r.Counts[checker.CountUnconfirmedDeletes] != 1) {
+			t.Errorf("deletes: %s %s, want unknown: nothing read back confirms k0's delete", r.Verdict, r.Summary)
+		}
 	}
 }
 
@@ -200,7 +204,11 @@ func TestCheckDirReadBackFailed(t *testing.T) {
 // (seen under kill-all: 1 of 8,082): it costs only the judgements that
 // need it, whole and in parts. In unseen_verified the write there was
 // read at its revision: valid. In unseen_unverified nobody read the write
-// there, and the next update expected it: unknown, naming both.
+// there, and the next update expected it: unknown, naming both. In
+// unseen_reused a put of k2 was acknowledged with that sequence too, and
+// read there: two acks of one sequence are proof without it, invalid
+// whole and in parts (the split finds the acks of two parts' keys crossed
+// and judges the cell whole).
 func TestCheckDirUnseenSequence(t *testing.T) {
 	for _, c := range []struct {
 		cell string
@@ -210,6 +218,7 @@ func TestCheckDirUnseenSequence(t *testing.T) {
 		{"unseen_verified", checker.Valid, "1 of 5 sequences nobody saw: the history verifies every judgement that needs them (1 of 5 acknowledged writes and 1 of 5 reads verified by the history alone)"},
 		{"unseen_unverified", checker.Unknown, "1 of 5 sequences nobody saw, and nothing else verifies 1 of 5 acknowledged writes and 1 of 3 CAS checks that need them: " +
 			"seq 2 (client 1's create of k1), seq 2 (the revision client 1's update of k1 expected)"},
+		{"unseen_reused", checker.Invalid, "1 seq_conflict (7 acknowledged writes, 5 stream entries); stream incomplete"},
 	} {
 		t.Run(c.cell, func(t *testing.T) {
 			dir := filepath.Join("testdata", "cells", c.cell)

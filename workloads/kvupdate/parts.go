@@ -97,9 +97,11 @@ func cutCell(dir, tmp string, n int, b Bucket) (*cellCut, error) {
 	c := &cellCut{split: split}
 	merged := b.merged()
 	var maxHeld uint64 // the highest sequence of the stream the checkers judge
+	var readReached uint64
 	err = split.CutStream(filepath.Join(dir, "stream.jsonl"), func(e history.Entry) {
 		c.seqs.Add(e.Seq)
 		maxHeld = max(maxHeld, e.Seq)
+		readReached = max(readReached, e.Seq)
 	})
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -143,6 +145,7 @@ func cutCell(dir, tmp string, n int, b Bucket) (*cellCut, error) {
 		heads = nil
 	}
 	c.whole = b.judgedStream(split.StreamComplete, heads, c.seqs.Len(), maxHeld)
+	c.whole.readReached = readReached
 	return c, split.CutOps(filepath.Join(dir, "history.jsonl"))
 }
 

@@ -34,6 +34,10 @@ func mergeStreams(final, observed []history.Entry) []history.Entry {
 type streamFacts struct {
 	complete bool
 	last     uint64 // the stream's last sequence; 0: unknown (or none)
+	// readReached is the highest sequence the read-back holds (0: none, or
+	// the whole read-back is at hand): read in order from the first, it
+	// holds every message up to there (checker.Final.Reached).
+	readReached uint64
 }
 
 // judgedStream says whether the stream the checkers judge is complete and

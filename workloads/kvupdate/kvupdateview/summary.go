@@ -16,6 +16,7 @@ import (
 var integrityKinds = []struct{ key, one, many string }{
 	{checker.CountLostWrite, "acknowledged write lost", "acknowledged writes lost"},
 	{checker.CountRevMismatch, "write stored at another revision than acknowledged", "writes stored at another revision than acknowledged"},
+	{checker.CountSeqConflict, "write acknowledged with another write's revision", "writes acknowledged with another write's revision"},
 	{checker.CountFailedWriteApplied, "failed write applied anyway", "failed writes applied anyway"},
 	{checker.CountUnexpectedValue, "value nobody wrote", "values nobody wrote"},
 	{checker.CountDuplicateValue, "value stored twice", "values stored twice"},

@@ -272,6 +272,21 @@ func TestSummaryReadsTheCheckers(t *testing.T) {
 	}
 }
 
+// Two puts acknowledged with one revision read as what they are: the one
+// the stream does not hold lost, and a write given another's revision.
+func TestSummaryNamesASeqConflict(t *testing.T) {
+	ops := []history.Op{
+		{Client: 0, Type: history.Put, Key: "k0", Value: "v1", Rev: 1, Outcome: history.OK, Invoke: 1, Complete: 2},
+		{Client: 1, Type: history.Put, Key: "k1", Value: "w1", Rev: 1, Outcome: history.OK, Invoke: 1, Complete: 2},
+	}
+	h := history.History{Ops: ops, Stream: []history.Entry{{Seq: 1, Key: "k0", Value: "v1"}}, StreamComplete: true}
+	checks := checker.Run(h, []checker.Checker{checker.NewIntegrity(checker.Options{})})
+	s := Summarize(run.CellResult{Checks: checks, Verdict: run.VerdictOf(checks), Ops: run.CountOps(ops, time.Second)})
+	if got, want := strings.Join(s.Integrity, "; "), "1 acknowledged write lost; 1 write acknowledged with another write's revision"; got != want {
+		t.Errorf("integrity read as %q, want %q", got, want)
+	}
+}
+
 // The kv-update pages fetch nothing and every link resolves.
 func TestKVPagesSelfContained(t *testing.T) {
 	for name, dir := range map[string]func(t *testing.T) string{
