@@ -402,7 +402,7 @@ var mutants = []mutant{
 	{"parts: a torn stream's parts read as complete when its count matches", "history/split.go",
 		"s.StreamComplete = complete && !torn", "s.StreamComplete = complete", []string{"TestReadStreamTornLastLine"}},
 	{"read-back: a read-back cut short not said", "checker/retention.go",
-		"counts[\"final_entries\"], tornNote(r.part.torn))", "counts[\"final_entries\"], tornNote(0))", []string{"TestRetention", "TestPartsMatchWhole"}},
+		"counts[\"final_entries\"], TornNote(r.part.torn))", "counts[\"final_entries\"], TornNote(0))", []string{"TestRetention", "TestPartsMatchWhole"}},
 	{"parts: a read-back cut short not said once merged", "checker/merge.go",
 		"p.torn = max(p.torn, q.torn)", "p.torn = 0", []string{"TestPartsMatchWhole"}},
 	{"parts: the parts of a read-back cut short not told so", "workloads/kvupdate/parts.go",
@@ -497,4 +497,19 @@ var mutants = []mutant{
 		"if !l.Fitted {", "if false {", []string{"TestSlopeBlockCensored"}},
 	{"catchup chart: a censored point not said", "workloads/catchup/catchupview/slope.go",
 		"if p.Censored != \"\" {", "if false {", []string{"TestSlopeBlockCensored"}},
+	// fix-catchfollow: the queue's reasons name a stream.jsonl cut short
+	// (workloads/queue/cell.go, check_lost.go, check_integrity.go;
+	// history.ReadStreamTorn)
+	{"history: ReadStreamTorn never names the torn line", "history/store.go",
+		"return f.entries, f.complete, f.torn, err", "return f.entries, f.complete, 0, err", []string{"TestReadStreamTornLastLine"}},
+	{"queue: the torn line of stream.jsonl not loaded", "workloads/queue/cell.go",
+		"entries, true, complete, torn", "entries, true, complete, torn*0", []string{"TestReadBackReasons"}},
+	{"queue: a read-back cut short not named", "workloads/queue/cell.go",
+		"case c.StreamTorn > 0:", "case false:", []string{"TestReadBackReasons"}},
+	{"queue: no read-back told as an incomplete one", "workloads/queue/cell.go",
+		"case !c.StreamRead:\n\t\treturn", "case false:\n\t\treturn", []string{"TestReadBackReasons"}},
+	{"queue-lost: its unknown reason not the read-back's", "workloads/queue/check_lost.go",
+		"ix.c.readBackGap()+\", so", "\"the stream read-back is missing or incomplete\"+\", so", []string{"TestReadBackReasons"}},
+	{"queue-stream-integrity: its unknown reason not the read-back's", "workloads/queue/check_integrity.go",
+		"r.unsure(\"incomplete_readback\", ix.c.readBackGap(), nil)", "r.unsure(\"incomplete_readback\", \"the read-back is incomplete\", nil)", []string{"TestReadBackReasons"}},
 }
