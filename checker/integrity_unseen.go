@@ -227,7 +227,7 @@ func incompleteSummary(r *Result) {
 		} else {
 			r.Summary = fmt.Sprintf("the read-back stopped early: %d entries read or observed and the stream's last sequence unknown, so loss cannot be decided", n)
 		}
-		r.Summary += " (" + vouched + tornNote(r.part.torn) + ")"
+		r.Summary += " (" + vouched + TornNote(r.part.torn) + ")"
 	case undecided > 0:
 		r.Verdict = Unknown
 		r.Reason = "judgements that need sequences nobody saw, which nothing else verifies, are left undecided"

@@ -195,9 +195,10 @@ func (c *Retention) judgeKey(key string, es []history.Entry, inFinal map[uint64]
 	}
 }
 
-// tornNote says, after what a summary says of an incomplete read-back,
-// that its file was cut short at line (0: it was not).
-func tornNote(line int) string {
+// TornNote says, after what a summary says of an incomplete read-back,
+// that its file was cut short at line (0: it was not); kv-update's and
+// queue's checks say it alike.
+func TornNote(line int) string {
 	if line == 0 {
 		return ""
 	}
@@ -240,7 +241,7 @@ func retentionFinish(r *Result, perKey int) {
 	case r.part.incomplete:
 		r.Verdict = Unknown
 		r.Reason = fmt.Sprintf("the stream could not be read back in full (%d entries read%s): lost last values cannot be ruled out",
-			counts["final_entries"], tornNote(r.part.torn))
+			counts["final_entries"], TornNote(r.part.torn))
 		r.Summary = r.Reason
 	default:
 		r.Verdict = Valid

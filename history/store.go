@@ -258,6 +258,13 @@ func ReadStream(path string) ([]Entry, bool, error) {
 	return f.entries, f.complete, err
 }
 
+// ReadStreamTorn is ReadStream, and the line cut short (the last), or 0:
+// a reader that says why its read-back is incomplete names it.
+func ReadStreamTorn(path string) (entries []Entry, complete bool, torn int, err error) {
+	f, err := readStream(path)
+	return f.entries, f.complete, f.torn, err
+}
+
 // streamFile is a stream.jsonl as read: its entries, whether they are the
 // whole stream, and the line cut short (the last), or 0.
 type streamFile struct {

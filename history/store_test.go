@@ -137,6 +137,10 @@ func TestReadStreamTornLastLine(t *testing.T) {
 			if s.StreamTorn != c.torn {
 				t.Errorf("CutStream: torn %d, want %d", s.StreamTorn, c.torn)
 			}
+			// ReadStreamTorn, as the queue workload reads it, says the same.
+			if es, complete, torn, err := ReadStreamTorn(path); err != nil || len(es) != c.entries || complete != c.complete || torn != c.torn {
+				t.Errorf("ReadStreamTorn: %d entries, complete %v, torn %d, %v; want %d, %v, %d", len(es), complete, torn, err, c.entries, c.complete, c.torn)
+			}
 			n := 0
 			for _, d := range s.Dirs {
 				p, err := Load(d)

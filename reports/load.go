@@ -64,6 +64,7 @@ func Load(dir string) (*Run, error) {
 		if err := decodeResult(b, &r.Result); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "results.json"), err)
 		}
+		r.Result.Resolve(dir)
 		var x extra
 		_ = json.Unmarshal(b, &x)
 		r.ClientVersion = x.ClientVersion
@@ -139,6 +140,7 @@ func (r *Run) loadPartial() error {
 		}
 		var cr run.CellResult
 		if b, err := os.ReadFile(filepath.Join(cdir, "results.json")); err == nil && decodeCell(b, &cr) == nil && cr.Name != "" {
+			cr.Resolve(r.Dir)
 			res.Cells = append(res.Cells, cr)
 		} else {
 			hint := "the history on disk can be checked with chaos check"

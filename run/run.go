@@ -154,7 +154,7 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 			fmt.Fprintf(out, "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
 		}
 	}
-	if err := writeJSON(filepath.Join(dir, "results.json"), res); err != nil {
+	if err := writeResult(res); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(out, "\nverdict: %s (results in %s)\nrerun: %s\n", res.Verdict, dir, spec.Command)
@@ -172,7 +172,7 @@ func (r *runner) runOne(ctx context.Context, res *Result, cell Cell) CellResult 
 	}
 	cr := r.runCell(ctx, cell, cdir)
 	PrintCell(r.out, cr)
-	if err := writeJSON(filepath.Join(cdir, "results.json"), cr); err != nil {
+	if err := writeCellResult(r.dir, cdir, cr); err != nil {
 		r.logf("write results: %v", err)
 	}
 	res.Cells = append(res.Cells, cr)

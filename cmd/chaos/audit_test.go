@@ -64,6 +64,13 @@ var auditCases = []auditCase{
 	{dir: "q/q7b_65_consumers_last_skipped", exit: run.ExitHarness,
 		stderr: `^chaos: testdata/audit/q/q7b_65_consumers_last_skipped/queue.json: 65 consumers, but the workload creates 1\.\.64\n$`},
 
+	// stream.jsonl cut short at line 12 while p0-11, acknowledged and
+	// delivered to no consumer, was being written: unknown, the reasons
+	// naming the torn line as kv-update's read-back check does (they said
+	// "missing or incomplete" and "fewer than the stream counted").
+	{dir: "q/q8_torn_readback", exit: run.ExitUnknown, verdicts: map[string]string{"queue-lost": "unknown", "queue-stream-integrity": "unknown"},
+		stdout: `queue-lost +.*unknown: the read-back holds 10 messages; stream\.jsonl is cut short at line 12: the read-back did not finish, so an acknowledged value`},
+
 	// kv-update's deletes check (branch fix-kvdeletes).
 	// A keep-all bucket whose read-back stopped before the delete's marker:
 	// whether the value survived its delete cannot be decided (it was
@@ -111,6 +118,24 @@ var auditCases = []auditCase{
 	// by 4 MiB, which once fitted 10 bytes of RSS per byte), as one cell
 	// has none; the cells' own checks are unknown (nothing was read back).
 	{dir: "cu_min/c1_runs", exit: run.ExitUnknown, verdicts: map[string]string{"memory-vs-backlog": "", "catchup-memory": "valid"}},
+	// memory-vs-backlog under a memory limit (branch fix-catchfollow): a
+	// peak the limit held down is the least the demand was. Held at 1 GiB
+	// at 2 and 4 GiB, the line is flat only if those demands were small
+	// (it passed as flat, 0.10); an OOM kill between two samples at 2 GiB
+	// (sampled 520 MiB) under 1.5 GiB makes it steep whatever the demand
+	// was (it passed as flat, 0.12). The exits follow the cells' own
+	// oom-kill checks.
+	{dir: "cu_min/c5_slope_held_flat", exit: run.ExitInvalid, verdicts: map[string]string{"memory-vs-backlog": "unknown"},
+		stdout: `unknown +memory-vs-backlog .*0\.10 bytes of RSS per byte over 4 backlogs, .*undecided: flat at these demands, but it grows with the backlog if v2\.15\.3_backlog-2147483648's demand was above 4\.58GiB or v2\.15\.3_backlog-4294967296's above 1\.21GiB`},
+	{dir: "cu_min/c5b_slope_oom_steep", exit: run.ExitInvalid, verdicts: map[string]string{"memory-vs-backlog": "invalid"},
+		stdout: `invalid +memory-vs-backlog .*0\.71 bytes of RSS per byte over 3 backlogs, the demand of v2\.15\.3_backlog-2147483648 \(which was OOM-killed once\) at its least, 1\.5GiB, grows with the backlog`},
+	// Cells that give no point are named, with why (they were left out
+	// silently); a line they leave with one backlog has no slope, which is
+	// said (it gave no result, as a run of one backlog).
+	{dir: "cu_min/c6_slope_left_out", exit: run.ExitUnknown, verdicts: map[string]string{"memory-vs-backlog": "valid"},
+		stdout: `over 2 backlogs, flat \(left out: v2\.11\.8_backlog-2147483648 \(the target never restarted, so no catch-up was measured\); v2\.11\.8_backlog-4294967296 \(n3 sent no RSS sample from its restart to the heal\)\); left out, their release and backlog unknown: v2\.11\.8_no_backlog \(catchup\.json records no --backlog\)`},
+	{dir: "cu_min/c6b_slope_one_backlog_left", exit: run.ExitUnknown, verdicts: map[string]string{"memory-vs-backlog": "unknown"},
+		stdout: `v2\.11\.8 \(Direct Get off\): no slope: its points hold 1 of its 2 --backlog settings \(left out: v2\.11\.8_backlog-2147483648 \(the target never restarted`},
 
 	// kv-update's stream: its loaders, merge and checks.
 	// The read-back failed before the stream's last sequence was learnt

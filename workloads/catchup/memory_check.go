@@ -3,7 +3,6 @@ package catchup
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 )
@@ -94,21 +93,10 @@ func memoryCheck(r *Result) checker.Result {
 // when it did not: " n3 was OOM-killed once and held within 5% of its
 // 1GiB limit".
 func censoredWords(target string, f memoryFacts) string {
-	var how []string
-	if f.oomKills > 0 {
-		times := fmt.Sprintf("%d times", f.oomKills)
-		if f.oomKills == 1 {
-			times = "once"
-		}
-		how = append(how, "was OOM-killed "+times)
-	}
-	if f.limit > 0 && f.target.samples > 0 && f.target.peak >= f.limit-f.limit*LimitMarginPercent/100 {
-		how = append(how, fmt.Sprintf("held within %d%% of its %s limit", LimitMarginPercent, Bytes(f.limit)))
-	}
-	if len(how) == 0 {
+	if !f.censored() {
 		return ""
 	}
-	return fmt.Sprintf(" %s %s", target, strings.Join(how, " and "))
+	return fmt.Sprintf(" %s %s", target, f.words())
 }
 
 // jumpWords says what was seen: "n2 peaked at 2.68 GiB 0.6s after it was

@@ -41,8 +41,7 @@ type memoryFacts struct {
 	noBaseline     string     // why there is no baseline follower
 	bound          int64
 	boundWhy       string
-	limit          int64 // the target's hard limit in the window (0: none)
-	oomKills       int   // the target's OOM kills from its restart on
+	censoring            // what the target's limit did to its peak
 	published      int64 // payload bytes acknowledged from the restart until current
 	sinceCurrentMs int64 // the target's peak relative to current (negative: before)
 	current        bool
@@ -74,7 +73,7 @@ func catchupMemory(r *Result) (memoryFacts, string) {
 		return f, "no memory series of the target " + r.Target
 	}
 	f.target = peakIn(t, f.from, f.to)
-	f.limit, f.oomKills = targetLimit(r, t, f.from, f.to), targetOOMKills(r, f.from)
+	f.censoring = censorOf(r, t, f.target.peak)
 	f.others, f.other, f.leader, f.noBaseline = baseline(r, f.from, f.to)
 	if f.other != nil && f.other.samples == 0 {
 		f.other, f.noBaseline = nil, fmt.Sprintf("no RSS sample of the other follower %s between the restart and the heal", f.other.node)
@@ -148,11 +147,60 @@ func baseline(r *Result, from, to int64) (rest []nodePeak, other, leader *nodePe
 	return rest, other, leader, ""
 }
 
+// censoring is what the target's hard limit did to its sampled peak. An
+// OOM kill from its restart on, or a peak held within LimitMarginPercent
+// of the limit, hides the demand: it was at least the limit.
+type censoring struct {
+	limit    int64 // the target's hard limit in the window (0: none)
+	oomKills int   // the target's OOM kills from its restart on
+	held     bool  // its peak came within LimitMarginPercent of the limit
+}
+
+// censorOf is the one decision whether the target's limit held its peak
+// (bytes, 0 when no sample) down, for catchup-memory and
+// memory-vs-backlog alike. t may be nil (no memory series of the target).
+func censorOf(r *Result, t *NodeMemory, peak int64) censoring {
+	from, to := memoryWindow(r)
+	c := censoring{limit: targetLimit(r, t, from, to), oomKills: targetOOMKills(r, from)}
+	c.held = c.limit > 0 && peak >= c.limit-c.limit*LimitMarginPercent/100
+	return c
+}
+
+// censored says whether the peak understates the demand.
+func (c censoring) censored() bool { return c.oomKills > 0 || c.held }
+
+// demandAtLeast is what the demand is known to have been at least, given
+// the sampled peak: the peak, or the limit when it held the peak down.
+func (c censoring) demandAtLeast(peak int64) int64 {
+	if c.censored() {
+		return max(peak, c.limit)
+	}
+	return peak
+}
+
+// words say how the limit held the peak down, or "" when it did not:
+// "was OOM-killed once and held within 5% of its 1GiB limit".
+func (c censoring) words() string {
+	var how []string
+	if c.oomKills > 0 {
+		times := fmt.Sprintf("%d times", c.oomKills)
+		if c.oomKills == 1 {
+			times = "once"
+		}
+		how = append(how, "was OOM-killed "+times)
+	}
+	if c.held {
+		how = append(how, fmt.Sprintf("held within %d%% of its %s limit", LimitMarginPercent, Bytes(c.limit)))
+	}
+	return strings.Join(how, " and ")
+}
+
 // targetLimit is the hard limit the target ran under in the window: the
 // largest in force (Limit records each change; the heal's lift comes at
-// the window's end), or --memory-limit when no change was recorded.
+// the window's end), or --memory-limit when no change was recorded (or
+// the target has no memory series, t nil).
 func targetLimit(r *Result, t *NodeMemory, from, to int64) int64 {
-	if len(t.Limit.T) == 0 {
+	if t == nil || len(t.Limit.T) == 0 {
 		return int64(r.Options.MemoryLimit)
 	}
 	lim := t.Limit.At(from)

@@ -34,9 +34,10 @@ func TestSlopeFixtures(t *testing.T) {
 		})
 	}
 	dirs, _ := filepath.Glob("testdata/slope/*")
-	lines, bound := SlopeLines(dirs)
-	if len(lines) != 3 || bound != DefaultMaxSlope {
-		t.Fatalf("%d lines, bound %g", len(lines), bound)
+	fit := SlopeLines(dirs)
+	lines := fit.Lines
+	if len(lines) != 3 || fit.Bound != DefaultMaxSlope || len(fit.LeftOut) != 0 {
+		t.Fatalf("%d lines, bound %g, left out %+v", len(lines), fit.Bound, fit.LeftOut)
 	}
 	for _, l := range lines {
 		t.Logf("%s: slope %.3f over %d points", l.ServerVersion, l.Slope, len(l.Points))
@@ -47,7 +48,7 @@ func TestSlopeFixtures(t *testing.T) {
 }
 
 func TestSlopeRules(t *testing.T) {
-	p := func(b, r int64) SlopeCell { return SlopeCell{Backlog: b, PeakRSS: r} }
+	p := func(b, r int64) SlopeCell { return SlopeCell{Backlog: b, Demand: r} }
 	for _, tc := range []struct {
 		name  string
 		ps    []SlopeCell
@@ -58,7 +59,7 @@ func TestSlopeRules(t *testing.T) {
 		{"one backlog twice", []SlopeCell{p(2, 1), p(2, 3)}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if s, _ := fit(tc.ps); s != tc.slope {
+			if s, _ := fitLine(tc.ps); s != tc.slope {
 				t.Errorf("slope %g, want %g", s, tc.slope)
 			}
 		})
@@ -103,8 +104,8 @@ func TestSlopeOneBacklog(t *testing.T) {
 	if res, err := (workload{}).CheckRun(runs); err != nil || len(res) != 0 {
 		t.Errorf("two runs of one backlog: %+v %v", res, err)
 	}
-	if lines, _ := SlopeLines(runs); len(lines) != 0 {
-		t.Errorf("two runs of one backlog fitted %+v", lines)
+	if fit := SlopeLines(runs); len(fit.Lines) != 0 || len(fit.LeftOut) != 0 {
+		t.Errorf("two runs of one backlog fitted %+v", fit)
 	}
 	withOther := append([]string{"testdata/slope/v2.11.8_backlog-4294967296"}, runs...)
 	res, err := workload{}.CheckRun(withOther)
@@ -143,6 +144,9 @@ func TestSlopeLeavesOutSilentTargets(t *testing.T) {
 	}
 	if !strings.Contains(res[0].Summary, "over 3 backlogs,") {
 		t.Errorf("the silent cell was fitted: %s: %s", res[0].Verdict, res[0].Summary)
+	}
+	if !strings.Contains(res[0].Summary, "left out: v2.11.8_backlog-536870912 (n3 sent no RSS sample from its restart to the heal)") {
+		t.Errorf("the silent cell is not named: %s", res[0].Summary)
 	}
 }
 

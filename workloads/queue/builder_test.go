@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ type fx struct {
 	stream   []history.Entry
 	complete bool
 	read     bool
+	torn     bool   // stream.jsonl's line after the read-back's entries is cut short
 	seqs     uint64 // highest stream sequence placed
 }
 
@@ -131,8 +133,12 @@ func (f *fx) finish(at int64, last uint64) *Cell {
 	}
 	f.add(history.Op{Client: readbackClient, Type: OpStreamInfo, Key: StreamName, Value: "n1", Rev: last, ErrSeq: first,
 		ExpectedRev: uint64(len(f.stream)), Outcome: history.OK, Invoke: at, Complete: at + 1})
-	return &Cell{Options: f.o, Consumers: f.consumers(), Ops: f.ops, Stream: f.stream, StreamRead: f.read,
-		StreamComplete: f.complete && f.read}
+	c := &Cell{Options: f.o, Consumers: f.consumers(), Ops: f.ops, Stream: f.stream, StreamRead: f.read,
+		StreamComplete: f.complete && f.read && !f.torn}
+	if f.torn && f.read {
+		c.StreamTorn = len(f.stream) + 2 // after the header and the entries
+	}
+	return c
 }
 
 // standard records n values of producer p0 at sequences 1..n, from 10ms
@@ -191,10 +197,35 @@ func writeCell(t testing.TB, dir string, c *Cell) {
 	}
 	path := filepath.Join(dir, StreamFile)
 	_ = os.Remove(path)
-	if c.StreamRead {
+	switch {
+	case c.StreamTorn > 0:
+		writeTornStream(t, path, c.Stream)
+	case c.StreamRead:
 		if err := history.WriteStream(path, c.Stream, c.StreamComplete); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// writeTornStream writes entries as a read-back that was cut short while
+// writing the next: its header counts one more entry, and that entry's line
+// (the next sequence) ends in the middle of its JSON, with no newline.
+func writeTornStream(t testing.TB, path string, entries []history.Entry) {
+	t.Helper()
+	next := history.Entry{Seq: 1, Key: "p0", Value: "p0-0"}
+	if n := len(entries); n > 0 {
+		next.Seq = entries[n-1].Seq + 1
+	}
+	if err := history.WriteStream(path, append(slices.Clone(entries), next), true); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
+	if err := os.WriteFile(path, b[:last+(len(b)-last)/2], 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

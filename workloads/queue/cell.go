@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -17,10 +18,12 @@ type Cell struct {
 	Ops       []history.Op
 	// Stream is stream.jsonl; StreamRead is false when the file is missing
 	// (the read-back never ran), StreamComplete when it holds every message
-	// the stream's state counted.
+	// the stream's state counted. StreamTorn is the line of stream.jsonl cut
+	// short (its last: the read-back did not finish), or 0.
 	Stream         []history.Entry
 	StreamRead     bool
 	StreamComplete bool
+	StreamTorn     int
 }
 
 // Load reads a cell's queue.json, history.jsonl and stream.jsonl.
@@ -41,10 +44,10 @@ func Load(dir string) (*Cell, error) {
 		return nil, err
 	}
 	c := &Cell{Options: cf.Options, Consumers: cf.Consumers, Ops: ops}
-	entries, complete, err := history.ReadStream(filepath.Join(dir, StreamFile))
+	entries, complete, torn, err := history.ReadStreamTorn(filepath.Join(dir, StreamFile))
 	switch {
 	case err == nil:
-		c.Stream, c.StreamRead, c.StreamComplete = entries, true, complete
+		c.Stream, c.StreamRead, c.StreamComplete, c.StreamTorn = entries, true, complete, torn
 	case errors.Is(err, os.ErrNotExist):
 	default:
 		return nil, err
@@ -53,6 +56,19 @@ func Load(dir string) (*Cell, error) {
 		return nil, fmt.Errorf("%s: %d consumer names for %d consumers", filepath.Join(dir, SettingsFile), len(c.Consumers), c.Options.Consumers)
 	}
 	return c, nil
+}
+
+// readBackGap says why the read-back cannot vouch for what it lacks, as
+// kv-update's read-back check says it: "the read-back holds 10 messages;
+// stream.jsonl is cut short at line 12: the read-back did not finish".
+func (c *Cell) readBackGap() string {
+	switch {
+	case !c.StreamRead:
+		return "the stream was not read back"
+	case c.StreamTorn > 0:
+		return fmt.Sprintf("the read-back holds %d messages%s", len(c.Stream), checker.TornNote(c.StreamTorn))
+	}
+	return fmt.Sprintf("the read-back holds %d messages, fewer than the stream counted", len(c.Stream))
 }
 
 // checkRefusals holds every publish recorded as failed to what the

@@ -10,7 +10,7 @@ import (
 // leader) with what PubAcks and deliveries said about it.
 //
 //   - unknown when there is no read-back, or it is incomplete (fewer
-//     messages than the stream's state counted).
+//     messages than the stream's state counted, or stream.jsonl cut short).
 //   - out_of_order: the read-back's sequences not strictly increasing.
 //   - sequence_conflict: two values at one stream sequence, between the
 //     read-back, the PubAcks and the deliveries' metadata: a sequence, once
@@ -31,7 +31,7 @@ func checkIntegrity(ix *index, r *result) {
 		return
 	}
 	if !ix.c.StreamComplete {
-		r.unsure("incomplete_readback", fmt.Sprintf("the read-back holds %d messages, fewer than the stream counted", len(ix.c.Stream)), nil)
+		r.unsure("incomplete_readback", ix.c.readBackGap(), nil)
 	}
 	state := ix.op(int32(ix.streamOp))
 	bySeq := make(map[uint64]string, len(ix.c.Stream)+len(ix.vals))

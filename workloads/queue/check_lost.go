@@ -14,7 +14,8 @@ import (
 //     received and that is not in the stream read back after the drain. A
 //     PubAck means the message was stored on a quorum (nats.go jetstream
 //     Publish; JetStream "message acknowledgement" docs), so it must survive.
-//     Unknown instead when the read-back is missing or incomplete.
+//     Unknown instead when the read-back is missing or incomplete, the
+//     reason saying which (readBackGap).
 //   - skipped: an acknowledged value that consumer c never received
 //     although it was stored (another consumer received it, or it is in the
 //     stream), while c's drain ended with the consumer reporting nothing
@@ -50,7 +51,7 @@ func checkLost(ix *index, r *result) {
 			if ix.c.StreamComplete {
 				r.flag("lost", describe)
 			} else {
-				r.unsure("unconfirmed", "the stream read-back is missing or incomplete, so an acknowledged value no consumer received may still be stored", describe)
+				r.unsure("unconfirmed", ix.c.readBackGap()+", so an acknowledged value no consumer received may still be stored", describe)
 			}
 			continue
 		}

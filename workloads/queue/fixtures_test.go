@@ -61,6 +61,15 @@ var anomalyFixtures = map[string]fixture{
 			f.complete = false
 			return f.wrap(2000)
 		}},
+	"lost_torn_readback": {want: want(CheckLost, checker.Unknown, CheckIntegrity, checker.Unknown), kinds: []string{"unconfirmed", "incomplete_readback"},
+		doc: "limits: an acknowledged value no consumer received, while stream.jsonl is cut short at its line: unknown, the torn line named",
+		build: func() *Cell {
+			f := newFx(nil)
+			f.standard(10)
+			f.pub(Value("p0", 11), 200, 202, ok, 11, 1)
+			f.torn = true
+			return f.wrap(2000)
+		}},
 	"skipped": {want: want(CheckLost, checker.Invalid), kinds: []string{"skipped"},
 		doc: "limits: a stored, acknowledged value one drained consumer never received",
 		build: func() *Cell {

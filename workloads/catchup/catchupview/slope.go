@@ -22,23 +22,32 @@ func slopeBlock(r *reports.Run) (reports.Block, bool) {
 			dirs = append(dirs, filepath.Join(r.Dir, filepath.FromSlash(c.Rel)))
 		}
 	}
-	lines, bound := catchup.SlopeLines(dirs)
-	if len(lines) == 0 {
-		return reports.Block{}, false
-	}
+	fit := catchup.SlopeLines(dirs)
 	const gib = float64(1 << 30)
 	ch := reports.NewChart("Peak RSS of the catching-up node against the backlog", "backlog caught up (GiB)", "peak RSS (GiB)")
-	var words []string
-	for i, l := range lines {
+	var words, censored []string
+	for i, l := range fit.Lines {
+		if !l.Fitted { // fewer than two backlogs left: the check says which cells are missing
+			continue
+		}
 		var pts plotter.XYs
 		for _, p := range l.Points {
-			pts = append(pts, plotter.XY{X: float64(p.Backlog) / gib, Y: float64(p.PeakRSS) / gib})
+			pts = append(pts, plotter.XY{X: float64(p.Backlog) / gib, Y: float64(p.Demand) / gib})
+			if p.Censored != "" {
+				censored = append(censored, fmt.Sprintf("%s (%s: at least %s)", p.Cell, p.Censored, reports.FormatBytes(float64(p.Demand))))
+			}
 		}
 		name := fmt.Sprintf("%s, Direct Get %s: slope %.2f", l.ServerVersion, reports.OnOff(l.DirectGet), l.Slope)
 		ch.Line(name, pts, reports.LineStyle(reports.SeriesColor(i), 1.6, false))
 		words = append(words, name)
 	}
+	if len(words) == 0 {
+		return reports.Block{}, false
+	}
 	lead := fmt.Sprintf("One point per cell, one line per release; the slope is bytes of peak RSS per byte of backlog (least squares). "+
-		"A flat line is bounded memory; a slope above %.2f (--max-memory-slope) grows with the backlog. %s.", bound, strings.Join(words, "; "))
+		"A flat line is bounded memory; a slope above %.2f (--max-memory-slope) grows with the backlog. %s.", fit.Bound, strings.Join(words, "; "))
+	if len(censored) > 0 {
+		lead += " A cell whose limit held its target's peak down is drawn at the least its demand was: " + strings.Join(censored, "; ") + "."
+	}
 	return reports.Block{ID: "memory-vs-backlog", Nav: "Memory vs backlog", Title: "Memory against backlog", Lead: lead, Chart: ch.HTML()}, true
 }

@@ -36,3 +36,28 @@ func TestSlopeBlock(t *testing.T) {
 		t.Error("a single cell drew a slope")
 	}
 }
+
+// A point the target's limit held down is drawn at the least its demand
+// was, and the lead says which; a line left with one backlog is not drawn.
+func TestSlopeBlockCensored(t *testing.T) {
+	cells := func(dir string, names ...string) *reports.Run {
+		r := &reports.Run{Dir: dir}
+		for _, n := range names {
+			r.Cells = append(r.Cells, &reports.Cell{Rel: n})
+		}
+		return r
+	}
+	r := cells("../testdata/slope_censored/oom_steep", "v2.15.3_backlog-536870912", "v2.15.3_backlog-1073741824", "v2.15.3_backlog-2147483648")
+	b, ok := slopeBlock(r)
+	if !ok {
+		t.Fatal("no chart")
+	}
+	for _, want := range []string{"slope 0.71", "v2.15.3_backlog-2147483648 (was OOM-killed once: at least 1.5 GiB)"} {
+		if !strings.Contains(b.Lead, want) {
+			t.Errorf("lead %q lacks %q", b.Lead, want)
+		}
+	}
+	if _, ok := slopeBlock(cells("../testdata/slope_left_out", "v2.11.8_backlog-536870912", "v2.11.8_backlog-2147483648")); ok {
+		t.Error("a line left with one backlog was drawn")
+	}
+}

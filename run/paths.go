@@ -1,0 +1,130 @@
+package run
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// results.json stores its folders (the run's, each cell's, each cell's
+// cluster's, a repeated cell's first failure) relative to the run folder:
+// as the process gave them they were paths of the machine that ran it,
+// absolute or relative to its working directory, and named nothing once
+// the run was moved or copied. Resolve makes them paths again on load;
+// folders stored before, absolute, load as they are.
+
+// writeResult stores the run's results.json in the run folder res.Dir.
+func writeResult(res Result) error {
+	stored, err := res.relativeTo(res.Dir)
+	if err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(res.Dir, "results.json"), stored)
+}
+
+// writeCellResult stores a cell's results.json in its folder cellDir, its
+// paths relative to the run folder runDir, as the run's results.json has
+// them.
+func writeCellResult(runDir, cellDir string, cr CellResult) error {
+	stored, err := cr.relativeTo(runDir)
+	if err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(cellDir, "results.json"), stored)
+}
+
+// relativeTo is res with its folders relative to runDir.
+func (res Result) relativeTo(runDir string) (Result, error) {
+	out := res
+	out.Cells = make([]CellResult, len(res.Cells))
+	for i, c := range res.Cells {
+		var err error
+		if out.Cells[i], err = c.relativeTo(runDir); err != nil {
+			return res, err
+		}
+	}
+	out.Repeats = append([]RepeatSummary(nil), res.Repeats...)
+	for i, s := range out.Repeats {
+		if s.FirstFailure != nil {
+			f := *s.FirstFailure
+			out.Repeats[i].FirstFailure = &f
+		}
+	}
+	for _, p := range out.paths() {
+		if err := relative(runDir, p); err != nil {
+			return res, err
+		}
+	}
+	return out, nil
+}
+
+// relativeTo is c with its folders relative to runDir.
+func (c CellResult) relativeTo(runDir string) (CellResult, error) {
+	for _, p := range c.paths() {
+		if err := relative(runDir, p); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// Resolve makes the folders results.json stored relative to the run
+// folder runDir paths again (the run's own is runDir); absolute ones,
+// stored before, stay as they are.
+func (res *Result) Resolve(runDir string) {
+	for i := range res.Cells {
+		res.Cells[i].Resolve(runDir)
+	}
+	for _, p := range res.paths() {
+		resolve(runDir, p)
+	}
+}
+
+// Resolve is Result.Resolve for a cell's results.json.
+func (c *CellResult) Resolve(runDir string) {
+	for _, p := range c.paths() {
+		resolve(runDir, p)
+	}
+}
+
+// paths are the run's own folders: its own and its repeats' first failures.
+func (res *Result) paths() []*string {
+	ps := []*string{&res.Dir}
+	for _, s := range res.Repeats {
+		if s.FirstFailure != nil {
+			ps = append(ps, &s.FirstFailure.Dir)
+		}
+	}
+	return ps
+}
+
+// paths are a cell's folders: its own and its cluster's.
+func (c *CellResult) paths() []*string { return []*string{&c.Dir, &c.Cluster.Dir} }
+
+// relative rewrites *p relative to base ("." for base itself), in the
+// slashes of any machine.
+func relative(base string, p *string) error {
+	if *p == "" {
+		return nil
+	}
+	absBase, err := filepath.Abs(base)
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(*p)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(absBase, abs)
+	if err != nil {
+		return fmt.Errorf("%s relative to the run folder %s: %w", *p, base, err)
+	}
+	*p = filepath.ToSlash(rel)
+	return nil
+}
+
+// resolve joins a relative *p to base.
+func resolve(base string, p *string) {
+	if *p != "" && !filepath.IsAbs(*p) {
+		*p = filepath.Join(base, filepath.FromSlash(*p))
+	}
+}
