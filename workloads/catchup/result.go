@@ -201,7 +201,7 @@ func catchUpCheck(c CatchUp) checker.Result {
 		counts["completed"] = 1
 		return result("catch-up", checker.Valid, fmt.Sprintf("current %.1fs after the restart (bound %s): %s", c.Seconds, c.Bound, c.Detail), counts)
 	case OutcomeInterrupted, "":
-		return result("catch-up", checker.Unknown, "not decided: "+orNone(c.Detail), counts)
+		return result("catch-up", checker.Unknown, "not decided: "+orWhy(c.Detail, "catchup.json records no outcome (the cell ended before the catch-up was judged)"), counts)
 	}
 	return result("catch-up", checker.Invalid, fmt.Sprintf("not current after %.1fs (%s, bound %s): %s", c.Seconds, c.Outcome, c.Bound, c.Detail), counts)
 }
@@ -210,7 +210,7 @@ func agreementCheck(in Integrity) checker.Result {
 	counts := map[string]int{"replicas": len(in.Replicas)}
 	switch {
 	case len(in.Replicas) == 0:
-		return result("replicas-agree", checker.Unknown, "replicas not read: "+orNone(in.ReplicasDetail), counts)
+		return result("replicas-agree", checker.Unknown, "replicas not read: "+orWhy(in.ReplicasDetail, "catchup.json records no reading of them (the cell ended before its verify phase)"), counts)
 	case in.ReplicasAgree:
 		return result("replicas-agree", checker.Valid, in.ReplicasDetail, counts)
 	}
@@ -227,7 +227,7 @@ func ackedCheck(in Integrity) checker.Result {
 		"duplicates": int(in.Dups), "malformed": int(in.Malformed), "unacked_present": int(in.Unacked)}
 	switch {
 	case in.Acked == 0 && in.Read == 0 && !in.Complete:
-		return result("acked-present", checker.Unknown, "the stream was not read back: "+orNone(in.ReadDetail), counts)
+		return result("acked-present", checker.Unknown, "the stream was not read back: "+orWhy(in.ReadDetail, "catchup.json records no read-back (the cell ended before its verify phase)"), counts)
 	case in.Complete && in.Missing > 0:
 		return result("acked-present", checker.Invalid, fmt.Sprintf("%d of %d acknowledged ids missing from the stream (e.g. %s)",
 			in.Missing, in.Acked, strings.Join(in.MissingExamples, ", ")), counts)
@@ -241,9 +241,10 @@ func ackedCheck(in Integrity) checker.Result {
 		in.Acked, in.Unacked, in.ReadDetail), counts)
 }
 
-func orNone(s string) string {
+// orWhy is s, or why when the cell recorded none.
+func orWhy(s, why string) string {
 	if s == "" {
-		return "(no detail)"
+		return why
 	}
 	return s
 }
