@@ -28,6 +28,9 @@ func (r Role) needsWatch() bool {
 	return r == RoleNewLeader || r == RoleOldLeader || r == RoleCatchingUp || r == RoleEventNode
 }
 
+// AimableFaults lists the faults that hit one node, which a role can aim.
+func AimableFaults() []string { return slices.Clone(aimable) }
+
 // aimable lists the faults that hit one node a role can choose.
 var aimable = []string{"kill", "restart", "pause", "wipe", "catchup", "power-loss", "pause-kill", "partition-one",
 	"member-replace", "latency", "loss", "bandwidth"}

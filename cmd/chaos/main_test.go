@@ -76,6 +76,12 @@ func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
 		{[]string{"run", "--workload", "catchup", "--publishers", "0"}, "--publishers must be 1..64"},
 		{[]string{"run", "--workload", "catchup", "--backlog", "0"}, "--backlog 0B is smaller than one --payload"},
 		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"hunt", "--schedules", "maybe"}, `--schedules "maybe"`},
+		{[]string{"hunt", "--budget", "0s"}, "--budget 0s"},
+		{[]string{"hunt", "--run-time", "1s"}, "--run-time 1s"},
+		{[]string{"hunt", "--server-version", "2.15"}, `--server-version "2.15"`},
+		{[]string{"run", "--nemesis", "kill@earthquake"}, "want an event"},
+		{[]string{"run", "--nemesis", "partition-halves:leader"}, "only faults that hit one node take a role"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/watch"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -77,7 +78,9 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.DurationVar(&f.timeLimit, "time-limit", workloads.TimeLimitDefault, "how long the workload runs in each cell (timed workloads: kv-update, queue; catchup runs through its own phases)")
 	fl.StringVar(&f.directGet, "direct-get", "both", "Direct Get on the bucket or stream: on, off or both (both runs two cells side by side)")
 	fl.StringSliceVar(&f.versions, "server-version", []string{serverbin.DefaultVersion()}, "nats-server versions (vX.Y.Z), comma-separated, or a range of the releases the Go module proxy serves (v2.14.5..v2.15.3); each is a cell, built from the module proxy and cached")
-	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults the schedule picks from, one per window, comma-separated; a+b injects a and b together; repeat the flag for more cells ("+strings.Join(nemesis.Names(), ", ")+")")
+	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults the schedule picks from, one per window, comma-separated; a+b injects a and b together; "+
+		"FAULT:ROLE aims a one-node fault ("+roleNames()+"); FAULT@EVENT[+DELAY] fires it when the event comes ("+eventNames()+", log:/REGEXP/); "+
+		"repeat the flag for more cells ("+strings.Join(nemesis.Names(), ", ")+")")
 	fl.DurationVar(&f.interval, "nemesis-interval", 10*time.Second, "how long each fault lasts, and the quiet gap between faults")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one; it is printed and stored)")
 	fl.DurationVar(&f.pingInterval, "route-ping-interval", time.Second, "cluster route ping interval; short, so a partition is noticed in seconds")
@@ -99,6 +102,22 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%s", otherWorkloadFlag(err, name)) })
 	return cmd
+}
+
+func roleNames() string {
+	var out []string
+	for _, r := range nemesis.Roles {
+		out = append(out, string(r))
+	}
+	return strings.Join(out, ", ")
+}
+
+func eventNames() string {
+	var out []string
+	for _, k := range watch.Kinds {
+		out = append(out, string(k))
+	}
+	return strings.Join(out, ", ")
 }
 
 // workloadArg is the --workload value in args (kv-update when absent), read
