@@ -62,7 +62,9 @@ func (t Triggered) Needs() []cluster.Capability {
 }
 
 // Inject injects the fault (the schedule calls it when the event came).
-func (t Triggered) Inject(ctx context.Context, env *Env) (Active, error) { return t.Fault.Inject(ctx, env) }
+func (t Triggered) Inject(ctx context.Context, env *Env) (Active, error) {
+	return t.Fault.Inject(ctx, env)
+}
 
 // LogPatterns are the log lines the faults' triggers wait for: the watcher
 // must report them.
