@@ -67,7 +67,7 @@ func newMenu(supported func(fault string) bool) menu {
 			"log:/Catchup for stream/", "log:/resetting first sequence/", "log:/Resetting stream/"},
 		roles:    []string{"", "event-node", "new-leader", "old-leader", "catching-up", "leader"},
 		delays:   []time.Duration{0, 100 * time.Millisecond, 500 * time.Millisecond, 2 * time.Second},
-		interval: []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Second},
+		interval: []time.Duration{2 * time.Second, 3 * time.Second, 5 * time.Second},
 		knobs: map[string][]string{
 			"keys":    {"1", "3", "10", "100"},
 			"clients": {"2", "5", "10"},
