@@ -2,9 +2,9 @@ package hunt
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -39,7 +39,7 @@ type Plan struct {
 // Args are the plan's `chaos run` flags.
 func (p Plan) Args() []string {
 	args := []string{"--nemesis", p.Nemesis, "--nemesis-interval", p.Interval.String(), "--server-version", p.Version}
-	for _, k := range sortedKeys(p.Knobs) {
+	for _, k := range slices.Sorted(maps.Keys(p.Knobs)) {
 		args = append(args, "--"+k, p.Knobs[k])
 	}
 	return args
@@ -156,7 +156,7 @@ func (m menu) plan(r *rand.Rand, w weights, mode Mode, version string) Plan {
 	}
 	p.Nemesis = strings.Join(items, ",")
 	p.Interval = m.interval[r.IntN(len(m.interval))]
-	for _, k := range sortedKeys(m.knobs) {
+	for _, k := range slices.Sorted(maps.Keys(m.knobs)) {
 		v := draw(r, w, "knob:"+k+"=", m.knobs[k])
 		p.Knobs[k] = v
 		feat("knob:" + k + "=" + v)
@@ -178,13 +178,4 @@ func atoi(s string) int {
 	n := 0
 	fmt.Sscan(s, &n)
 	return n
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -2,7 +2,9 @@ package hunt
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -72,7 +74,7 @@ func writeCoverage(b *strings.Builder, st *State) {
 	fmt.Fprintf(b, "Events seen (all runs): %s.\n\n", orNone(joinCounts(fired)))
 	if len(armed) > 0 {
 		b.WriteString("| trigger | runs armed | runs where it never fired |\n|---|---|---|\n")
-		for _, k := range sortedNames(armed) {
+		for _, k := range slices.Sorted(maps.Keys(armed)) {
 			fmt.Fprintf(b, "| %s | %d | %d |\n", k, armed[k], never[k])
 		}
 		b.WriteString("\n")
@@ -105,7 +107,7 @@ func triggerKind(t string) string {
 
 func knobsText(p Plan) string {
 	var parts []string
-	for _, k := range sortedKeys(p.Knobs) {
+	for _, k := range slices.Sorted(maps.Keys(p.Knobs)) {
 		parts = append(parts, k+"="+p.Knobs[k])
 	}
 	return fmt.Sprintf("every %s, %s", p.Interval, strings.Join(parts, " "))

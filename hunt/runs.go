@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,7 +109,7 @@ func classesOf(cellDir string, c run.CellResult) []classRef {
 		if len(kinds) == 0 {
 			kinds[""] = true
 		}
-		for _, k := range sortedKeys(kinds) {
+		for _, k := range slices.Sorted(maps.Keys(kinds)) {
 			cl := r.Name
 			if k != "" {
 				cl += "-" + strings.ReplaceAll(k, "_", "-")
@@ -227,14 +228,4 @@ func latest(store string) string {
 		t = filepath.Join(store, t)
 	}
 	return t
-}
-
-// sortedNames sorts a set.
-func sortedNames(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

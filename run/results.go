@@ -3,6 +3,8 @@ package run
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -224,7 +226,7 @@ func PrintCell(w io.Writer, r CellResult) {
 	}
 	if wt := r.Watch; wt != nil {
 		fmt.Fprintf(w, "  events: %s\n", orNone(joinCounts(wt.Events)))
-		for _, src := range sortedKeys(wt.Notes) {
+		for _, src := range slices.Sorted(maps.Keys(wt.Notes)) {
 			fmt.Fprintf(w, "  events not followed (%s): %s\n", src, wt.Notes[src])
 		}
 	}
@@ -262,7 +264,7 @@ func aimedAt(f nemesis.Window) string {
 	s := fmt.Sprintf(", effect %dms after its event at %.3fs", d.Milliseconds(), f.Event.At.Seconds())
 	if len(f.Lag) > 0 {
 		var lags []string
-		for _, n := range sortedKeys(f.Lag) {
+		for _, n := range slices.Sorted(maps.Keys(f.Lag)) {
 			lags = append(lags, fmt.Sprintf("%s %d", n, f.Lag[n]))
 		}
 		s += " (lag then: " + strings.Join(lags, ", ") + ")"
@@ -275,15 +277,6 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func verifiedWord(f nemesis.Window) string {

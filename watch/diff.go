@@ -1,6 +1,9 @@
 package watch
 
-import "sort"
+import (
+	"maps"
+	"slices"
+)
 
 // changes are the events between two samples. Leaders are compared with
 // the state the events so far describe (a log line may have told of a new
@@ -22,7 +25,7 @@ func changes(prev *sample, s sample, st State, catchupLag uint64) []Event {
 	for _, n := range st.CatchingUp {
 		catching[n] = true
 	}
-	for _, n := range sortedKeys(s.up) {
+	for _, n := range slices.Sorted(maps.Keys(s.up)) {
 		behind := s.catching[n] || (!s.current[n] && s.lag[n] >= catchupLag && hasKey(s.lag, n))
 		switch {
 		case behind && !catching[n]:
@@ -34,7 +37,7 @@ func changes(prev *sample, s sample, st State, catchupLag uint64) []Event {
 	if prev == nil {
 		return out
 	}
-	for _, n := range sortedKeys(s.up) {
+	for _, n := range slices.Sorted(maps.Keys(s.up)) {
 		if was, ok := prev.walFirst[n]; ok && s.walFirst[n] > was {
 			ev(Event{Kind: Snapshot, Node: n})
 		}
@@ -48,13 +51,4 @@ func changes(prev *sample, s sample, st State, catchupLag uint64) []Event {
 func hasKey[V any](m map[string]V, k string) bool {
 	_, ok := m[k]
 	return ok
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
