@@ -574,4 +574,8 @@ var mutants = []mutant{
 		"r.Result.Resolve(dir)", "_ = dir", []string{"TestLoadResolvesStoredFolders"}},
 	{"report: a cell's stored folders not resolved", "reports/load.go",
 		"cr.Resolve(r.Dir)", "_ = cr", []string{"TestLoadResolvesStoredFolders"}},
+
+	// a combination heals what is still in effect (nemesis)
+	{"nemesis: a pause another part ended is resumed anyway", "nemesis/process.go",
+		"if st, err := env.Cluster.State(ctx, i); err == nil && !st.Paused {", "if false {", []string{"TestComboHealsWhatIsInEffect"}},
 }

@@ -270,6 +270,27 @@ func TestFaultsVerified(t *testing.T) {
 	}
 }
 
+// TestComboHealsWhatIsInEffect: pause+kill on one node, the kill ends the
+// pause, whose heal then only waits for the node the kill's heal brings
+// back; it once said "NOT VERIFIED: resume n1: ... is not paused".
+func TestComboHealsWhatIsInEffect(t *testing.T) {
+	faults, err := Parse("pause+kill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, env := testEnv(t, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ws := Schedule{Faults: stopAfter(1, cancel, faults), Interval: 10 * time.Millisecond, Seed: 1}.Run(ctx, env, nil)
+	if len(ws) != 1 || !ws[0].Verified || strings.Contains(ws[0].Detail, "NOT VERIFIED") ||
+		!strings.Contains(ws[0].Detail, "n1 no longer paused (another fault of the window ended its process); n1 back") {
+		t.Fatalf("windows %+v: want one verified, its pause's heal saying the kill ended it", ws)
+	}
+	if s := f.whole(); s != "" {
+		t.Errorf("not restored: %s", s)
+	}
+}
+
 // A fault whose control silently does nothing is recorded as unverified,
 // with what the check saw.
 func TestUnverifiedFaults(t *testing.T) {

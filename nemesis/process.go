@@ -76,6 +76,14 @@ func startAgain(ctx context.Context, env *Env, i int) Check {
 }
 
 func resume(ctx context.Context, env *Env, i int) Check {
+	// In a combination (pause+kill) another part may have ended the paused
+	// process: its pause is no longer in effect, and what is left to see is
+	// the node back, which that part's heal brings.
+	if st, err := env.Cluster.State(ctx, i); err == nil && !st.Paused {
+		c := waitUp(ctx, env, i)
+		c.Detail = env.name(i) + " no longer paused (another fault of the window ended its process); " + c.Detail
+		return c
+	}
 	if err := env.Cluster.Resume(ctx, i); err != nil {
 		return Check{Detail: withContext("resume "+env.name(i), err).Error()}
 	}
