@@ -33,8 +33,9 @@ func WriteEvents(path string, events []Event) error {
 }
 
 // ReadEvents loads what WriteEvents saved; none when the cell was not
-// watched (os.ErrNotExist is no error). A line that does not decode is an
-// error naming it.
+// watched (os.ErrNotExist is no error). A line that does not decode, or
+// is not a watcher's event (no kind, a source neither poll nor log: the
+// catch-up workload writes its own events.jsonl), is an error naming it.
 func ReadEvents(path string) ([]Event, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -51,6 +52,9 @@ func ReadEvents(path string) ([]Event, error) {
 		var e Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		if e.Kind == "" || (e.Source != "poll" && e.Source != "log") {
+			return nil, fmt.Errorf("%s:%d: not an event of the cluster's watcher (kind %q, source %q)", path, n, e.Kind, e.Source)
 		}
 		out = append(out, e)
 	}
