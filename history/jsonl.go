@@ -9,7 +9,7 @@ import (
 )
 
 // WriteLines writes items to path as JSON lines, the format of every
-// record the toolkit keeps beside a history (events.jsonl ...).
+// record the toolkit keeps beside a history (cluster-events.jsonl ...).
 func WriteLines[T any](path string, items []T) error {
 	f, err := os.Create(path)
 	if err != nil {

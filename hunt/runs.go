@@ -60,7 +60,7 @@ func (st *State) runOne(ctx context.Context, opts Options, n int, p Plan) Record
 			}
 		}
 		for _, w := range c.Faults {
-			if w.Trigger != "" && w.Event == nil && strings.HasPrefix(w.Detail, "never fired") {
+			if w.NeverFired() {
 				rec.NeverFired = append(rec.NeverFired, w.Trigger)
 			}
 		}

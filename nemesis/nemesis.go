@@ -143,15 +143,26 @@ type Env struct {
 	// window, and when the fault took effect (markEffect).
 	pinned string
 	event  *watch.Event
-	effect *time.Time
+	effect *effectMark
+}
+
+// effectMark is when a window's fault took effect, and the replicas' lag
+// as the watcher last polled it then.
+type effectMark struct {
+	at  time.Time
+	lag map[string]uint64
 }
 
 // markEffect records when the fault took effect: the first control call
 // that changed the cluster returned (a kill, a partition's rules in place).
 // A fault calls it right after that call; the window keeps the first.
 func (e *Env) markEffect() {
-	if e.effect != nil && e.effect.IsZero() {
-		*e.effect = time.Now()
+	if e.effect == nil || !e.effect.at.IsZero() {
+		return
+	}
+	e.effect.at = time.Now()
+	if e.Watch != nil {
+		e.effect.lag = e.Watch.Now().Lag
 	}
 }
 

@@ -64,6 +64,12 @@ func (w Window) EventToEffect() (time.Duration, bool) {
 	return w.Effect - w.Event.At, true
 }
 
+// NeverFired says the window stands for a trigger that no event fired
+// while it was armed (Start to End): nothing was injected.
+func (w Window) NeverFired() bool {
+	return w.Trigger != "" && w.Event == nil && strings.HasPrefix(w.Detail, "never fired")
+}
+
 // Streams of the seeded generator: one picks faults, window i's targets
 // come from stream i+1, so a fault that draws more or fewer numbers never
 // shifts the choices of later windows.

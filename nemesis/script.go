@@ -115,17 +115,14 @@ func injectWindow(ctx context.Context, env *Env, f Fault, now func() time.Durati
 	w := Window{Fault: f.Name(), Start: now()}
 	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), within)
 	defer cancel()
-	var effect time.Time
+	var effect effectMark
 	env.effect = &effect
 	t := time.Now()
 	act, err := f.Inject(bctx, env)
 	w.Inject = time.Since(t)
 	env.effect = nil
-	if !effect.IsZero() {
-		w.Effect = now() - time.Since(effect)
-		if env.Watch != nil {
-			w.Lag = env.Watch.Now().Lag
-		}
+	if !effect.at.IsZero() {
+		w.Effect, w.Lag = now()-time.Since(effect.at), effect.lag
 	}
 	var inj Check
 	switch {

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"html/template"
+	"math"
 	"path"
 	"path/filepath"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/watch"
 )
 
 // CellSection is what the page shows of one cell. The generic parts are
@@ -24,10 +26,17 @@ type CellSection struct {
 	ChartNote                            string   // why charts are missing
 	Charts                               []*Chart // over time, each of a Kind, drawn side by side with the other cells'
 	Faults                               []faultRow
-	Recovery                             string
-	Online                               string   // what the online checks saw during the workload
-	Findings                             []Link   // finding.md and its sections, ready to file
-	Summary                              []string // the workload's own account of the cell
+	// Triggered: a window waited for an event, and the faults table says
+	// what each one's trigger did. Watch is a watched cell's events by
+	// kind; WatchNotes what could not be followed or read.
+	Triggered  bool
+	Watch      string
+	WatchNotes []string
+	lane       []laneItem // drawn over Charts
+	Recovery   string
+	Online     string   // what the online checks saw during the workload
+	Findings   []Link   // finding.md and its sections, ready to file
+	Summary    []string // the workload's own account of the cell
 	// Extra is the workload's own part of the section, after the faults
 	// and the recovery, before the checks.
 	Extra                           template.HTML
@@ -36,7 +45,7 @@ type CellSection struct {
 }
 
 type faultRow struct {
-	Fault, Targets, From, To, Inject, Heal, State, StateClass, Detail string
+	Fault, Targets, From, To, Inject, Heal, State, StateClass, Trigger, Detail string
 }
 
 type checkRow struct {
@@ -64,11 +73,16 @@ func buildCell(p *Page, c *Cell, j run.JudgedCell, short string) *CellSection {
 		v.Expected = append(v.Expected, e.String())
 	}
 	v.Facts = cellFacts(c)
-	v.charts(p, c)
+	lane := cellLane(c)
+	v.charts(p, c, lane)
 	for _, w := range c.Faults {
 		fr := faultRow{Fault: w.Fault, Targets: strings.Join(w.Targets, ", "), From: fmt.Sprintf("%.1f s", w.Start.Seconds()),
-			To: fmt.Sprintf("%.1f s", w.End.Seconds()), Inject: FormatSeconds(w.Inject), Heal: FormatSeconds(w.Heal), Detail: w.Detail}
+			To: fmt.Sprintf("%.1f s", w.End.Seconds()), Inject: FormatSeconds(w.Inject), Heal: FormatSeconds(w.Heal),
+			Trigger: triggerWords(w), Detail: w.Detail}
+		v.Triggered = v.Triggered || w.Trigger != ""
 		switch {
+		case w.NeverFired():
+			fr.State, fr.StateClass, fr.Inject, fr.Heal = "never fired", ClassUnknown, "–", "–"
 		case !w.Injected:
 			fr.State, fr.StateClass = "not injected", ClassBad
 		case !w.Verified:
@@ -78,6 +92,7 @@ func buildCell(p *Page, c *Cell, j run.JudgedCell, short string) *CellSection {
 		}
 		v.Faults = append(v.Faults, fr)
 	}
+	v.Watch, v.WatchNotes = watchWords(c)
 	if c.Recovery != nil {
 		v.Recovery = c.Recovery.Detail
 	}
@@ -89,7 +104,25 @@ func buildCell(p *Page, c *Cell, j run.JudgedCell, short string) *CellSection {
 	if p.Run.view != nil {
 		p.Run.view.Cell(p, c, v)
 	}
+	v.drawLane(lane)
 	return v
+}
+
+// drawLane puts the cell's events and triggered effects over each of its
+// charts over time, a view's included, whose axis it stretches to the last.
+func (v *CellSection) drawLane(lane []laneItem) {
+	if len(lane) == 0 {
+		return
+	}
+	v.lane = lane
+	for _, ch := range v.Charts {
+		if ch.timed {
+			ch.lane = lane
+			if ch.XMax > 0 {
+				ch.XMax = math.Max(ch.XMax, laneEnd(lane))
+			}
+		}
+	}
 }
 
 // onlineWords says what the online checks saw, and when the first one was.
@@ -129,14 +162,14 @@ func (v *CellSection) findings(r *Run, c *Cell) {
 }
 
 // charts draws the cell's history and memory over time.
-func (v *CellSection) charts(p *Page, c *Cell) {
+func (v *CellSection) charts(p *Page, c *Cell, lane []laneItem) {
 	// The clients stop at the time limit; the workload phase also holds the
 	// nemesis healing its last fault.
 	workload := p.Run.Result.Spec.TimeLimit.Seconds()
 	if workload <= 0 {
 		workload = c.Phases["workload"]
 	}
-	xmax := timeAxis(c.Series, c.Faults, workload)
+	xmax := math.Max(timeAxis(c.Series, c.Faults, workload), laneEnd(lane))
 	bands, marks := faultBands(c.Faults), workloadMark(workload)
 	if c.Series != nil && c.Series.Ops > 0 {
 		v.Charts = append(v.Charts, throughputChart(c.Series, bands, marks, xmax), latencyChart(c.Series, bands, marks, xmax),
@@ -180,9 +213,10 @@ func (v *CellSection) links(r *Run, c *Cell) {
 		{"stream.jsonl", "stream.jsonl (the bucket's stream read back)"},
 		{"results.json", "results.json (this cell's numbers)"},
 		{MemoryFile, "memory.json"},
+		{watch.EventsFile, "cluster-events.jsonl (what the watcher saw)"},
 	} {
 		l := FileLink(r.Dir, path.Join(c.Rel, f.rel), f.text)
-		if l.Href == "" && f.rel == MemoryFile {
+		if (l.Href == "" && f.rel == MemoryFile) || (f.rel == watch.EventsFile && (l.Href == "" || c.Watch == nil)) {
 			continue
 		}
 		v.Files = append(v.Files, l)

@@ -33,10 +33,15 @@ func errKindName(kind string) (name, color string) {
 }
 
 // faultBands turns fault windows into shaded bands; the details are in
-// each cell's table of faults.
+// each cell's table of faults. A trigger that never fired was armed the
+// whole time and injected nothing: it is in the table, not shaded. A
+// triggered window says each replica's lag when its fault took effect.
 func faultBands(ws []nemesis.Window) []Band {
 	out := make([]Band, 0, len(ws))
 	for _, w := range ws {
+		if w.NeverFired() {
+			continue
+		}
 		label := w.Fault
 		if len(w.Targets) > 0 {
 			label += " " + strings.Join(w.Targets, ",")
@@ -45,7 +50,11 @@ func faultBands(ws []nemesis.Window) []Band {
 		if !w.Injected {
 			col, label = "#dddddd", label+" (not injected)"
 		}
-		out = append(out, Band{From: w.Start.Seconds(), To: w.End.Seconds(), Label: label, Color: col})
+		b := Band{From: w.Start.Seconds(), To: w.End.Seconds(), Label: label, Color: col, triggered: w.Trigger != ""}
+		if w.Event != nil && len(w.Lag) > 0 {
+			b.Sub = "lag " + lagWords(w.Lag, ", ")
+		}
+		out = append(out, b)
 	}
 	return out
 }

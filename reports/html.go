@@ -96,6 +96,12 @@ func buildPage(r *Run, now time.Time) htmlPage {
 		h.Cells = append(h.Cells, buildCell(p, c, p.Judged[i], p.Labels[i]))
 	}
 	h.ColHeads = len(h.Cells) == 2
+	for _, c := range h.Cells {
+		if len(c.lane) > 0 {
+			h.TimelineLead += " " + laneLead
+			break
+		}
+	}
 	h.Timelines = timelines(h.Cells, p.ChartKinds, p.Cols)
 	for _, f := range []string{"results.json", "run.json", "junit.xml"} {
 		h.RunFiles = append(h.RunFiles, FileLink(r.Dir, f, f))

@@ -30,6 +30,8 @@ func runs(t *testing.T) map[string]string {
 	return map[string]string{
 		"testdata": unpackRun(t),
 		"matrix":   reportstest.WriteRun(t, reportstest.SyntheticMatrix()),
+		// watched, with a triggered fault: cluster-events.jsonl linked too
+		"triggered": unpackTriggered(t),
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/watch"
 )
 
 // Run is a stored run as the report reads it: results.json, plus what the
@@ -38,6 +39,10 @@ type Cell struct {
 	SeriesErr string
 	Memory    *Memory
 	MemoryErr string
+	// Events are what the cluster's watcher saw (cluster-events.jsonl; none when
+	// the cell was not watched); EventsErr says why they could not be read.
+	Events    []watch.Event
+	EventsErr string
 	// Data is what the workload's view read from the cell's own files (nil
 	// without a view, or when they are missing); DataErr says why it could
 	// not be read.
@@ -176,6 +181,13 @@ func (r *Run) loadCell(cr run.CellResult) *Cell {
 		c.SeriesErr = "no history.jsonl"
 	default:
 		c.SeriesErr = err.Error()
+	}
+	// Only a watched cell has the watcher's cluster-events.jsonl (the catch-up
+	// workload writes one of its own).
+	if cr.Watch != nil {
+		if c.Events, err = watch.ReadEvents(filepath.Join(cdir, watch.EventsFile)); err != nil {
+			c.EventsErr = err.Error()
+		}
 	}
 	if c.Memory != nil {
 		return c

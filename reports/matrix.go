@@ -75,7 +75,7 @@ func (p *Page) FaultsRow() MatrixRow {
 		if c.Nemesis == "" || c.Nemesis == "none" {
 			return MatrixVal{Text: "none"}
 		}
-		inj, ver := 0, 0
+		inj, ver, never := 0, 0, 0
 		for _, w := range c.Faults {
 			if w.Injected {
 				inj++
@@ -83,8 +83,14 @@ func (p *Page) FaultsRow() MatrixRow {
 			if w.Verified {
 				ver++
 			}
+			if w.NeverFired() {
+				never++
+			}
 		}
 		v := MatrixVal{Text: fmt.Sprintf("%s: %d injected, %d verified", c.Nemesis, inj, ver)}
+		if never > 0 {
+			v.Text += fmt.Sprintf(", %s never fired", Plural(never, "trigger", "triggers"))
+		}
 		if inj < len(c.Faults) || ver < inj {
 			v.Class = ClassUnknown
 		}

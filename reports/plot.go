@@ -68,6 +68,7 @@ const (
 	ptTick             = 12
 	ptLegend           = 12
 	ptSmall            = 10.5
+	ptSub              = 9.5
 	legendRow          = 16
 	thumbW             = 16
 )
@@ -100,10 +101,14 @@ func LineStyle(hex string, width float64, dashed bool) draw.LineStyle {
 type Band struct {
 	From, To float64
 	Label    string // drawn at the top of the band
+	Sub      string // a second line under Label, smaller
 	Color    string // fill; empty: the fault colour
 	// Legend names the band's colour in the legend; empty: it is a fault
 	// window, and the legend says so.
 	Legend string
+	// triggered: a triggered fault's window (faultBands), which may start
+	// inside any other band.
+	triggered bool
 }
 
 // Mark is a vertical line at X: an OOM kill, the end of the workload.
@@ -144,7 +149,11 @@ type Chart struct {
 	OwnScale bool
 	Bands    []Band
 	Notes    []string // lines of text under the chart
-	legend   []legendEntry
+	// timed: a chart over time (NewTimeChart), where a watched cell's
+	// events are drawn (lane).
+	timed  bool
+	lane   []laneItem
+	legend []legendEntry
 	// bars are grouped per category; their width is set once the width of
 	// the data area is known.
 	bars []*plotter.BarChart
@@ -185,7 +194,7 @@ func NewChart(title, xLabel, yLabel string) *Chart {
 // NewTimeChart is a chart over time, x in seconds since the start, with
 // the fault windows under everything.
 func NewTimeChart(title, yLabel string, xmax float64, bands []Band) *Chart {
-	c := &Chart{Title: title, YLabel: yLabel, Plot: newPlot("seconds since start"), XMax: xmax, Bands: bands}
+	c := &Chart{Title: title, YLabel: yLabel, Plot: newPlot("seconds since start"), XMax: xmax, Bands: bands, timed: true}
 	c.Plot.X.Tick.Marker = secondTicks
 	if len(bands) > 0 {
 		c.Plot.Add(bandPlotter(bands))

@@ -3,6 +3,7 @@ package reports
 import (
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -13,28 +14,85 @@ import (
 // data area, and vertical marks.
 
 // bandPlotter shades fault windows across the whole height of the data
-// area, with their label at the top.
+// area, with their label at the top. Among the bands of a chart with a
+// triggered fault, which fires whenever its event comes, inside another
+// window or a view's phase, the label of a band that starts inside
+// another goes under that one's where the two would cross, and labels are
+// drawn after every fill, so none is shaded over.
 type bandPlotter []Band
+
+// placedLabel is a band's label: its band's time span, its right edge and
+// the lines it takes from the top.
+type placedLabel struct {
+	from, to float64
+	right    vg.Length
+	lo, hi   int
+}
 
 func (bs bandPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
 	sty := textStyle(sans, ptSmall, inkFault)
 	sty.YAlign = draw.YTop
+	sub := sty
+	sub.Font.Size = vg.Points(ptSub)
+	var placed []placedLabel
+	var labels []func()
+	stack := slices.ContainsFunc(bs, func(b Band) bool { return b.triggered })
 	for _, b := range bs {
 		if b.To < p.X.Min || b.From > p.X.Max {
 			continue
 		}
 		x0, x1 := trX(math.Max(p.X.Min, b.From)), trX(math.Min(p.X.Max, b.To))
 		x1 = max(x1, x0+1)
-		sty.Color = inkFault
-		if b.Legend != "" {
-			sty.Color = inkAxis
-		}
 		c.FillPolygon(b.fill(), []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
-		if b.Label != "" {
-			c.FillText(sty, vg.Point{X: x0 + 2, Y: c.Max.Y - 2}, b.Label)
+		lines := 1
+		if b.Sub != "" {
+			lines = 2
+		}
+		at := 0
+		if stack {
+			at = labelLine(placed, b, x0+2, lines)
+		}
+		placed = append(placed, placedLabel{b.From, b.To, x0 + 6 + max(sty.Width(b.Label), sub.Width(b.Sub)), at, at + lines})
+		label := func() {
+			sty.Color, sub.Color = inkFault, inkFault
+			if b.Legend != "" {
+				sty.Color, sub.Color = inkAxis, inkAxis
+			}
+			line := sty.Height("X") + 2
+			y := c.Max.Y - 2 - vg.Length(at)*line
+			if b.Label != "" {
+				c.FillText(sty, vg.Point{X: x0 + 2, Y: y}, b.Label)
+			}
+			if b.Sub != "" {
+				c.FillText(sub, vg.Point{X: x0 + 2, Y: y - line}, b.Sub)
+			}
+		}
+		if stack {
+			labels = append(labels, label)
+		} else {
+			label()
 		}
 	}
+	for _, l := range labels {
+		l()
+	}
+}
+
+// labelLine is the first line from the top where a band's label of lines
+// lines, starting at x, crosses no label of a band it starts inside.
+func labelLine(placed []placedLabel, b Band, x vg.Length, lines int) int {
+	at := 0
+	for moved := true; moved; {
+		moved = false
+		for _, l := range placed {
+			inside := b.From >= l.from && b.From < l.to
+			if inside && x < l.right && at < l.hi && at+lines > l.lo {
+				at, moved = l.hi, true
+			}
+		}
+	}
+	return at
 }
 
 var faultFill = withAlpha(rgb(colFault), 0.55)

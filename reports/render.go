@@ -30,6 +30,10 @@ type layout struct {
 	left   vg.Length   // left edge of the data area: title and legend line up with it
 	legend []placedEntry
 	rows   int // legend rows
+	// lane holds the markers of a watched cell's events over the data,
+	// in laneRows rows.
+	lane     []placedItem
+	laneRows int
 }
 
 type placedEntry struct {
@@ -78,6 +82,10 @@ func (c *Chart) layout(w, h vg.Length) layout {
 	if faults {
 		entries = append(entries, legendEntry{"fault window", faultSwatch{}})
 	}
+	if len(c.lane) > 0 {
+		l.lane, l.laneRows = c.placeLane(c.Plot.DataCanvas(l.area))
+		entries = append(entries, laneLegend(l.lane)...)
+	}
 	x, row := l.left, 0
 	for _, e := range entries {
 		wd := thumbW + 4 + legendStyle.Width(e.name) + 14
@@ -92,6 +100,7 @@ func (c *Chart) layout(w, h vg.Length) layout {
 		l.rows = row + 1
 		top += vg.Length(l.rows) * legendRow
 	}
+	top += laneHeight(l.laneRows)
 	l.area.Max.Y -= top
 	return l
 }
@@ -110,20 +119,22 @@ func (c *Chart) HTML() template.HTML {
 	if !empty {
 		c.axes()
 		l = c.layout(vg.Points(float64(w)), vg.Points(float64(h)))
-		if l.rows > 1 {
-			// More legend rows make the chart taller, not its data flatter.
-			h += (l.rows - 1) * legendRow
+		// More legend rows, or the lane, make the chart taller, not its
+		// data flatter.
+		if grow := max(l.rows-1, 0)*legendRow + int(laneHeight(l.laneRows)); grow > 0 {
+			h += grow
 			l = c.layout(vg.Points(float64(w)), vg.Points(float64(h)))
 		}
 	}
 	cv := vgsvg.New(vg.Points(float64(w)), vg.Points(float64(h)))
 	dc := draw.New(cv)
+	var hits []laneHit
 	if empty {
 		dc.FillText(titleStyle, vg.Point{X: pad, Y: dc.Max.Y - pad}, c.Title)
 		msg := withAlign(textStyle(sans, ptTitle, rgb(ColGrey)), draw.XCenter, draw.YCenter)
 		dc.FillText(msg, dc.Center(), orDefault(c.Empty, "no data"))
 	} else {
-		c.draw(dc, l)
+		hits = c.draw(dc, l)
 	}
 	var svg bytes.Buffer
 	if _, err := cv.WriteTo(&svg); err != nil {
@@ -140,7 +151,11 @@ func (c *Chart) HTML() template.HTML {
 	}
 	esc := template.HTMLEscapeString(c.Title)
 	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s"><title>%s</title>`, w, h, esc, esc)
-	b.WriteString(trimSVG(strings.TrimSpace(body)))
+	body = trimSVG(strings.TrimSpace(body))
+	if len(hits) > 0 {
+		body = strings.TrimSuffix(body, "</svg>") + laneSVG(hits, vg.Points(float64(h))) + "</svg>"
+	}
+	b.WriteString(body)
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, `<p class="chartnote">%s</p>`, template.HTMLEscapeString(n))
 	}
@@ -162,7 +177,8 @@ func trimSVG(s string) string {
 	return svgDefaults.Replace(s)
 }
 
-func (c *Chart) draw(dc draw.Canvas, l layout) {
+// draw draws the chart, and returns the lane's hover areas.
+func (c *Chart) draw(dc draw.Canvas, l layout) []laneHit {
 	p := c.Plot
 	dc.FillText(titleStyle, vg.Point{X: l.left, Y: dc.Max.Y - pad}, c.Title)
 	for _, it := range l.legend {
@@ -190,4 +206,8 @@ func (c *Chart) draw(dc draw.Canvas, l layout) {
 		}
 	}
 	p.Draw(area)
+	if len(l.lane) == 0 {
+		return nil
+	}
+	return drawLane(dc, data, l.lane)
 }

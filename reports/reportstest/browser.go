@@ -3,12 +3,14 @@ package reportstest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -156,6 +158,8 @@ type PageFacts struct {
 	Narrow int     `json:"narrow"` // charts narrower than 200 px or flatter than 100 px
 	Texts  int     `json:"texts"`  // text elements drawn inside the charts
 	Height float64 `json:"height"`
+	// Hovers are what Browse found of each Hover it was asked for.
+	Hovers []HoverFacts `json:"-"`
 }
 
 const factsJS = `(() => {
@@ -174,7 +178,45 @@ type BrowserCase struct {
 	Want   []string // texts the page must show
 	Charts int      // at least this many SVG charts
 	Height int      // page height in CSS px, at least
+	Hovers []Hover  // elements that must show their hover text
 }
+
+// Hover is a kind of element with a hover text (an SVG <title>): at least
+// Min elements match Selector, each on top where its first <rect> is
+// drawn (what the mouse finds at the rect's centre is inside the
+// element), and one of their titles holds Title. Later rects of an
+// element (an event's line through the data) may lie under another's.
+type Hover struct {
+	Selector string
+	Min      int
+	Title    string
+}
+
+// HoverFacts is what the browser found of a Hover.
+type HoverFacts struct {
+	Count  int      `json:"count"`  // elements matched
+	OnTop  int      `json:"ontop"`  // elements the mouse finds at their first rect
+	Titles []string `json:"titles"` // the elements' hover texts
+}
+
+// hoverJS scrolls each element matching the selector into view and asks
+// what the mouse finds at the centre of its first rect.
+const hoverJS = `((sel) => {
+	const els = [...document.querySelectorAll(sel)];
+	const out = {count: els.length, ontop: 0, titles: []};
+	for (const el of els) {
+		const t = el.querySelector('title');
+		out.titles.push(t ? t.textContent : '');
+		const r = el.querySelector('rect');
+		if (!r) continue;
+		r.scrollIntoView({block: 'center', inline: 'center'});
+		const b = r.getBoundingClientRect();
+		const hit = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
+		if (b.width > 0 && b.height > 0 && hit && el.contains(hit)) out.ontop++;
+	}
+	window.scrollTo(0, 0);
+	return out;
+})`
 
 // CheckInBrowser opens each case's page in headless Chromium: it must load
 // with no console error, no exception, no error in the browser log and no
@@ -196,7 +238,7 @@ func CheckInBrowser(t *testing.T, cases []BrowserCase) {
 			}
 			u := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 			profile := ProfileDir(t)
-			got, probs, shots := Browse(t, bin, profile, u, filepath.Join(out, "report-"+tc.Name))
+			got, probs, shots := Browse(t, bin, profile, u, filepath.Join(out, "report-"+tc.Name), tc.Hovers...)
 			if len(probs) > 0 {
 				t.Errorf("problems while loading the page:\n%s", strings.Join(probs, "\n"))
 			}
@@ -218,8 +260,25 @@ func CheckInBrowser(t *testing.T, cases []BrowserCase) {
 			if got.Height < float64(tc.Height) {
 				t.Errorf("page is %.0fpx tall, want at least %d", got.Height, tc.Height)
 			}
+			for i, h := range tc.Hovers {
+				checkHover(t, h, got.Hovers[i])
+			}
 			t.Logf("%s: title %q, %d charts, %.0fpx tall; screenshots %s", tc.Name, got.Title, got.Charts, got.Height, strings.Join(shots, ", "))
 		})
+	}
+}
+
+// checkHover fails t unless the page had h's elements, each hoverable.
+func checkHover(t *testing.T, h Hover, got HoverFacts) {
+	t.Helper()
+	if got.Count < h.Min {
+		t.Errorf("%d elements %s, want at least %d", got.Count, h.Selector, h.Min)
+	}
+	if got.OnTop < got.Count {
+		t.Errorf("%s: the mouse finds %d of the %d", h.Selector, got.OnTop, got.Count)
+	}
+	if !slices.ContainsFunc(got.Titles, func(s string) bool { return strings.Contains(s, h.Title) }) {
+		t.Errorf("no hover text of %s holds %q: %q", h.Selector, h.Title, got.Titles)
 	}
 }
 
@@ -241,9 +300,10 @@ func checkGone(t *testing.T, profile string) {
 // Browse opens u in a fresh headless Chromium, reads the page, lists the
 // problems seen while it loaded and, unless shotPrefix is empty, saves
 // screenshots: the whole page, its top, and the rest in viewport-sized
-// slices for reading at full size. The browser is closed before it
-// returns.
-func Browse(t *testing.T, bin, profile, u, shotPrefix string) (got PageFacts, problems []string, shots []string) {
+// slices for reading at full size. Before those it looks for each of
+// hovers (got.Hovers, in order), scrolling to them and back to the top.
+// The browser is closed before it returns.
+func Browse(t *testing.T, bin, profile, u, shotPrefix string, hovers ...Hover) (got PageFacts, problems []string, shots []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -282,6 +342,14 @@ func Browse(t *testing.T, bin, profile, u, shotPrefix string) (got PageFacts, pr
 		t.Fatalf("read the page: %v", err)
 	}
 	problems = probs.all()
+	for _, h := range hovers {
+		sel, _ := json.Marshal(h.Selector)
+		hf, err := chromedp.Run(bctx, chromedp.Evaluate[HoverFacts](hoverJS+"("+string(sel)+")"))
+		if err != nil {
+			t.Fatalf("look for %s: %v", h.Selector, err)
+		}
+		got.Hovers = append(got.Hovers, hf)
+	}
 	if shotPrefix == "" {
 		return got, problems, nil
 	}
