@@ -72,8 +72,8 @@ func TestTriggeredRunPage(t *testing.T) {
 // watcher's.
 func TestUnwatchedRunsUnchanged(t *testing.T) {
 	for name, dir := range map[string]string{
-		"testdata":             unpackRun(t),
-		"matrix":               reportstest.WriteRun(t, reportstest.SyntheticMatrix()),
+		"testdata":                     unpackRun(t),
+		"matrix":                       reportstest.WriteRun(t, reportstest.SyntheticMatrix()),
 		"foreign cluster-events.jsonl": func() string { d, _ := foreignEvents(t, false); return d }(),
 	} {
 		t.Run(name, func(t *testing.T) {
