@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
@@ -106,4 +107,11 @@ func oneLine(s string) string {
 // setErr copies a classified error into op.
 func setErr(op *history.Op, c classified) {
 	op.Outcome, op.Err, op.ErrCode, op.ErrMsg = c.Outcome, c.Kind, c.Code, c.Msg
+}
+
+// recordErr records how op ended with err, as client.Classify sorts it.
+// mayApply says whether the op could change state (a publish, an AckSync).
+func recordErr(op *history.Op, err error, mayApply bool) {
+	e := client.Classify(err)
+	op.Outcome, op.Err, op.ErrCode, op.ErrMsg = e.Outcome(mayApply), e.Kind, e.Code, e.Msg
 }
