@@ -265,7 +265,7 @@ var mutants = []mutant{
 	{"queue load: a publish failed without a refusal accepted", "workloads/queue/cell.go",
 		"if err := checkRefusals(path, ops); err != nil {", "if err := error(nil); err != nil {", []string{"TestLoadRefuses"}},
 	{"queue load: a publish answered 10158 (copy in process) accepted as failed", "workloads/queue/cell.go",
-		"(op.ErrCode != 0 && op.Err != ErrInProcess)", "op.ErrCode != 0", []string{"TestLoadRefuses"}},
+		"(op.ErrCode != 0 && op.Err != history.ErrMsgIDInProcess)", "op.ErrCode != 0", []string{"TestLoadRefuses"}},
 	{"queue load: a no-responders failure refused", "workloads/queue/cell.go",
 		"op.Outcome != history.Fail || op.Err == history.ErrNoResponders ||", "op.Outcome != history.Fail ||", []string{"TestFixtures"}},
 	// kv-update's deletes check (branch fix-kvdeletes): a read-back not read

@@ -80,25 +80,10 @@ func (r *reader) run(ctx context.Context, perSec float64) {
 			if r.sum.Errors == nil {
 				r.sum.Errors = map[string]int64{}
 			}
-			r.sum.Errors[readErrKind(err)]++
+			r.sum.Errors[readErrName(err)]++
 		}
 		r.mu.Unlock()
 	}
-}
-
-func readErrKind(err error) string {
-	var apiErr *jetstream.APIError
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
-		return "timeout"
-	case errors.Is(err, nats.ErrNoResponders), errors.Is(err, jetstream.ErrNoStreamResponse):
-		return "no_responders"
-	case errors.As(err, &apiErr):
-		return "api_" + itoa(int(apiErr.ErrorCode))
-	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrDisconnected):
-		return "disconnected"
-	}
-	return "other"
 }
 
 func (r *reader) summary() ReadSummary {
