@@ -10,14 +10,14 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client/clienttest"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
-// serve starts an in-process server; with a user, clients must log in.
-func serve(t *testing.T, name, user, password string) *server.Server {
+// serve starts an in-process server named name.
+func serve(t *testing.T, name string) *server.Server {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{ServerName: name, Host: "127.0.0.1", Port: -1,
-		Username: user, Password: password, NoLog: true, NoSigs: true})
+	s, err := server.NewServer(&server.Options{ServerName: name, Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,23 +32,21 @@ func serve(t *testing.T, name, user, password string) *server.Server {
 // Every connection carries the nodes' Dial, even against options that say
 // otherwise, and a cluster that needs credentials refuses one without.
 func TestConnectAppliesDial(t *testing.T) {
-	s := serve(t, "auth", "chaos", "s3cret")
-	login := cluster.NewDial("user chaos", nats.UserInfo("chaos", "s3cret"))
+	login, bare := clienttest.Server(t, 1)
 	cases := []struct {
 		name  string
-		dial  *cluster.Dial
+		nodes []cluster.Node
 		opts  []nats.Option
 		wrong bool // refused for its credentials
 	}{
 		{"the Dial's user", login, nil, false},
-		{"the Dial's user over a workload's option", login, []nats.Option{nats.UserInfo("chaos", "wrong")}, false},
-		{"no Dial", nil, nil, true},
-		{"a workload's user alone is not the cluster's", nil, []nats.Option{nats.UserInfo("chaos", "wrong")}, true},
+		{"the Dial's user over a workload's option", login, []nats.Option{nats.UserInfo(clienttest.User, "wrong")}, false},
+		{"no Dial", bare, nil, true},
+		{"a workload's user alone is not the cluster's", bare, []nats.Option{nats.UserInfo(clienttest.User, "wrong")}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			nodes := []cluster.Node{{Name: "n1", ClientURL: s.ClientURL(), Dial: c.dial}}
-			nc, err := Connect(nodes, []int{0}, "test", append(c.opts, nats.MaxReconnects(0))...)
+			nc, err := Connect(c.nodes, []int{0}, "test", append(c.opts, nats.MaxReconnects(0))...)
 			if c.wrong {
 				if !errors.Is(err, nats.ErrAuthorization) {
 					t.Fatalf("connected without the cluster's credentials: %v", err)
@@ -67,7 +65,7 @@ func TestConnectAppliesDial(t *testing.T) {
 // (queue's clients prefer node i, catchup's the nodes other than its
 // target), and its error is Connect's.
 func TestConnectRunsDialOptions(t *testing.T) {
-	s := serve(t, "plain", "", "")
+	s := serve(t, "plain")
 	ran := 0
 	record := cluster.NewDial("recorder", func(*nats.Options) error { ran++; return nil })
 	nodes := []cluster.Node{{Name: "n1", ClientURL: s.ClientURL(), Dial: record},
@@ -94,7 +92,7 @@ func TestConnectRunsDialOptions(t *testing.T) {
 // order; the defaults reconnect forever and ignore advertised servers, and
 // a workload's option changes a default.
 func TestConnectOrderAndOptions(t *testing.T) {
-	a, b := serve(t, "a", "", ""), serve(t, "b", "", "")
+	a, b := serve(t, "a"), serve(t, "b")
 	nodes := []cluster.Node{{Name: "a", ClientURL: a.ClientURL()}, {Name: "b", ClientURL: b.ClientURL()}}
 	nc, err := Connect(nodes, []int{1, 0}, "ordered", nats.ReconnectBufSize(32<<20))
 	if err != nil {
