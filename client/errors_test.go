@@ -53,6 +53,7 @@ func TestClassify(t *testing.T) {
 		{"10164", fmt.Errorf("%w: %w", inflight, jetstream.ErrKeyRevisionMismatch), Refused, 10164, history.ErrWrongLastSeqAny, 0, false, false, false},
 		{"10008", unavail, Refused, 10008, history.ErrUnavailable, 0, false, true, true},
 		{"10008 wrapped", fmt.Errorf("create stream: %w", unavail), Refused, 10008, history.ErrUnavailable, 0, false, true, true},
+		{"10008 by its code alone", apiErr(CodeUnavailable, 500, "unavailable"), Refused, 10008, history.ErrUnavailable, 0, false, true, true},
 		{"10158 in process", fmt.Errorf("publish: %w", inProcess), Refused, 10158, history.ErrMsgIDInProcess, 0, true, false, false},
 		{"10005 no peers yet", noPeers, Refused, 10005, history.ErrOther, 0, false, false, true},
 		{"another refusal", nameInUse, Refused, 10058, history.ErrOther, 0, false, false, false},
