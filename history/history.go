@@ -47,6 +47,7 @@ const (
 	ErrNoResponders    ErrKind = "no_responders"           // nothing took the request
 	ErrKeyExists       ErrKind = "key_exists"              // create on a key that has a value
 	ErrUnavailable     ErrKind = "unavailable"             // 10008: JetStream temporarily unavailable (503)
+	ErrMsgIDInProcess  ErrKind = "msg_id_in_process"       // 10158: a copy with the publish's Nats-Msg-Id is being stored
 	ErrOther           ErrKind = "other"
 )
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 )
 
 // Preflight checks, before anything of the run starts, that the account
@@ -24,12 +26,7 @@ import (
 // whatever happened. Run it after Survey.
 func (r *Runtime) Preflight(ctx context.Context, stepdown bool) error {
 	p := &preflight{timeout: r.o.ConnectTimeout}
-	nodes := r.nodes()
-	urls := make([]string, len(nodes))
-	for i, n := range nodes {
-		urls[i] = n.ClientURL
-	}
-	nc, err := r.connect(ctx, "chaos-preflight", urls, p.onError)
+	nc, err := r.connect(ctx, "chaos-preflight", r.nodes(), p.onError)
 	if err != nil {
 		return err
 	}
@@ -102,7 +99,6 @@ func (p *preflight) step(ctx context.Context, what string, f func(context.Contex
 	violations := p.violations
 	p.cancel = nil
 	p.mu.Unlock()
-	var apiErr *jetstream.APIError
 	switch {
 	case err == nil:
 		p.answered = true
@@ -115,7 +111,7 @@ func (p *preflight) step(ctx context.Context, what string, f func(context.Contex
 		return refuse("cannot %s: no server answered for %s, although JetStream answered the steps before (%v)", what, p.timeout, err)
 	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount), errors.Is(err, nats.ErrNoResponders):
 		return refuse("cannot %s: JetStream is not enabled for this account (%v)", what, err)
-	case errors.As(err, &apiErr):
+	case client.Classify(err).Cause == client.Refused:
 		return refuse("cannot %s: the server answered %v", what, err)
 	}
 	return fmt.Errorf("cannot %s: %v", what, err)

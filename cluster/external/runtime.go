@@ -25,6 +25,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
@@ -151,7 +152,7 @@ func (r *Runtime) surveyOne(ctx context.Context, i int) (cluster.ExternalServer,
 	case len(o.NodeNames) > 0 && o.NodeNames[i] != v.ServerName:
 		return cluster.ExternalServer{}, refuse("--node-names says node %d is %s but --monitor %s reports %s", i+1, o.NodeNames[i], o.Monitors[i], v.ServerName)
 	}
-	nc, err := r.connect(ctx, "chaos-survey", []string{o.Servers[i]}, nil)
+	nc, err := r.connect(ctx, "chaos-survey", []cluster.Node{{ClientURL: o.Servers[i], Dial: r.dial}}, nil)
 	if err != nil {
 		return cluster.ExternalServer{}, err
 	}
@@ -164,19 +165,23 @@ func (r *Runtime) surveyOne(ctx context.Context, i int) (cluster.ExternalServer,
 		GitCommit: v.GitCommit, ConfigDigest: v.ConfigDigest, Cluster: v.Cluster.Name, Start: v.Start}, nil
 }
 
-// connect dials urls in order with the run's credentials, never an address
-// the servers advertise. Authentication failures are ErrRefused.
-func (r *Runtime) connect(ctx context.Context, name string, urls []string, errs nats.ErrHandler) (*nats.Conn, error) {
+// connect dials nodes in order with the run's credentials (client.Connect),
+// within --connect-timeout and never again once it drops: a probe, not a
+// workload's client. Authentication failures are ErrRefused.
+func (r *Runtime) connect(ctx context.Context, name string, nodes []cluster.Node, errs nats.ErrHandler) (*nats.Conn, error) {
 	timeout := r.o.ConnectTimeout
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
 		timeout = time.Until(d)
 	}
-	opts := append([]nats.Option{nats.Name(name), nats.DontRandomize(), nats.IgnoreDiscoveredServers(),
-		nats.Timeout(timeout), nats.MaxReconnects(0)}, r.dial.Options()...)
+	opts := []nats.Option{nats.Timeout(timeout), nats.MaxReconnects(0)}
 	if errs != nil {
 		opts = append(opts, nats.ErrorHandler(errs))
 	}
-	nc, err := nats.Connect(strings.Join(urls, ","), opts...)
+	nc, err := client.Connect(nodes, client.Order(0, len(nodes)), name, opts...)
+	urls := make([]string, len(nodes))
+	for i, n := range nodes {
+		urls[i] = n.ClientURL
+	}
 	switch {
 	case errors.Is(err, nats.ErrAuthorization), errors.Is(err, nats.ErrAuthExpired), errors.Is(err, nats.ErrAuthRevoked):
 		return nil, refuse("--server %s: %v: check --creds, --nkey or --user/--password", strings.Join(urls, ","), err)
@@ -284,11 +289,7 @@ func (r *Runtime) deleteOwn(ctx context.Context, nodes []cluster.Node) error {
 }
 
 func (r *Runtime) admin(ctx context.Context, nodes []cluster.Node) (*nats.Conn, jetstream.JetStream, error) {
-	urls := make([]string, len(nodes))
-	for i, n := range nodes {
-		urls[i] = n.ClientURL
-	}
-	nc, err := r.connect(ctx, "chaos-admin", urls, nil)
+	nc, err := r.connect(ctx, "chaos-admin", nodes, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,27 +11,14 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
-// dial connects to the nodes in order (the first is preferred), never to
-// addresses the servers advertise.
-func dial(nodes []cluster.Node, order []int, name string) (*nats.Conn, error) {
-	urls := make([]string, 0, len(order))
-	for _, i := range order {
-		urls = append(urls, nodes[i].ClientURL)
-	}
-	return nats.Connect(strings.Join(urls, ","),
-		nats.Name(name),
-		nats.DontRandomize(),
-		nats.IgnoreDiscoveredServers(),
-		nats.MaxReconnects(-1),
-		nats.ReconnectWait(250*time.Millisecond),
-		nats.Timeout(2*time.Second),
-		nats.ReconnectBufSize(32<<20),
-	)
-}
+// reconnectBuf is what every catchup connection buffers while it
+// reconnects, 32 MiB where nats.go's default is 8 MiB: a publisher keeps
+// up to --window publishes of --payload in flight.
+var reconnectBuf = nats.ReconnectBufSize(32 << 20)
 
 func (r *cell) others() []int {
 	var out []int
@@ -45,7 +32,7 @@ func (r *cell) others() []int {
 
 func (r *cell) createStream(ctx context.Context) error {
 	nodes := r.c.Nodes()
-	nc, err := dial(nodes, seq(len(nodes)), "catchup-setup")
+	nc, err := client.Connect(nodes, client.Order(0, len(nodes)), "catchup-setup", reconnectBuf)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
@@ -62,7 +49,7 @@ func (r *cell) createStream(ctx context.Context) error {
 		AllowDirect: r.opts.DirectGet,
 	}
 	// A fresh cluster may still be settling its meta leader and peers.
-	err = workloads.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
+	err = client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
 		_, err := js.CreateStream(ctx, cfg)
 		return err
 	})
@@ -92,14 +79,6 @@ func (r *cell) createStream(ctx context.Context) error {
 	}
 }
 
-func seq(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
-
 func (r *cell) index(name string) int {
 	for i, n := range r.c.Nodes() {
 		if n.Name == name {
@@ -126,7 +105,7 @@ func (r *cell) streamLeader(ctx context.Context) (string, error) {
 func (r *cell) streamInfo(ctx context.Context) (*jetstream.StreamInfo, error) {
 	js := r.js
 	if js == nil {
-		nc, err := dial(r.c.Nodes(), seq(len(r.c.Nodes())), "catchup-info")
+		nc, err := client.Connect(r.c.Nodes(), client.Order(0, len(r.c.Nodes())), "catchup-info", reconnectBuf)
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +165,7 @@ func (r *cell) connect() error {
 	nodes := r.c.Nodes()
 	order := append(r.others(), r.target)
 	var err error
-	if r.admin, err = dial(nodes, order, "catchup-admin"); err != nil {
+	if r.admin, err = client.Connect(nodes, order, "catchup-admin", reconnectBuf); err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
 	if r.js, err = jetstream.New(r.admin); err != nil {
@@ -206,7 +185,7 @@ func (r *cell) connect() error {
 				ord = append(ord, i)
 			}
 		}
-		nc, err := dial(nodes, ord, fmt.Sprintf("catchup-pub%d", p))
+		nc, err := client.Connect(nodes, ord, fmt.Sprintf("catchup-pub%d", p), reconnectBuf)
 		if err != nil {
 			return fmt.Errorf("publisher %d: connect: %w", p, err)
 		}

@@ -10,6 +10,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/time/rate"
+
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 )
 
 // The reader gets messages by sequence through a connection to the
@@ -78,25 +80,10 @@ func (r *reader) run(ctx context.Context, perSec float64) {
 			if r.sum.Errors == nil {
 				r.sum.Errors = map[string]int64{}
 			}
-			r.sum.Errors[readErrKind(err)]++
+			r.sum.Errors[readErrName(err)]++
 		}
 		r.mu.Unlock()
 	}
-}
-
-func readErrKind(err error) string {
-	var apiErr *jetstream.APIError
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
-		return "timeout"
-	case errors.Is(err, nats.ErrNoResponders), errors.Is(err, jetstream.ErrNoStreamResponse):
-		return "no_responders"
-	case errors.As(err, &apiErr):
-		return "api_" + itoa(int(apiErr.ErrorCode))
-	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrDisconnected):
-		return "disconnected"
-	}
-	return "other"
 }
 
 func (r *reader) summary() ReadSummary {
@@ -105,4 +92,17 @@ func (r *reader) summary() ReadSummary {
 	s := r.sum
 	s.Latency = r.hist.summary()
 	return s
+}
+
+// readErrName names a failed get in ReadSummary.Errors: its cause, a
+// refusal by its code ("api_10008"). Unlike kv-update's and queue's
+// histories, which record a disconnection as a timeout, the reader counts
+// it apart: its connection goes to the catching-up node alone, so
+// "disconnected" says that node was down, "timeout" that it was slow.
+func readErrName(err error) string {
+	e := client.Classify(err)
+	if e.Cause == client.Refused {
+		return "api_" + itoa(e.Code)
+	}
+	return e.Cause.String()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 )
@@ -99,7 +100,7 @@ func (r *cell) restart(ctx context.Context) error {
 		r.liveStop = func() { t.Stop(); stop() }
 	}
 	if r.opts.ReadRate > 0 {
-		nc, err := dial(r.c.Nodes(), []int{r.target}, "catchup-reader")
+		nc, err := client.Connect(r.c.Nodes(), []int{r.target}, "catchup-reader", reconnectBuf)
 		if err == nil {
 			// Bound while it may still be down: the handle's cached info
 			// carries allow_direct, which picks direct or leader gets.

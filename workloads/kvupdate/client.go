@@ -11,8 +11,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/time/rate"
 
+	jsclient "github.com/jetstream-chaos/jetstream-chaos/client" // kv-update has its own type client
 	"github.com/jetstream-chaos/jetstream-chaos/history"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // client is one Jepsen-style process: one connection, one op at a time.
@@ -33,7 +33,7 @@ type client struct {
 
 func (w *Workload) newClient(ctx context.Context, id int) (*client, error) {
 	node := id % len(w.nodes)
-	nc, err := connect(w.nodes, node, fmt.Sprintf("chaos-c%d", id))
+	nc, err := jsclient.Connect(w.nodes, jsclient.Order(node, len(w.nodes)), fmt.Sprintf("chaos-c%d", id))
 	if err != nil {
 		return nil, fmt.Errorf("client %d: connect: %w", id, err)
 	}
@@ -47,7 +47,7 @@ func (w *Workload) newClient(ctx context.Context, id int) (*client, error) {
 	// leader gets from the stream info cached at bind).
 	var kv jetstream.KeyValue
 	var stream jetstream.Stream
-	err = workloads.RetryTransient(ctx, bindWithin, func(ctx context.Context) (err error) {
+	err = jsclient.RetryTransient(ctx, bindWithin, func(ctx context.Context) (err error) {
 		if kv, err = js.KeyValue(ctx, w.opts.Bucket); err != nil {
 			return fmt.Errorf("bind bucket: %w", err)
 		}
@@ -158,8 +158,7 @@ func (c *client) begin(rec *history.Recorder, t history.OpType, key string) hist
 
 func (c *client) finish(rec *history.Recorder, op history.Op, err error) history.Op {
 	op.Complete = rec.Now()
-	cl := classify(err, op.IsWrite())
-	op.Outcome, op.Err, op.ErrCode, op.ErrSeq, op.ErrMsg = cl.Outcome, cl.Kind, cl.Code, cl.Seq, cl.Msg
+	recordErr(&op, err)
 	if op.Node == "" {
 		op.Node = c.nc.ConnectedServerName()
 	}

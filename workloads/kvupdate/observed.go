@@ -11,8 +11,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	jsclient "github.com/jetstream-chaos/jetstream-chaos/client" // kv-update has its own type client
 	"github.com/jetstream-chaos/jetstream-chaos/history"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // ObservedFile holds what the ordered consumers saw during the run.
@@ -74,7 +74,7 @@ func (w *Workload) startRunObservers(ctx context.Context) []*runObserver {
 	w.sink = newSink()
 	for node := range w.nodes {
 		via := w.nodes[node].Name
-		nc, err := connect(w.nodes, node, fmt.Sprintf("chaos-observer%d", node))
+		nc, err := jsclient.Connect(w.nodes, jsclient.Order(node, len(w.nodes)), fmt.Sprintf("chaos-observer%d", node))
 		if err != nil {
 			out = append(out, doneObserver(nil, via+" republish", nil, err))
 			continue
@@ -101,7 +101,7 @@ func (w *Workload) startOrdered(ctx context.Context, nc *nats.Conn, via string) 
 			ro.err = err
 			return
 		}
-		ro.err = workloads.RetryTransient(ctx, time.Until(deadlineOr(ctx, time.Hour)), func(tctx context.Context) (err error) {
+		ro.err = jsclient.RetryTransient(ctx, time.Until(deadlineOr(ctx, time.Hour)), func(tctx context.Context) (err error) {
 			ro.obs, err = startObserver(tctx, js, w.opts.Bucket, via, w.sink)
 			return err
 		})

@@ -12,9 +12,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/time/rate"
 
+	jsclient "github.com/jetstream-chaos/jetstream-chaos/client" // kv-update has its own type client
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // Workload is one cell's bucket, its observer and its clients.
@@ -62,39 +62,10 @@ func (s *Stats) ErrorsByKind() map[history.ErrKind]int64 {
 	return out
 }
 
-// connect dials node first and the others as fallbacks. Discovered servers
-// are ignored: they are container addresses the host must not dial.
-func connect(nodes []cluster.Node, first int, name string) (*nats.Conn, error) {
-	urls := make([]string, 0, len(nodes))
-	for i := range nodes {
-		urls = append(urls, nodes[(first+i)%len(nodes)].ClientURL)
-	}
-	return nats.Connect(joinURLs(urls),
-		nats.Name(name),
-		nats.DontRandomize(),
-		nats.IgnoreDiscoveredServers(),
-		nats.MaxReconnects(-1),
-		nats.ReconnectWait(250*time.Millisecond),
-		nats.Timeout(2*time.Second),
-		nodes[0].ClientOption(), // credentials and TLS of an external cluster
-	)
-}
-
-func joinURLs(urls []string) string {
-	s := ""
-	for i, u := range urls {
-		if i > 0 {
-			s += ","
-		}
-		s += u
-	}
-	return s
-}
-
 // Setup creates the bucket, sets Direct Get as asked and verifies it took,
 // and starts observing the bucket's stream.
 func Setup(ctx context.Context, nodes []cluster.Node, opts Options) (*Workload, error) {
-	nc, err := connect(nodes, 0, "chaos-admin")
+	nc, err := jsclient.Connect(nodes, jsclient.Order(0, len(nodes)), "chaos-admin")
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
@@ -120,12 +91,12 @@ func Setup(ctx context.Context, nodes []cluster.Node, opts Options) (*Workload, 
 const createWithin = 30 * time.Second
 
 // createBucket creates the bucket, asking again while the answer is
-// transient (workloads.RetryTransient): creating a bucket with the same
+// transient (jsclient.RetryTransient): creating a bucket with the same
 // config again is idempotent, so a retry after a timeout whose create did
 // land is harmless.
 func (w *Workload) createBucket(ctx context.Context) error {
 	cfg := jetstream.KeyValueConfig{Bucket: w.opts.Bucket, Replicas: w.opts.Replicas}
-	err := workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) error {
+	err := jsclient.RetryTransient(ctx, createWithin, func(ctx context.Context) error {
 		_, err := w.js.CreateKeyValue(ctx, cfg)
 		return err
 	})
@@ -154,7 +125,7 @@ const keepAll = 1_000_000_000
 // AllowDirect in CreateKeyValue).
 func (w *Workload) configure(ctx context.Context) error {
 	var s jetstream.Stream
-	err := workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
+	err := jsclient.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
 		s, err = w.js.Stream(ctx, w.StreamName())
 		return err
 	})
@@ -170,7 +141,7 @@ func (w *Workload) configure(ctx context.Context) error {
 	// misses revisions deleted before it reaches them.
 	cfg.RePublish = &jetstream.RePublish{Source: w.subject(">"), Destination: republishSubject(w.opts.Bucket) + ".>"}
 	// Updating to the same config again is idempotent.
-	err = workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
+	err = jsclient.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
 		s, err = w.js.UpdateStream(ctx, cfg)
 		return err
 	})
@@ -178,7 +149,7 @@ func (w *Workload) configure(ctx context.Context) error {
 		return fmt.Errorf("set allow_direct=%v: %w", w.opts.DirectGet, err)
 	}
 	var info *jetstream.StreamInfo
-	err = workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
+	err = jsclient.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
 		info, err = s.Info(ctx)
 		return err
 	})
@@ -302,7 +273,7 @@ func (w *Workload) streamAfterHeal(ctx context.Context) (jetstream.Stream, error
 		if s, err = w.js.Stream(ctx, w.StreamName()); err == nil {
 			return s, nil
 		}
-		if !errors.Is(err, jetstream.ErrStreamNotFound) && !workloads.Transient(err) {
+		if !errors.Is(err, jetstream.ErrStreamNotFound) && !jsclient.Transient(err) {
 			return nil, err
 		}
 		time.Sleep(time.Second)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
@@ -100,7 +101,7 @@ func harnessLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) th
 // bareLoop does the same with nats.go alone.
 func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throughput {
 	nodes := c.Nodes()
-	admin, err := connect(nodes, 0, "bench-admin")
+	admin, err := client.Connect(nodes, client.Order(0, len(nodes)), "bench-admin")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 	start := time.Now()
 	for p := 0; p < o.Producers; p++ {
 		wg.Go(func() {
-			nc, _ := connect(nodes, p, "bench-p")
+			nc, _ := client.Connect(nodes, client.Order(p, len(nodes)), "bench-p")
 			defer nc.Close()
 			pjs, _ := jetstream.New(nc)
 			for n := 1; time.Now().Before(deadline); n++ {
@@ -139,7 +140,7 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 	for ci, name := range o.ConsumerNames() {
 		for w := 0; w < o.Workers; w++ {
 			wg.Go(func() {
-				nc, _ := connect(nodes, ci+w, "bench-w")
+				nc, _ := client.Connect(nodes, client.Order(ci+w, len(nodes)), "bench-w")
 				defer nc.Close()
 				wjs, _ := jetstream.New(nc)
 				cons, err := wjs.Consumer(ctx, StreamName, name)

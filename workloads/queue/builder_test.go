@@ -53,7 +53,7 @@ func (f *fx) pub(v string, from, to int64, out history.Outcome, seq uint64, atte
 		op.Rev = seq
 	case history.Info:
 		op.Err = history.ErrTimeout
-	default: // as the producer's classify records it: no API error code
+	default: // as the producer's recordErr (client.Classify) records it: no API error code
 		op.Err = history.ErrNoResponders
 	}
 	f.add(op)

@@ -72,16 +72,16 @@ func (c *Cell) readBackGap() string {
 }
 
 // checkRefusals holds every publish recorded as failed to what the
-// producer's classify records as fail: a refusal by JetStream API error
-// code (other than 10158, a copy in process), or no responders. The
-// failed_publish_applied rule trusts that outcome, so a failed publish
-// without a refusal (a timeout, which carries no code) is a malformed
-// record, not a failure.
+// producer's recordErr (client.Classify) records as fail: a refusal by
+// JetStream API error code (other than 10158, a copy in process), or no
+// responders. The failed_publish_applied rule trusts that outcome, so a
+// failed publish without a refusal (a timeout, which carries no code) is
+// a malformed record, not a failure.
 func checkRefusals(file string, ops []history.Op) error {
 	for n := range ops {
 		op := &ops[n]
 		if op.Type != OpPublish || op.Outcome != history.Fail || op.Err == history.ErrNoResponders ||
-			(op.ErrCode != 0 && op.Err != ErrInProcess) {
+			(op.ErrCode != 0 && op.Err != history.ErrMsgIDInProcess) {
 			continue
 		}
 		return &history.LineError{File: file, Line: n + 1, Err: fmt.Errorf(

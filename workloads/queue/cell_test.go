@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -29,7 +30,7 @@ var malformedCells = map[string]struct {
 	"failed_unplaced": {file: "history.jsonl:2", want: `publish of p0-2 recorded as failed without a refusal (err "other", code 0)`,
 		build: func() *Cell { return failedAs("other", 0) }},
 	"failed_in_process": {file: "history.jsonl:2", want: `publish of p0-2 recorded as failed without a refusal (err "msg_id_in_process", code 10158)`,
-		build: func() *Cell { return failedAs(string(ErrInProcess), int(errCodeMsgIDInProcess)) }},
+		build: func() *Cell { return failedAs(string(history.ErrMsgIDInProcess), client.CodeMsgIDInProcess) }},
 }
 
 // oneValue is a cell with n consumers that each got p0-1.

@@ -15,11 +15,11 @@ import (
 //   - failed_publish_applied: a value delivered or in the read-back whose
 //     every publish attempt failed definitely (outcome fail: the server
 //     refused it with a JetStream API error, or nothing took the request;
-//     the producer's classify records a timeout or an error it cannot place
-//     as info, and Load refuses a fail it could not have recorded). A
-//     refused publish stores nothing, so its value must never appear; one
-//     acknowledged or indeterminate attempt (retries share the Nats-Msg-Id)
-//     makes it expected. kv-update's failed_write_applied, for messages.
+//     the producer's recordErr (client.Classify) records a timeout or
+//     an error it cannot place as info, and Load refuses a fail it could
+//     not have recorded). A refused publish stores nothing, so its value
+//     must never appear; one acknowledged or indeterminate attempt
+//     (retries share the Nats-Msg-Id) makes it expected. kv-update's failed_write_applied, for messages.
 func checkUnexpected(ix *index, r *result) {
 	for _, d := range ix.dels {
 		if d.val >= 0 && ix.vals[d.val].published {

@@ -96,7 +96,7 @@ var auditFixtures = map[string]fixture{
 
 // refused records a publish attempt of v that the stream refused with a
 // JetStream API error (10077, maximum messages exceeded), as the
-// producer's classify records it.
+// producer's recordErr (client.Classify) records it.
 func refused(f *fx, v string, at int64, attempt int) {
 	f.pub(v, at, at+1, fail, 0, attempt)
 	op := &f.ops[len(f.ops)-1]

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
@@ -59,7 +60,7 @@ func (s *stats) add(op history.Op) {
 // configuration took, and writes queue.json.
 func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error) {
 	i := &instance{o: o, env: env, nodes: env.Cluster.Nodes(), lastSeq: make([]atomic.Uint64, o.Consumers)}
-	nc, err := connect(i.nodes, 0, "queue-admin")
+	nc, err := client.Connect(i.nodes, client.Order(0, len(i.nodes)), "queue-admin")
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
@@ -88,7 +89,7 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 }
 
 // createWithin bounds creating the stream and the consumers, asked again
-// while the answer is transient (workloads.RetryTransient): a stream create
+// while the answer is transient (client.RetryTransient): a stream create
 // timed out right after readiness on a loaded machine in make test.
 const createWithin = 30 * time.Second
 
@@ -102,7 +103,7 @@ func (i *instance) createStream(ctx context.Context) error {
 		AllowDirect: i.o.DirectGet,
 	}
 	var s jetstream.Stream
-	err := workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
+	err := client.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
 		s, err = i.js.CreateStream(ctx, cfg)
 		return err
 	})
@@ -126,7 +127,7 @@ func (i *instance) createConsumer(ctx context.Context, name string) error {
 		AckWait: i.o.AckWait.D(), MaxDeliver: i.o.MaxDeliver,
 	}
 	var c jetstream.Consumer
-	err := workloads.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
+	err := client.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
 		c, err = i.js.CreateConsumer(ctx, StreamName, cfg)
 		return err
 	})

@@ -135,7 +135,8 @@ func TestDecodeRoundTrip(t *testing.T) {
 	}
 }
 
-func TestClassify(t *testing.T) {
+// The errors a queue op records, as history.jsonl has always held them.
+func TestRecordErr(t *testing.T) {
 	apiErr := func(code jetstream.ErrorCode) error {
 		return fmt.Errorf("publish: %w", &jetstream.APIError{ErrorCode: code, Code: 503})
 	}
@@ -152,16 +153,20 @@ func TestClassify(t *testing.T) {
 		{"no responders", nats.ErrNoResponders, true, history.Fail, history.ErrNoResponders},
 		{"no stream response", jetstream.ErrNoStreamResponse, true, history.Fail, history.ErrNoResponders},
 		{"unavailable", apiErr(10008), true, history.Fail, history.ErrUnavailable},
-		{"msg id in process", apiErr(10158), true, history.Info, ErrInProcess},
+		{"msg id in process", apiErr(10158), true, history.Info, history.ErrMsgIDInProcess},
+		{"msg id in process, a read", apiErr(10158), false, history.Fail, history.ErrMsgIDInProcess},
+		{"no responders, a read", nats.ErrNoResponders, false, history.Fail, history.ErrNoResponders},
+		{"a dropped connection, a write", nats.ErrConnectionReconnecting, true, history.Info, history.ErrTimeout},
 		{"other api error", apiErr(10077), true, history.Fail, history.ErrOther},
 		{"unknown write", errors.New("boom"), true, history.Info, history.ErrOther},
 		{"unknown read", errors.New("boom"), false, history.Fail, history.ErrOther},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := classify(c.err, c.mayApply)
-			if got.Outcome != c.outcome || got.Kind != c.kind {
-				t.Fatalf("got %s/%s, want %s/%s", got.Outcome, got.Kind, c.outcome, c.kind)
+			var op history.Op
+			recordErr(&op, c.err, c.mayApply)
+			if op.Outcome != c.outcome || op.Err != c.kind {
+				t.Fatalf("got %s/%s, want %s/%s", op.Outcome, op.Err, c.outcome, c.kind)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -41,7 +42,7 @@ func (i *instance) orderedRun(ctx context.Context, c int, name string) error {
 // subscribeOrdered starts subscription c right after the last stream
 // sequence it delivered, so a drain continues where the run stopped.
 func (i *instance) subscribeOrdered(ctx context.Context, c int, name string) (*orderedSub, error) {
-	nc, err := connect(i.nodes, c, "queue-"+name)
+	nc, err := client.Connect(i.nodes, client.Order(c, len(i.nodes)), "queue-"+name)
 	if err != nil {
 		return nil, fmt.Errorf("ordered consumer %s: connect: %w", name, err)
 	}
@@ -82,7 +83,7 @@ func (s *orderedSub) handle(m *nats.Msg) {
 		Value: string(m.Data), Invoke: now, Complete: now, Outcome: history.OK}
 	md, err := m.Metadata()
 	if err != nil {
-		op.Outcome, op.Err, op.ErrMsg = history.Fail, history.ErrOther, oneLine(err.Error())
+		op.Outcome, op.Err, op.ErrMsg = history.Fail, history.ErrOther, client.ErrMsg(err)
 	} else {
 		op.Rev, op.ExpectedRev, op.ErrSeq = md.Sequence.Stream, md.NumDelivered, md.Sequence.Consumer
 		if md.Sequence.Stream > s.i.lastSeq[s.c].Load() {

@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/time/rate"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -26,7 +27,7 @@ func newLimiter(o Options) *rate.Limiter {
 // indeterminate or failed.
 func (i *instance) produce(ctx context.Context, p int, lim *rate.Limiter) error {
 	id := ProducerID(p)
-	nc, err := connect(i.nodes, p, "queue-"+id)
+	nc, err := client.Connect(i.nodes, client.Order(p, len(i.nodes)), "queue-"+id)
 	if err != nil {
 		return fmt.Errorf("producer %s: connect: %w", id, err)
 	}
@@ -50,7 +51,7 @@ func (i *instance) produce(ctx context.Context, p int, lim *rate.Limiter) error 
 			ack, err := js.Publish(pctx, subject, []byte(v), jetstream.WithMsgID(v))
 			cancel()
 			op.Complete = i.now()
-			setErr(&op, classify(err, true))
+			recordErr(&op, err, true)
 			if err == nil {
 				op.Rev = ack.Sequence
 				if ack.Duplicate {

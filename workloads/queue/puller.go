@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -27,17 +28,17 @@ type puller struct {
 	drain  bool // the final drain: ack everything, never nak or skip
 }
 
-func (i *instance) newPuller(ctx context.Context, client, node int, name string) (*puller, error) {
-	nc, err := connect(i.nodes, node, fmt.Sprintf("queue-%s-w%d", name, client))
+func (i *instance) newPuller(ctx context.Context, id, node int, name string) (*puller, error) {
+	nc, err := client.Connect(i.nodes, client.Order(node, len(i.nodes)), fmt.Sprintf("queue-%s-w%d", name, id))
 	if err != nil {
-		return nil, fmt.Errorf("worker %d of %s: connect: %w", client, name, err)
+		return nil, fmt.Errorf("worker %d of %s: connect: %w", id, name, err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		nc.Close()
 		return nil, err
 	}
-	w := &puller{i: i, client: client, name: name, nc: nc, rng: rand.New(rand.NewPCG(i.o.Seed, uint64(client)))}
+	w := &puller{i: i, client: id, name: name, nc: nc, rng: rand.New(rand.NewPCG(i.o.Seed, uint64(id)))}
 	// The consumer's leader may be on a node that is down: keep asking.
 	err = retryFor(ctx, 30*time.Second, func(ctx context.Context) (err error) {
 		w.cons, err = js.Consumer(ctx, StreamName, name)
@@ -48,7 +49,7 @@ func (i *instance) newPuller(ctx context.Context, client, node int, name string)
 		if ctx.Err() != nil {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("worker %d: bind consumer %s: %w", client, name, err)
+		return nil, fmt.Errorf("worker %d: bind consumer %s: %w", id, name, err)
 	}
 	return w, nil
 }
@@ -89,7 +90,7 @@ func (p *puller) fetch(batch int) (int, error) {
 		err = b.Error()
 	}
 	op.Complete, op.Rev = p.i.now(), uint64(n)
-	setErr(&op, classify(err, false))
+	recordErr(&op, err, false)
 	p.i.add(op)
 	return n, err
 }
@@ -101,7 +102,7 @@ func (p *puller) handle(m jetstream.Msg, invoke int64) {
 		Value: string(m.Data()), Invoke: invoke, Complete: p.i.now(), Outcome: history.OK}
 	md, err := m.Metadata()
 	if err != nil {
-		d.Outcome, d.Err, d.ErrMsg = history.Fail, history.ErrOther, oneLine(err.Error())
+		d.Outcome, d.Err, d.ErrMsg = history.Fail, history.ErrOther, client.ErrMsg(err)
 		p.i.add(d)
 		return
 	}
@@ -143,7 +144,7 @@ func (p *puller) ack(m jetstream.Msg, d history.Op, t history.OpType) {
 	}
 	op.Complete = p.i.now()
 	// A plain ack or nak that returned an error was never sent.
-	setErr(&op, classify(err, t == OpAckSync))
+	recordErr(&op, err, t == OpAckSync)
 	if err == nil && t != OpAckSync {
 		op.Outcome = history.Info
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -65,7 +66,7 @@ func (i *instance) streamState(ctx context.Context) (jetstream.StreamState, erro
 		})
 		if err != nil {
 			i.add(history.Op{Client: readbackClient, Type: OpStreamInfo, Key: StreamName, Invoke: invoke, Complete: i.now(),
-				Outcome: history.Fail, Err: history.ErrOther, ErrMsg: oneLine(err.Error())})
+				Outcome: history.Fail, Err: history.ErrOther, ErrMsg: client.ErrMsg(err)})
 			return state, fmt.Errorf("stream info: %w", err)
 		}
 		if i.o.Retention == Limits || state.Msgs == 0 || time.Now().After(deadline) {

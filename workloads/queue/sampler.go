@@ -49,12 +49,12 @@ func (i *instance) sampleOne(c int, name string, client int) history.Op {
 			}
 		}
 		op.Complete = i.now()
-		setErr(&op, classify(err, false))
+		recordErr(&op, err, false)
 		return op
 	}
 	cons, err := i.js.Consumer(ctx, StreamName, name)
 	op.Complete = i.now()
-	setErr(&op, classify(err, false))
+	recordErr(&op, err, false)
 	if err == nil {
 		info := cons.CachedInfo()
 		op.Rev, op.ExpectedRev, op.ErrSeq = info.NumPending, uint64(info.NumAckPending), uint64(info.NumRedelivered)

@@ -1,37 +1,14 @@
-package workloads
+package client
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
-
-func TestTransient(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{context.DeadlineExceeded, true},
-		{fmt.Errorf("wrapped: %w", nats.ErrNoResponders), true},
-		{&jetstream.APIError{Code: 503, ErrorCode: 10008, Description: "JetStream system temporarily unavailable"}, true},
-		{&jetstream.APIError{Code: 400, ErrorCode: 10058, Description: "stream name already in use with a different configuration"}, false},
-		{errors.New("permissions violation"), false},
-		{noPeers, false}, // transient in setup only (RetryTransient)
-	} {
-		if got := Transient(tc.err); got != tc.want {
-			t.Errorf("Transient(%v) = %v, want %v", tc.err, got, tc.want)
-		}
-	}
-}
-
-// noPeers is the meta leader's refusal while it has not heard from a peer.
-var noPeers = &jetstream.APIError{Code: 500, ErrorCode: 10005, Description: "no suitable peers for placement, peer offline"}
 
 // A transient error is asked again, a lasting one is not, and the bound
 // ends the asking with how often it tried.

@@ -1,13 +1,9 @@
-package workloads
+package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // RetryTransient calls do until it succeeds, fails for good (an error
@@ -33,7 +29,7 @@ func RetryTransient(ctx context.Context, bound time.Duration, do func(context.Co
 		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := do(tctx)
 		cancel()
-		if err == nil || !(Transient(err) || noPeersYet(err)) || ctx.Err() != nil {
+		if err == nil || !transientInSetup(err) || ctx.Err() != nil {
 			return err
 		}
 		if time.Now().After(deadline) {
@@ -43,26 +39,8 @@ func RetryTransient(ctx context.Context, bound time.Duration, do func(context.Co
 	}
 }
 
-// Transient says whether a failed JetStream request may succeed if asked
-// again: no answer in time, nobody listening yet, or JetStream temporarily
-// unavailable (10008).
-func Transient(err error) bool {
-	var apiErr *jetstream.APIError
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders):
-		return true
-	case errors.As(err, &apiErr):
-		return apiErr.ErrorCode == 10008 || apiErr.Code == 503
-	}
-	return false
+// transientInSetup is Transient, or the meta leader's placement refusal.
+func transientInSetup(err error) bool {
+	e := Classify(err)
+	return e.Transient() || (e.Cause == Refused && e.Code == CodeNoPeers)
 }
-
-// noPeersYet says whether a request was refused because the meta leader
-// found no suitable peers to place it on (nats-server errors.json,
-// JSClusterNoPeersErrF; nats.go names no constant for it).
-func noPeersYet(err error) bool {
-	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) && apiErr.ErrorCode == errCodeClusterNoPeers
-}
-
-const errCodeClusterNoPeers jetstream.ErrorCode = 10005
