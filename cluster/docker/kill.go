@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 )
 
@@ -31,13 +33,31 @@ func (c *dockerCluster) Kill(ctx context.Context, i int) error {
 	pid, frozen := n.pid, n.frozen
 	n.pid = 0
 	c.mu.Unlock()
-	if !c.cfg.AutoRestart && !frozen && ownedBy(pid, n.id) && syscall.Kill(pid, syscall.SIGKILL) == nil {
-		return nil
+	if !c.cfg.AutoRestart && !frozen && ownedBy(pid, n.id) && syscall.Kill(pid, syscall.SIGKILL) == nil &&
+		c.waitStopped(ctx, n) == nil {
+		return nil // else the daemon's kill, which waits for the stop itself
 	}
 	if _, err := c.cli.ContainerKill(ctx, n.id, client.ContainerKillOptions{Signal: "SIGKILL"}); err != nil {
 		return fmt.Errorf("kill %s: %w", n.srv(), err)
 	}
 	return nil
+}
+
+// waitStopped waits until the daemon has seen the node's process end, as
+// its own kill call does before it returns: a Start right after Kill must
+// not find the container still running (and leave it alone).
+func (c *dockerCluster) waitStopped(ctx context.Context, n *node) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	w := c.cli.ContainerWait(ctx, n.id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+	select {
+	case <-w.Result:
+		return nil
+	case err := <-w.Error:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // rememberPid records the process of a node that just started, for Kill.

@@ -79,6 +79,7 @@ func TestExternalDockerIntegration(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "results.json")); err != nil || json.Unmarshal(b, &res) != nil {
 		t.Fatalf("results.json: %v", err)
 	}
+	res.Resolve(dir) // its folders are relative to the run folder
 	checkExternalRecord(t, res, nodes)
 	if len(res.Cells) != 2 {
 		t.Fatalf("%d cells", len(res.Cells))
