@@ -99,7 +99,7 @@ func (w *Watcher) sampleNode(ctx context.Context, n cluster.Node, s *sample) {
 	if sd.RaftGroup == "" {
 		return
 	}
-	rg, ok, err := m.Raftz(ctx, n, "", sd.RaftGroup)
+	rg, ok, err := m.Raftz(ctx, n, sd.Account, sd.RaftGroup)
 	switch {
 	case cluster.NotServed(err):
 		w.note("raftz", fmt.Sprintf("%s has no /raftz (an older release): snapshot events are off, catch-ups are seen by lag alone", n.Name))
