@@ -67,6 +67,18 @@ func TestServerEndpoints(t *testing.T) {
 	}
 }
 
+// TestRoutezPeers: one name a peer however many routes pooling opens to
+// it, sorted, and none for a route whose remote is not named yet.
+func TestRoutezPeers(t *testing.T) {
+	r := Routez{Routes: []Route{{RemoteName: "n3"}, {RemoteName: "n1"}, {}, {RemoteName: "n3"}, {RemoteName: "n1"}}}
+	if p := r.Peers(); !slices.Equal(p, []string{"n1", "n3"}) {
+		t.Errorf("peers %v, want [n1 n3]", p)
+	}
+	if p := (Routez{}).Peers(); len(p) != 0 {
+		t.Errorf("no routes: peers %v", p)
+	}
+}
+
 // TestJszAndRaftz decodes /jsz, its streams and /raftz as nats-server
 // 2.15.3 serves them, and asks /raftz within the stream's account.
 func TestJszAndRaftz(t *testing.T) {

@@ -84,16 +84,13 @@ func (s StreamDetail) Leader() string {
 	return s.Cluster.Leader
 }
 
-// Stream finds the server's copy of stream; ok is false when it holds
+// Stream finds the server's copy of stream, and false when it holds
 // none.
-func (j Jsz) Stream(stream string) (s StreamDetail, ok bool) {
+func (j Jsz) Stream(stream string) (StreamDetail, bool) {
 	for _, a := range j.Accounts {
 		for _, s := range a.Streams {
 			if s.Name == stream {
 				s.Account = a.ID
-				if s.Account == "" {
-					s.Account = a.Name
-				}
 				return s, true
 			}
 		}
