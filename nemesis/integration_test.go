@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -199,11 +200,13 @@ func (rc *realCluster) logRaftState(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	m := rc.env.monitor()
 	for _, n := range rc.c.Nodes() {
-		for _, path := range []string{"/healthz?details=true", "/jsz?streams=true&raft=true&accounts=true"} {
-			code, body, err := rc.env.get(ctx, n, path)
-			t.Logf("%s %s: %d %s %v", n.Name, path, code, body, err)
-		}
+		h, err := m.Healthz(ctx, n, cluster.HealthzOptions{Details: true})
+		t.Logf("%s /healthz: %+v %v", n.Name, h, err)
+		var jsz json.RawMessage
+		err = m.Get(ctx, n, "/jsz?streams=true&raft=true&accounts=true", &jsz)
+		t.Logf("%s /jsz: %s %v", n.Name, jsz, err)
 	}
 }
 

@@ -83,12 +83,8 @@ func (f latency) Inject(ctx context.Context, env *Env) (Active, error) {
 
 // maxRouteRTT is the largest round-trip time node i reports for its routes.
 func (e *Env) maxRouteRTT(ctx context.Context, i int) (time.Duration, error) {
-	var r struct {
-		Routes []struct {
-			RTT string `json:"rtt"`
-		} `json:"routes"`
-	}
-	if err := e.getJSON(ctx, e.nodes()[i], "/routez", &r); err != nil {
+	r, err := e.monitor().Routez(ctx, e.nodes()[i])
+	if err != nil {
 		return 0, err
 	}
 	var max time.Duration

@@ -10,60 +10,10 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
-// jszStreams is the part of /jsz?streams=true that faults read: one
-// server's local view of each stream.
-type jszStreams struct {
-	ServerName string `json:"server_name"`
-	Disabled   bool   `json:"disabled"`
-	Meta       *struct {
-		Leader   string `json:"leader"`
-		Replicas []struct {
-			Name    string `json:"name"`
-			Current bool   `json:"current"`
-			Offline bool   `json:"offline"`
-		} `json:"replicas"`
-	} `json:"meta_cluster"`
-	Accounts []struct {
-		Streams []streamDetail `json:"stream_detail"`
-	} `json:"account_details"`
-}
-
-type streamDetail struct {
-	Name      string `json:"name"`
-	RaftGroup string `json:"stream_raft_group"` // with raft=true
-	Cluster   *struct {
-		Leader   string `json:"leader"`
-		Replicas []struct {
-			Name    string `json:"name"`
-			Current bool   `json:"current"`
-			Offline bool   `json:"offline"`
-			Lag     uint64 `json:"lag"`
-		} `json:"replicas"`
-	} `json:"cluster"`
-	Config *struct {
-		Replicas int `json:"num_replicas"`
-	} `json:"config"`
-	State struct {
-		Msgs    uint64 `json:"messages"`
-		LastSeq uint64 `json:"last_seq"`
-	} `json:"state"`
-}
-
 // localStream reads node n's own copy of the stream; ok is false when the
 // node does not have it (yet).
-func (e *Env) localStream(ctx context.Context, n cluster.Node) (streamDetail, bool, error) {
-	var j jszStreams
-	if err := e.getJSON(ctx, n, "/jsz?streams=true&config=true&raft=true", &j); err != nil {
-		return streamDetail{}, false, err
-	}
-	for _, a := range j.Accounts {
-		for _, s := range a.Streams {
-			if s.Name == e.Stream {
-				return s, true, nil
-			}
-		}
-	}
-	return streamDetail{}, false, nil
+func (e *Env) localStream(ctx context.Context, n cluster.Node) (cluster.StreamDetail, bool, error) {
+	return e.monitor().LocalStream(ctx, n, e.Stream)
 }
 
 // streamLeader names the stream's leader: from stream info when there is a
@@ -91,7 +41,7 @@ func (e *Env) streamLeader(ctx context.Context) (string, error) {
 	}
 	for _, n := range e.nodes() {
 		s, ok, err := e.localStream(ctx, n)
-		if err == nil && ok && s.Cluster != nil && s.Cluster.Leader == n.Name {
+		if err == nil && ok && s.Leader() == n.Name {
 			return n.Name, nil
 		}
 	}
@@ -115,7 +65,7 @@ func (e *Env) watchedLeader(ctx context.Context) string {
 		return ""
 	}
 	s, ok, err := e.localStream(ctx, e.nodes()[i])
-	if err != nil || !ok || s.Cluster == nil || s.Cluster.Leader != l {
+	if err != nil || !ok || s.Leader() != l {
 		return ""
 	}
 	return l
@@ -126,10 +76,9 @@ func (e *Env) watchedLeader(ctx context.Context) string {
 func (e *Env) metaLeader(ctx context.Context) (string, error) {
 	var errs []string
 	for _, n := range e.nodes() {
-		var j cluster.Jsz
-		err := e.getJSON(ctx, n, "/jsz", &j)
+		j, err := e.monitor().Jsz(ctx, n)
 		if err != nil {
-			errs = append(errs, err.Error())
+			errs = append(errs, n.Name+": "+err.Error())
 			continue
 		}
 		if j.Meta != nil && j.Meta.Leader != "" {

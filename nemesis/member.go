@@ -157,8 +157,8 @@ func nextServerName(old string, inUse []string) string {
 func (e *Env) members(ctx context.Context) (members, error) {
 	var m members
 	for _, n := range e.nodes() {
-		var j jszStreams
-		if err := e.getJSON(ctx, n, "/jsz?streams=true&raft=true", &j); err != nil || j.Meta == nil {
+		j, err := e.monitor().JszStreams(ctx, n)
+		if err != nil || j.Meta == nil {
 			continue
 		}
 		if j.Meta.Leader == n.Name && m.meta == nil {
@@ -167,14 +167,10 @@ func (e *Env) members(ctx context.Context) (members, error) {
 				m.meta = append(m.meta, r.Name)
 			}
 		}
-		for _, a := range j.Accounts {
-			for _, s := range a.Streams {
-				if s.Name == e.Stream && s.Cluster != nil && s.Cluster.Leader == n.Name && m.stream == nil {
-					m.stream = []string{n.Name}
-					for _, r := range s.Cluster.Replicas {
-						m.stream = append(m.stream, r.Name)
-					}
-				}
+		if s, ok := j.Stream(e.Stream); ok && s.Leader() == n.Name && m.stream == nil {
+			m.stream = []string{n.Name}
+			for _, r := range s.Cluster.Replicas {
+				m.stream = append(m.stream, r.Name)
 			}
 		}
 	}

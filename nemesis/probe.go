@@ -2,72 +2,17 @@ package nemesis
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
-// Probes read the monitoring port with a fresh connection each time, so a
-// killed or restarted node is never answered for by a kept-alive socket.
-var probeClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-
-// get fetches a monitoring path with the env's probe timeout. It returns the
-// status and body, or the transport error.
-func (e *Env) get(ctx context.Context, n cluster.Node, path string) (int, []byte, error) {
-	if n.MonitorURL == "" {
-		return 0, nil, fmt.Errorf("%s has no monitor URL: %w", n.Name, syscall.ECONNREFUSED)
-	}
-	ctx, cancel := context.WithTimeout(ctx, e.probeTimeout())
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.MonitorURL+path, nil)
-	if err != nil {
-		return 0, nil, err
-	}
-	resp, err := probeClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	return resp.StatusCode, body, err
-}
-
-func (e *Env) getJSON(ctx context.Context, n cluster.Node, path string, v any) error {
-	code, body, err := e.get(ctx, n, path)
-	if err != nil {
-		return err
-	}
-	if code != http.StatusOK {
-		return fmt.Errorf("%s %s: %d %s", n.Name, path, code, oneLine(body))
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("%s %s: %w", n.Name, path, err)
-	}
-	return nil
-}
-
-// refused reports whether a probe error means nothing is listening: the
-// connection was refused, or reset/closed before any answer.
-func refused(err error) bool {
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
-}
-
-// timedOut reports whether a probe error is a timeout: the port accepted
-// (or the dial hung) but nothing answered.
-func timedOut(err error) bool {
-	var ne net.Error
-	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
-}
+// monitor reads the nodes' monitoring endpoints within the env's probe
+// timeout.
+func (e *Env) monitor() cluster.Monitor { return cluster.Monitor{Timeout: e.probeTimeout()} }
 
 // within polls check every step until it returns true or d passes. It
 // returns whether it succeeded, how long it took, and what the last call saw.
@@ -89,15 +34,13 @@ func within(ctx context.Context, d, step time.Duration, check func(context.Conte
 	}
 }
 
-// routez reads a node's route peers.
+// peers reads a node's route peers, sorted.
 func (e *Env) peers(ctx context.Context, n cluster.Node) ([]string, error) {
-	var r cluster.Routez
-	if err := e.getJSON(ctx, n, "/routez", &r); err != nil {
-		return nil, err
+	r, err := e.monitor().Routez(ctx, n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", n.Name, err)
 	}
-	p := r.Peers()
-	slices.Sort(p)
-	return p, nil
+	return r.Peers(), nil
 }
 
 // routesCut checks that no node lists a peer outside its own group. Nodes
@@ -160,13 +103,13 @@ func (e *Env) down(ctx context.Context, i int) (bool, string) {
 		return false, "state: " + err.Error()
 	}
 	n := e.nodes()[i]
-	_, _, perr := e.get(ctx, n, "/varz")
+	perr := e.monitor().Get(ctx, n, "/varz", nil)
 	switch {
 	case st.Running:
 		return false, fmt.Sprintf("%s still running (monitor: %s)", n.Name, probeSeen(perr))
-	case perr == nil:
+	case cluster.Answered(perr):
 		return false, fmt.Sprintf("%s not running but its monitor answered", n.Name)
-	case !refused(perr):
+	case !cluster.Refused(perr):
 		return false, fmt.Sprintf("%s not running but its monitor did not refuse: %v", n.Name, perr)
 	}
 	return true, fmt.Sprintf("%s down, monitor refused", n.Name)
@@ -180,11 +123,11 @@ func (e *Env) frozen(ctx context.Context, i int) (bool, string) {
 		return false, "state: " + err.Error()
 	}
 	n := e.nodes()[i]
-	_, _, perr := e.get(ctx, n, "/varz")
+	perr := e.monitor().Get(ctx, n, "/varz", nil)
 	switch {
-	case perr == nil:
+	case cluster.Answered(perr):
 		return false, fmt.Sprintf("%s monitor still answers (state paused=%v)", n.Name, st.Paused)
-	case !timedOut(perr):
+	case !cluster.TimedOut(perr):
 		return false, fmt.Sprintf("%s monitor failed without timing out: %v", n.Name, perr)
 	case !st.Paused:
 		return false, fmt.Sprintf("%s monitor timed out but the runtime does not report it paused", n.Name)
@@ -207,18 +150,19 @@ func (e *Env) up(ctx context.Context, i int) (bool, string) {
 
 // healthy checks a node's full /healthz.
 func (e *Env) healthy(ctx context.Context, n cluster.Node) (bool, string) {
-	code, body, err := e.get(ctx, n, "/healthz")
-	if err != nil {
+	_, err := e.monitor().Healthz(ctx, n, cluster.HealthzOptions{})
+	var he *cluster.HTTPError
+	switch {
+	case errors.As(err, &he):
+		return false, fmt.Sprintf("%s /healthz %d %s", n.Name, he.Status, oneLine([]byte(he.Body)))
+	case err != nil:
 		return false, fmt.Sprintf("%s /healthz: %v", n.Name, err)
-	}
-	if code != http.StatusOK {
-		return false, fmt.Sprintf("%s /healthz %d %s", n.Name, code, oneLine(body))
 	}
 	return true, n.Name + " healthy"
 }
 
 func probeSeen(err error) string {
-	if err == nil {
+	if cluster.Answered(err) {
 		return "answered"
 	}
 	return err.Error()

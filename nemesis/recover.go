@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
 // Recovery is how the cluster came back after the final heal. Not
@@ -42,8 +40,7 @@ func (e *Env) recovered(ctx context.Context) (bool, string) {
 	}
 	meta := ""
 	for _, n := range nodes {
-		var j cluster.Jsz
-		err := e.getJSON(ctx, n, "/jsz", &j)
+		j, err := e.monitor().Jsz(ctx, n)
 		if err != nil {
 			return false, fmt.Sprintf("%s /jsz: %v", n.Name, err)
 		}
@@ -95,7 +92,7 @@ func (e *Env) streamCurrent(ctx context.Context) (bool, string) {
 	} else {
 		for _, n := range e.nodes() {
 			s, ok, err := e.localStream(ctx, n)
-			if err != nil || !ok || s.Cluster == nil || s.Cluster.Leader != n.Name {
+			if err != nil || !ok || s.Leader() != n.Name {
 				continue
 			}
 			leader = n.Name

@@ -74,36 +74,37 @@ func (w *Watcher) sampleOnce(ctx context.Context) sample {
 }
 
 func (w *Watcher) sampleNode(ctx context.Context, n cluster.Node, s *sample) {
-	v, err := cluster.GetVarz(ctx, n)
+	var m cluster.Monitor
+	v, err := m.Varz(ctx, n)
 	if err != nil {
 		return
 	}
 	s.up[n.Name], s.started[n.Name] = true, v.Start
-	if j, err := cluster.GetJsz(ctx, n); err == nil && j.Meta != nil && j.Meta.Leader != "" {
+	if j, err := m.Jsz(ctx, n); err == nil && j.Meta != nil && j.Meta.Leader != "" {
 		s.meta[n.Name] = j.Meta.Leader
 	}
 	if w.opts.Stream == "" {
 		return
 	}
-	sv, ok, err := cluster.GetStreamView(ctx, n, w.opts.Stream)
+	sd, ok, err := m.LocalStream(ctx, n, w.opts.Stream)
 	if err != nil || !ok {
 		return
 	}
-	s.claims[n.Name] = sv.Leader
-	if sv.Leader == n.Name { // only the leader knows how far behind the replicas are
-		for _, p := range sv.Replicas {
+	s.claims[n.Name] = sd.Leader()
+	if sd.Leader() == n.Name { // only the leader knows how far behind the replicas are
+		for _, p := range sd.Cluster.Replicas {
 			s.lag[p.Name], s.current[p.Name] = p.Lag, p.Current
 		}
 	}
-	if sv.RaftGroup == "" {
+	if sd.RaftGroup == "" {
 		return
 	}
-	rv, ok, err := cluster.GetRaftView(ctx, n, sv.RaftGroup)
+	rg, ok, err := m.Raftz(ctx, n, sd.Account, sd.RaftGroup)
 	switch {
 	case cluster.NotServed(err):
 		w.note("raftz", fmt.Sprintf("%s has no /raftz (an older release): snapshot events are off, catch-ups are seen by lag alone", n.Name))
 	case err == nil && ok:
-		s.catching[n.Name], s.walFirst[n.Name], s.term[n.Name] = rv.CatchingUp, rv.WAL.FirstSeq, rv.Term
+		s.catching[n.Name], s.walFirst[n.Name], s.term[n.Name] = rg.CatchingUp, rg.WAL.FirstSeq, rg.Term
 	}
 }
 

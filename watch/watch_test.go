@@ -22,6 +22,7 @@ type fakeNode struct {
 	name   string
 	leader string // of the stream, as this node sees it
 	raftz  bool   // serves /raftz
+	wal    uint64 // the first index of the stream group's log, from /raftz
 	start  time.Time
 }
 
@@ -34,9 +35,11 @@ func (f *fakeNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/jsz" && r.URL.Query().Get("streams") == "":
 		json.NewEncoder(w).Encode(map[string]any{"meta_cluster": map[string]any{"leader": "n1"}})
 	case r.URL.Path == "/jsz":
-		fmt.Fprintf(w, `{"account_details":[{"stream_detail":[{"name":"S","stream_raft_group":"S-G","cluster":{"leader":%q,"replicas":[]}}]}]}`, f.leader)
+		fmt.Fprintf(w, `{"account_details":[{"name":"$G","id":"$G","stream_detail":[{"name":"S","stream_raft_group":"S-G","cluster":{"leader":%q,"replicas":[]}}]}]}`, f.leader)
+	case r.URL.Path == "/raftz" && f.raftz && r.URL.Query().Get("acc") != "$G":
+		fmt.Fprint(w, `{}`) // without acc, the system account's groups alone (nats-server monitor.go, Raftz)
 	case r.URL.Path == "/raftz" && f.raftz:
-		fmt.Fprint(w, `{"$SYS":{"S-G":{"term":1,"wal":{"first_seq":1}}}}`)
+		fmt.Fprintf(w, `{"$G":{"S-G":{"term":1,"wal":{"first_seq":%d}}}}`, f.wal)
 	default:
 		http.NotFound(w, r)
 	}
@@ -79,7 +82,7 @@ func startFakes(t *testing.T, raftz bool) ([]*fakeNode, fakeCluster) {
 	var fakes []*fakeNode
 	var nodes []cluster.Node
 	for i := 1; i <= 3; i++ {
-		f := &fakeNode{name: fmt.Sprintf("n%d", i), leader: "n1", raftz: raftz, start: time.Unix(100, 0)}
+		f := &fakeNode{name: fmt.Sprintf("n%d", i), leader: "n1", raftz: raftz, wal: 1, start: time.Unix(100, 0)}
 		srv := httptest.NewServer(f)
 		t.Cleanup(srv.Close)
 		fakes = append(fakes, f)
@@ -120,6 +123,30 @@ func TestWatcherPolls(t *testing.T) {
 	}
 	if n := w.Notes(); !strings.Contains(n["raftz"], "no /raftz") || !strings.Contains(n["logs"], "cannot follow") {
 		t.Fatalf("notes %v", n)
+	}
+	cancel()
+	w.Wait()
+}
+
+// TestWatcherSnapshot: a snapshot is seen in the stream group's /raftz,
+// which the server serves only to a request that names the group's account.
+func TestWatcherSnapshot(t *testing.T) {
+	fakes, c := startFakes(t, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	w := Start(ctx, Options{Cluster: c, Stream: "S", Every: 10 * time.Millisecond})
+	if err := w.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mark := w.Mark()
+	fakes[1].mu.Lock()
+	fakes[1].wal = 500 // n2 compacted its log after a snapshot
+	fakes[1].mu.Unlock()
+	if e, _, err := w.Next(ctx, mark, isKind(Snapshot)); err != nil || e.Node != "n2" {
+		t.Fatalf("snapshot: %+v %v", e, err)
+	}
+	if n := w.Notes(); n["raftz"] != "" {
+		t.Errorf("notes %v", n)
 	}
 	cancel()
 	w.Wait()

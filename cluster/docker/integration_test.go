@@ -2,10 +2,8 @@ package docker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,47 +187,20 @@ func publish(t testing.TB, js jetstream.JetStream, subject string, n int, payloa
 func lastSeqs(nodes []cluster.Node, stream string) ([]uint64, error) {
 	out := make([]uint64, len(nodes))
 	for i, n := range nodes {
-		var j struct {
-			Accounts []struct {
-				Streams []struct {
-					Name  string `json:"name"`
-					State struct {
-						LastSeq uint64 `json:"last_seq"`
-					} `json:"state"`
-				} `json:"stream_detail"`
-			} `json:"account_details"`
-		}
-		if err := getJSON(n.MonitorURL+"/jsz?accounts=true&streams=true", &j); err != nil {
+		s, ok, err := quick.LocalStream(context.Background(), n, stream)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
-		found := false
-		for _, a := range j.Accounts {
-			for _, s := range a.Streams {
-				if s.Name == stream {
-					out[i], found = s.State.LastSeq, true
-				}
-			}
-		}
-		if !found {
+		if !ok {
 			return nil, fmt.Errorf("%s has no replica of %s", n.Name, stream)
 		}
+		out[i] = s.State.LastSeq
 	}
 	return out, nil
 }
 
-var quick = &http.Client{Timeout: time.Second}
-
-func getJSON(url string, v any) error {
-	resp, err := quick.Get(url)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", url, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
-}
+// quick reads the monitoring endpoints within a second.
+var quick = cluster.Monitor{Timeout: time.Second}
 
 func peers(t testing.TB, n cluster.Node) []string {
 	r, err := cluster.GetRoutez(context.Background(), n)
@@ -351,14 +322,13 @@ func TestIntegrationControls(t *testing.T) {
 		if !st.Paused {
 			t.Errorf("State after Pause: %+v", st)
 		}
-		var v cluster.Varz
-		if err := getJSON(nodes[1].MonitorURL+"/varz", &v); err == nil {
+		if _, err := quick.Varz(ctx, nodes[1]); err == nil {
 			t.Error("n2's monitor answered while paused")
 		}
 		if err := c.Resume(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 10*time.Second, "n2 monitor after Resume", func() error { return getJSON(nodes[1].MonitorURL+"/varz", &v) })
+		waitFor(t, 10*time.Second, "n2 monitor after Resume", func() error { _, err := quick.Varz(ctx, nodes[1]); return err })
 		if st, _ := c.State(ctx, 1); st.Paused || !st.Running {
 			t.Errorf("State after Resume: %+v", st)
 		}
@@ -440,7 +410,7 @@ func TestIntegrationControls(t *testing.T) {
 		if err := c.Start(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 30*time.Second, "n3 up again", func() error { return getJSON(nodes[2].MonitorURL+"/varz", &cluster.Varz{}) })
+		waitFor(t, 30*time.Second, "n3 up again", func() error { _, err := quick.Varz(ctx, nodes[2]); return err })
 		time.Sleep(4 * time.Second) // routes would be up by now if nothing blocked them
 		if err := cut(); err != nil {
 			t.Fatalf("partition lost across a restart: %v", err)

@@ -164,27 +164,11 @@ func replicaMsgs(t *testing.T, nodes []cluster.Node, stream string) []uint64 {
 	var since time.Time
 	waitFor(t, 90*time.Second, "replica state", func() error {
 		for i, n := range nodes {
-			var j struct {
-				Accounts []struct {
-					Streams []struct {
-						Name  string `json:"name"`
-						State struct {
-							Msgs uint64 `json:"messages"`
-						} `json:"state"`
-					} `json:"stream_detail"`
-				} `json:"account_details"`
-			}
-			if err := getJSON(n.MonitorURL+"/jsz?accounts=true&streams=true", &j); err != nil {
+			s, _, err := quick.LocalStream(context.Background(), n, stream)
+			if err != nil {
 				return err
 			}
-			out[i] = 0
-			for _, a := range j.Accounts {
-				for _, s := range a.Streams {
-					if s.Name == stream {
-						out[i] = s.State.Msgs
-					}
-				}
-			}
+			out[i] = s.State.Msgs // 0 where the node holds no copy
 		}
 		if !slices.Equal(out, last) {
 			last, since = slices.Clone(out), time.Now()

@@ -123,9 +123,8 @@ func testStartAs(t *testing.T, c cluster.Cluster, dir string) {
 	if n := c.Nodes()[2]; n.Name != "n3-r1" {
 		t.Errorf("Nodes()[2] = %+v", n)
 	}
-	var v cluster.Varz
 	waitFor(t, 20*time.Second, "n3-r1 in /varz", func() error {
-		if err := getJSON(c.Nodes()[2].MonitorURL+"/varz", &v); err != nil || v.ServerName != "n3-r1" {
+		if v, err := quick.Varz(ctx, c.Nodes()[2]); err != nil || v.ServerName != "n3-r1" {
 			return fmt.Errorf("%+v %v", v, err)
 		}
 		return nil

@@ -68,6 +68,9 @@ func (c *extCluster) node(i int) (cluster.Node, error) {
 	return c.nodes[i], nil
 }
 
+// monitor reads the nodes' monitoring endpoints within --probe-timeout.
+func (c *extCluster) monitor() cluster.Monitor { return cluster.Monitor{Timeout: c.rt.o.ProbeTimeout} }
+
 func (c *extCluster) names() []string {
 	out := make([]string, len(c.nodes))
 	for i, n := range c.nodes {
@@ -242,8 +245,8 @@ func (c *extCluster) Memory(ctx context.Context, i int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var v varz
-	if err := getJSON(ctx, n.MonitorURL, "/varz", c.rt.o.ProbeTimeout, &v); err != nil {
+	v, err := c.monitor().Varz(ctx, n)
+	if err != nil {
 		return 0, fmt.Errorf("%s: %v", n.Name, err)
 	}
 	return v.Mem, nil
@@ -260,8 +263,7 @@ func (c *extCluster) State(ctx context.Context, i int) (cluster.NodeState, error
 	if err != nil {
 		return cluster.NodeState{}, err
 	}
-	var v varz
-	perr := getJSON(ctx, n.MonitorURL, "/varz", c.rt.o.ProbeTimeout, &v)
+	v, perr := c.monitor().Varz(ctx, n)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch classify(perr) {
@@ -346,7 +348,7 @@ func (c *extCluster) saveVarz(ctx context.Context) {
 	}
 	for _, n := range c.nodes {
 		var v json.RawMessage
-		if err := getJSON(ctx, n.MonitorURL, "/varz", c.rt.o.ProbeTimeout, &v); err != nil {
+		if err := c.monitor().Get(ctx, n, "/varz", &v); err != nil {
 			v, _ = json.Marshal(map[string]string{"error": err.Error()})
 		}
 		_ = os.WriteFile(filepath.Join(c.cfg.Dir, "logs", n.Name+".varz.json"), v, 0o644)

@@ -142,8 +142,8 @@ func (r *Runtime) Survey(ctx context.Context) (*cluster.External, error) {
 
 func (r *Runtime) surveyOne(ctx context.Context, i int) (cluster.ExternalServer, error) {
 	o := r.o
-	var v varz
-	if err := getJSON(ctx, o.Monitors[i], "/varz", o.ConnectTimeout, &v); err != nil {
+	v, err := cluster.Monitor{Timeout: o.ConnectTimeout}.Varz(ctx, cluster.Node{MonitorURL: o.Monitors[i]})
+	if err != nil {
 		return cluster.ExternalServer{}, fmt.Errorf("--monitor %s: %v", o.Monitors[i], err)
 	}
 	switch {

@@ -3,10 +3,8 @@ package local
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -99,41 +97,13 @@ func eventually(t *testing.T, d time.Duration, what string, f func() error) {
 	}
 }
 
-// nodeStream is one server's own view of a stream, from its /jsz.
-type nodeStream struct {
-	Messages uint64
-	LastSeq  uint64
-}
-
-func streamOn(n cluster.Node, stream string) (nodeStream, error) {
-	client := &http.Client{Timeout: time.Second}
-	resp, err := client.Get(n.MonitorURL + "/jsz?streams=true")
-	if err != nil {
-		return nodeStream{}, err
+// streamOn is one server's own state of a stream, from its /jsz.
+func streamOn(n cluster.Node, stream string) (cluster.StreamState, error) {
+	s, ok, err := cluster.Monitor{Timeout: time.Second}.LocalStream(context.Background(), n, stream)
+	if err == nil && !ok {
+		err = fmt.Errorf("%s has no stream %s", n.Name, stream)
 	}
-	defer resp.Body.Close()
-	var jsz struct {
-		Accounts []struct {
-			Streams []struct {
-				Name  string `json:"name"`
-				State struct {
-					Messages uint64 `json:"messages"`
-					LastSeq  uint64 `json:"last_seq"`
-				} `json:"state"`
-			} `json:"stream_detail"`
-		} `json:"account_details"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&jsz); err != nil {
-		return nodeStream{}, err
-	}
-	for _, a := range jsz.Accounts {
-		for _, s := range a.Streams {
-			if s.Name == stream {
-				return nodeStream{s.State.Messages, s.State.LastSeq}, nil
-			}
-		}
-	}
-	return nodeStream{}, fmt.Errorf("%s has no stream %s", n.Name, stream)
+	return s.State, err
 }
 
 func wantOn(n cluster.Node, stream string, msgs uint64) error {
@@ -141,8 +111,8 @@ func wantOn(n cluster.Node, stream string, msgs uint64) error {
 	if err != nil {
 		return err
 	}
-	if s.Messages != msgs || s.LastSeq != msgs {
-		return fmt.Errorf("%s has %d messages, last seq %d; want %d", n.Name, s.Messages, s.LastSeq, msgs)
+	if s.Msgs != msgs || s.LastSeq != msgs {
+		return fmt.Errorf("%s has %d messages, last seq %d; want %d", n.Name, s.Msgs, s.LastSeq, msgs)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -314,21 +313,12 @@ func (n *node) waitUp(ctx context.Context, done chan struct{}, timeout time.Dura
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cn := n.clusterNode()
-	client := &http.Client{Timeout: time.Second}
+	mon := cluster.Monitor{Timeout: time.Second}
 	var last error
 	for {
 		last = func() error {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, cn.MonitorURL+"/healthz?js-enabled-only=true", nil)
-			if err != nil {
+			if _, err := mon.Healthz(ctx, cn, cluster.HealthzOptions{JSEnabledOnly: true}); err != nil {
 				return err
-			}
-			resp, err := client.Do(req)
-			if err != nil {
-				return err
-			}
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("/healthz?js-enabled-only=true: %s", resp.Status)
 			}
 			var d net.Dialer
 			conn, err := d.DialContext(ctx, "tcp", fmt.Sprintf("127.0.0.1:%d", n.ports.Client))

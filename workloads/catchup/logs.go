@@ -70,3 +70,12 @@ func ScanLogs(dir string, nodes []string) []LogMatch {
 	})
 	return out
 }
+
+// oneLine folds s onto one line of at most n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return s
+}

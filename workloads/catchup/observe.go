@@ -2,6 +2,7 @@ package catchup
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -35,7 +36,7 @@ type observer struct {
 	t0     time.Time
 	every  time.Duration
 	stream string
-	http   *http.Client
+	mon    cluster.Monitor // the default timeout, 2 s
 
 	target atomic.Int32 // -1 until chosen
 	info   func(context.Context) (*jetstream.StreamInfo, error)
@@ -53,10 +54,7 @@ type observer struct {
 }
 
 func newObserver(c cluster.Cluster, t0 time.Time, every time.Duration, stream string) *observer {
-	o := &observer{c: c, t0: t0, every: every, stream: stream,
-		// Fresh connections: a kept-alive socket would answer for a node
-		// that has since been killed.
-		http: &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}}
+	o := &observer{c: c, t0: t0, every: every, stream: stream}
 	o.target.Store(-1)
 	for _, n := range c.Nodes() {
 		o.mem = append(o.mem, NodeMemory{Node: n.Name})
@@ -125,10 +123,8 @@ func (o *observer) sampleUsage(ctx context.Context, i int) {
 }
 
 func (o *observer) sampleRSS(ctx context.Context, i int) {
-	var v struct {
-		Mem int64 `json:"mem"`
-	}
-	if _, err := o.getJSON(ctx, o.c.Nodes()[i], "/varz", &v); err != nil || v.Mem == 0 {
+	v, err := o.mon.Varz(ctx, o.c.Nodes()[i])
+	if err != nil || v.Mem == 0 {
 		return
 	}
 	t := o.now()
@@ -159,20 +155,28 @@ func (o *observer) sampleState(ctx context.Context, i int) {
 func (o *observer) sampleHealth(ctx context.Context, i int) {
 	n := o.c.Nodes()[i]
 	h := HealthSample{Node: n.Name}
-	code, body, err := o.get(ctx, n, "/healthz")
+	code, problem := o.healthz(ctx, n)
 	if ctx.Err() != nil {
 		return
 	}
-	h.TMs, h.Status, h.OK = o.now(), code, err == nil && code == http.StatusOK
-	switch {
-	case err != nil:
-		h.Error = oneLine(err.Error(), 160)
-	case !h.OK:
-		h.Error = oneLine(string(body), 160)
-	}
+	h.TMs, h.Status, h.OK, h.Error = o.now(), code, code == http.StatusOK, oneLine(problem, 160)
 	o.mu.Lock()
 	o.health = append(o.health, h)
 	o.mu.Unlock()
+}
+
+// healthz is what n's full /healthz said: its status (0 for no answer)
+// and, when it is not 200 OK, why not: the answer's body, or the error.
+func (o *observer) healthz(ctx context.Context, n cluster.Node) (status int, problem string) {
+	_, err := o.mon.Healthz(ctx, n, cluster.HealthzOptions{})
+	var he *cluster.HTTPError
+	switch {
+	case err == nil:
+		return http.StatusOK, ""
+	case errors.As(err, &he):
+		return he.Status, he.Body
+	}
+	return 0, err.Error()
 }
 
 func (o *observer) sampleLag(ctx context.Context, i int) {
@@ -181,7 +185,7 @@ func (o *observer) sampleLag(ctx context.Context, i int) {
 	var errs []string
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		s, ok, err := o.localStream(ctx, n)
+		s, ok, err := o.mon.LocalStream(ctx, n, o.stream)
 		if err != nil {
 			errs = append(errs, "target /jsz: "+oneLine(err.Error(), 120))
 			return
@@ -191,15 +195,8 @@ func (o *observer) sampleLag(ctx context.Context, i int) {
 	})
 	var herr string
 	wg.Go(func() {
-		code, body, err := o.get(ctx, n, "/healthz")
-		switch {
-		case err != nil:
-			herr = oneLine(err.Error(), 120)
-		case code != http.StatusOK:
-			herr = oneLine(string(body), 120)
-		default:
-			ls.TargetHealthy = true
-		}
+		code, problem := o.healthz(ctx, n)
+		herr, ls.TargetHealthy = oneLine(problem, 120), code == http.StatusOK
 	})
 	var ierr error
 	var info *jetstream.StreamInfo

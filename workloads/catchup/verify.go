@@ -57,7 +57,7 @@ func (o *observer) replicas(ctx context.Context, bound time.Duration) []ReplicaS
 		var reps []ReplicaState
 		for _, n := range o.c.Nodes() {
 			r := ReplicaState{Node: n.Name}
-			s, ok, err := o.localStream(ctx, n)
+			s, ok, err := o.mon.LocalStream(ctx, n, o.stream)
 			if err != nil {
 				r.Err = oneLine(err.Error(), 160)
 			}

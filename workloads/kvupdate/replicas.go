@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -208,39 +208,12 @@ func (w *Workload) consumerOn(ctx context.Context, node string) (jetstream.Consu
 // jszState is node's own account of the bucket's stream (/jsz), nil when it
 // holds no copy.
 func (w *Workload) jszState(ctx context.Context, n int) (*checker.ReplicaState, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, w.nodes[n].MonitorURL+"/jsz?accounts=true&streams=true", nil)
-	if err != nil {
+	s, ok, err := cluster.Monitor{Timeout: 5 * time.Second}.LocalStream(ctx, w.nodes[n], w.StreamName())
+	if err != nil || !ok {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var j struct {
-		Accounts []struct {
-			Streams []struct {
-				Name  string `json:"name"`
-				State struct {
-					checker.ReplicaState
-				} `json:"state"`
-			} `json:"stream_detail"`
-		} `json:"account_details"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&j); err != nil {
-		return nil, fmt.Errorf("decode /jsz: %w", err)
-	}
-	for _, a := range j.Accounts {
-		for _, s := range a.Streams {
-			if s.Name == w.StreamName() {
-				st := s.State.ReplicaState
-				return &st, nil
-			}
-		}
-	}
-	return nil, nil
+	return &checker.ReplicaState{Messages: s.State.Msgs, Bytes: s.State.Bytes, FirstSeq: s.State.FirstSeq,
+		LastSeq: s.State.LastSeq, Deleted: s.State.NumDeleted}, nil
 }
 
 // WriteReplicas saves replicas.json, one replica-<node>.jsonl each, and

@@ -3,6 +3,8 @@ package kvupdate
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
 // TestReadReplicasFiles: what replicas.json names is checked before it
@@ -135,6 +138,42 @@ func TestReadUntilAgree(t *testing.T) {
 				reads[len(reads)-1].Differ != c.differ || heard != len(reads)-1 {
 				t.Fatalf("%d reads (last differs %v), told of %d; want %d reads, last differs %v",
 					len(reads), reads[len(reads)-1].Differ, heard, c.reads, c.differ)
+			}
+		})
+	}
+}
+
+// TestJszState: a server's own state of the bucket's stream, from its
+// /jsz; nil where it holds no copy; an error where /jsz did not answer 200.
+func TestJszState(t *testing.T) {
+	const jsz = `{"account_details":[{"name":"$G","id":"$G","stream_detail":[
+		{"name":"OTHER","state":{"messages":1}},
+		{"name":"KV_chaos","state":{"messages":7,"bytes":300,"first_seq":3,"last_seq":10,"num_deleted":1}}]}]}`
+	cases := []struct {
+		name   string
+		answer func(w http.ResponseWriter)
+		want   *checker.ReplicaState
+		errHas string
+	}{
+		{"holds a copy", func(w http.ResponseWriter) { _, _ = w.Write([]byte(jsz)) },
+			&checker.ReplicaState{Messages: 7, Bytes: 300, FirstSeq: 3, LastSeq: 10, Deleted: 1}, ""},
+		{"holds none", func(w http.ResponseWriter) { _, _ = w.Write([]byte(`{"account_details":[]}`)) }, nil, ""},
+		{"unavailable", func(w http.ResponseWriter) { http.Error(w, "JetStream not enabled", http.StatusServiceUnavailable) },
+			nil, "503 Service Unavailable: JetStream not enabled"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { c.answer(w) }))
+			defer srv.Close()
+			w := &Workload{opts: Options{Bucket: "chaos"}, nodes: []cluster.Node{{Name: "n1", MonitorURL: srv.URL}}}
+			got, err := w.jszState(context.Background(), 0)
+			switch {
+			case c.errHas != "" && (err == nil || !strings.Contains(err.Error(), c.errHas)):
+				t.Errorf("err %v, want one saying %q", err, c.errHas)
+			case c.errHas == "" && err != nil:
+				t.Errorf("err %v", err)
+			case (got == nil) != (c.want == nil) || got != nil && *got != *c.want:
+				t.Errorf("state %+v, want %+v", got, c.want)
 			}
 		})
 	}
