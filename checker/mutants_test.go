@@ -692,4 +692,6 @@ var mutants = []mutant{
 		"if err != nil || !ok {\n\t\treturn nil, err\n\t}", "if err != nil || !ok && false {\n\t\treturn nil, err\n\t}", []string{"TestJszState"}},
 	{"watch: /raftz read without the stream's account", "watch/poll.go",
 		"m.Raftz(ctx, n, sd.Account, sd.RaftGroup)", "m.Raftz(ctx, n, \"\", sd.RaftGroup)", []string{"TestWatcherSnapshot"}},
+	{"nemesis: a kill's effect taken when its call returned", "nemesis/nemesis.go",
+		"\tif !first.IsZero() {\n\t\te.effect.at = first", "\tif false {\n\t\te.effect.at = first", []string{"TestKillTakesEffectWhenTheProcessEnds"}},
 }

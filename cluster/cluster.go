@@ -71,6 +71,9 @@ type NodeState struct {
 	Restarts  int       `json:"restarts"`   // restarts not asked for (crash loop detection)
 	ExitCode  int       `json:"exit_code"`
 	StartedAt time.Time `json:"started_at"`
+	// FinishedAt is when the node's process last ended, as the runtime saw
+	// it exit (zero if it never did): when a kill took effect.
+	FinishedAt time.Time `json:"finished_at,omitzero"`
 }
 
 // NetStats is what a node's network shaping counted, read from the kernel

@@ -56,10 +56,11 @@ func (c crash) Inject(ctx context.Context, env *Env) (Active, error) {
 		control, verb = env.Cluster.Stop, "stop"
 	}
 	env.logf("nemesis: %s %s", c.Name(), strings.Join(a.targets, " "))
+	called := time.Now()
 	spread, errs := together(ctx, targets, func(ctx context.Context, i int) error {
 		return withContext(verb+" "+env.name(i), control(ctx, i))
 	})
-	env.markEffect()
+	env.markEnded(ctx, called, targets...)
 	if len(errs) > 0 {
 		return a, joinErrors(errs)
 	}

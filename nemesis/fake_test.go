@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
@@ -45,6 +46,7 @@ type fakeNode struct {
 	paused  chan struct{} // non-nil while paused; closed on resume
 	msgs    uint64        // stream messages held
 	wiped   bool          // the store was deleted: the next /jsz shows it empty
+	ended   time.Time     // its process last ended
 	net     fakeNet
 }
 
@@ -206,6 +208,9 @@ func (f *fake) down(i int) {
 	}
 	running := nd.running
 	nd.running = false
+	if running {
+		nd.ended = time.Now()
+	}
 	f.mu.Unlock()
 	if running {
 		nd.srv.Close()
@@ -286,7 +291,7 @@ func (f *fake) Memory(context.Context, int) (int64, error)       { return 0, clu
 func (f *fake) State(_ context.Context, i int) (cluster.NodeState, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return cluster.NodeState{Running: f.nodes[i].running, Paused: f.nodes[i].paused != nil}, nil
+	return cluster.NodeState{Running: f.nodes[i].running, Paused: f.nodes[i].paused != nil, FinishedAt: f.nodes[i].ended}, nil
 }
 
 func (f *fake) Partition(_ context.Context, groups [][]int) error {

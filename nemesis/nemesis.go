@@ -146,6 +146,31 @@ type Env struct {
 	effect *effectMark
 }
 
+// markEnded records, as the fault's effect, when node i's process ended as
+// the runtime saw it exit (NodeState.FinishedAt), if that was after since,
+// the moment the control was called; else now. A kill takes effect when
+// the process dies, which the runtime's call may report much later.
+func (e *Env) markEnded(ctx context.Context, since time.Time, idx ...int) {
+	if e.effect == nil || !e.effect.at.IsZero() {
+		return
+	}
+	var first time.Time
+	for _, i := range idx {
+		st, err := e.Cluster.State(ctx, i)
+		if err != nil || st.FinishedAt.Before(since) || st.FinishedAt.After(time.Now()) {
+			first = time.Time{}
+			break
+		}
+		if first.IsZero() || st.FinishedAt.Before(first) {
+			first = st.FinishedAt
+		}
+	}
+	e.markEffect()
+	if !first.IsZero() {
+		e.effect.at = first
+	}
+}
+
 // effectMark is when a window's fault took effect, and the replicas' lag
 // as the watcher last polled it then.
 type effectMark struct {

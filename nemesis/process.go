@@ -40,6 +40,7 @@ func (p process) Inject(ctx context.Context, env *Env) (Active, error) {
 	env.logf("nemesis: %s %s", p.Name(), name)
 	var err error
 	var verify func(context.Context) (bool, string)
+	called := time.Now()
 	switch p.kind {
 	case procKill:
 		err, verify = env.Cluster.Kill(ctx, i), func(ctx context.Context) (bool, string) { return env.down(ctx, i) }
@@ -54,7 +55,11 @@ func (p process) Inject(ctx context.Context, env *Env) (Active, error) {
 	if err != nil {
 		return a, withContext(p.Name()+" "+name, err)
 	}
-	env.markEffect()
+	if p.kind == procPause {
+		env.markEffect()
+	} else {
+		env.markEnded(ctx, called, i)
+	}
 	ok, took, seen := within(ctx, env.verifyWithin(), 100*time.Millisecond, verify)
 	if ok {
 		a.check = Check{OK: true, Detail: fmt.Sprintf("%s after %s", seen, secs(took))}

@@ -52,10 +52,11 @@ func (r Rebuild) Inject(ctx context.Context, env *Env) (Active, error) {
 	a := &active{targets: []string{name}}
 	env.logf("nemesis: catchup %s: kill, wipe, restart empty", name)
 	a.heal = func(ctx context.Context) Check { return startAgain(ctx, env, i) }
+	called := time.Now()
 	if err := env.Cluster.Kill(ctx, i); err != nil {
 		return a, fmt.Errorf("kill %s: %w", name, err)
 	}
-	env.markEffect()
+	env.markEnded(ctx, called, i)
 	ok, took, seen := within(ctx, env.verifyWithin(), 50*time.Millisecond, func(ctx context.Context) (bool, string) {
 		return env.down(ctx, i)
 	})

@@ -126,3 +126,33 @@ func TestRoleNobody(t *testing.T) {
 		t.Fatalf("%+v, want a window not injected: nobody catches up", ws)
 	}
 }
+
+// slowKill is a cluster whose Kill returns long after the process died, as
+// the Docker daemon's call can.
+type slowKill struct{ *fake }
+
+func (s slowKill) Kill(ctx context.Context, i int) error {
+	err := s.fake.Kill(ctx, i)
+	time.Sleep(300 * time.Millisecond)
+	return err
+}
+
+// TestKillTakesEffectWhenTheProcessEnds: a kill's effect is the instant
+// the runtime saw the process exit, not when its call returned.
+func TestKillTakesEffectWhenTheProcessEnds(t *testing.T) {
+	faults, err := Parse("kill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, env := testEnv(t, 3)
+	env.Cluster = slowKill{f}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ws := Schedule{Faults: stopAfter(1, cancel, faults), Interval: 10 * time.Millisecond, Seed: 1}.Run(ctx, env, nil)
+	if len(ws) != 1 || ws[0].Effect == 0 {
+		t.Fatalf("windows %+v: want one with its effect", ws)
+	}
+	if d := ws[0].Effect - ws[0].Start; d >= 300*time.Millisecond {
+		t.Fatalf("effect %s after the window began: the kill's return, not the process's end", d)
+	}
+}

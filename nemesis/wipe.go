@@ -44,10 +44,11 @@ func (wipe) Inject(ctx context.Context, env *Env) (Active, error) {
 	}
 	env.logf("nemesis: wipe %s (holds %d messages of %s)", node.Name, before, env.Stream)
 	a.heal = func(ctx context.Context) Check { return startAgain(ctx, env, i) }
+	called := time.Now()
 	if err := env.Cluster.Kill(ctx, i); err != nil {
 		return a, withContext("wipe", withContext("kill "+node.Name, err))
 	}
-	env.markEffect()
+	env.markEnded(ctx, called, i)
 	ok, took, seen := within(ctx, env.verifyWithin(), 100*time.Millisecond, func(ctx context.Context) (bool, string) {
 		return env.down(ctx, i)
 	})

@@ -261,16 +261,18 @@ func (c *dockerCluster) State(ctx context.Context, i int) (cluster.NodeState, er
 		return cluster.NodeState{}, err
 	}
 	started, _ := time.Parse(time.RFC3339Nano, st.State.StartedAt)
+	finished, _ := time.Parse(time.RFC3339Nano, st.State.FinishedAt) // the exit the shim saw
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return cluster.NodeState{
-		Running:   st.State.Running,
-		Paused:    st.State.Paused,
-		OOMKilled: st.State.OOMKilled,
-		OOMKills:  c.oomKills[i],
-		Restarts:  n.restartBase + st.RestartCount,
-		ExitCode:  st.State.ExitCode,
-		StartedAt: started,
+		Running:    st.State.Running,
+		Paused:     st.State.Paused,
+		OOMKilled:  st.State.OOMKilled,
+		OOMKills:   c.oomKills[i],
+		Restarts:   n.restartBase + st.RestartCount,
+		ExitCode:   st.State.ExitCode,
+		StartedAt:  started,
+		FinishedAt: finished,
 	}, nil
 }
 

@@ -431,11 +431,12 @@ func (c *Cluster) State(ctx context.Context, i int) (cluster.NodeState, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return cluster.NodeState{
-		Running:   n.proc != nil,
-		Paused:    n.proc != nil && n.paused,
-		Restarts:  n.restarts,
-		ExitCode:  n.exitCode,
-		StartedAt: n.startedAt,
+		Running:    n.proc != nil,
+		Paused:     n.proc != nil && n.paused,
+		Restarts:   n.restarts,
+		ExitCode:   n.exitCode,
+		StartedAt:  n.startedAt,
+		FinishedAt: n.finishedAt,
 	}, nil
 }
 

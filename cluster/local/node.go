@@ -45,8 +45,9 @@ type node struct {
 	wantDown    bool // Kill/Stop/Close asked for the process to end
 	exitCode    int
 	startedAt   time.Time
-	restarts    int // auto-restarts
-	crashStreak int // unexpected exits of short-lived processes in a row
+	finishedAt  time.Time // the last exit, as reap saw it
+	restarts    int       // auto-restarts
+	crashStreak int       // unexpected exits of short-lived processes in a row
 }
 
 // runEnd is what the reaper records of one process's end before it closes
@@ -119,9 +120,11 @@ func (n *node) launchLocked(reason string) error {
 // asked to end and the config says so, schedules a restart.
 func (n *node) reap(cmd *exec.Cmd, gen int, done chan struct{}, end *runEnd) {
 	cmd.Wait() // the exit status is in cmd.ProcessState
+	exited := time.Now()
 	code, how := exitStatus(cmd.ProcessState)
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.finishedAt = exited
 	ran := time.Since(n.startedAt).Round(time.Millisecond)
 	n.proc = nil
 	n.paused = false
