@@ -294,9 +294,9 @@ var mutants = []mutant{
 		"\t\t\tcase ok:", "\t\t\tcase ok && o.Outcome == history.OK:", []string{"TestDeleteFixtures"}},
 	{"deletes: a create over a live key names the stream's entry, not the write", "checker/deletes.go",
 		" || (ks[a].seq == ks[b].seq && ks[a].op < ks[b].op)", "", []string{"TestCreateOverLiveKeyNamesTheValue"}},
-	{"expect: a resurrected read under Direct Get never excused", "run/expect.go",
+	{"expect: a resurrected read under Direct Get never excused", "record/expect.go",
 		"return staleReadsFound(m) && onlyResurrectedReads(m)", "return false", []string{"TestJudgeStaleReads"}},
-	{"expect: every anomaly of the deletes check excused with stale reads", "run/expect.go",
+	{"expect: every anomaly of the deletes check excused with stale reads", "record/expect.go",
 		"if k != checker.CountResurrectedRead && m.count(checker.NameDeletes, k) > 0 {", "if false && k != \"\" {", []string{"TestJudgeStaleReads"}},
 	// fix-suite: the integration-test gate (internal/testenv): the naming
 	// rule that selects the suite, -short, CI=true and the needs' probes
@@ -555,25 +555,26 @@ var mutants = []mutant{
 	{"queue-stream-integrity: its unknown reason not the read-back's", "workloads/queue/check_integrity.go",
 		"r.unsure(\"incomplete_readback\", ix.c.readBackGap(), nil)", "r.unsure(\"incomplete_readback\", \"the read-back is incomplete\", nil)", []string{"TestReadBackReasons"}},
 	// fix-catchfollow: results.json's folders relative to the run folder
-	// (run/paths.go, reports/load.go)
-	{"results: folders stored as the process gave them", "run/paths.go",
+	// (record/paths.go; reading them back, once reports/load.go's, is
+	// record/store.go's)
+	{"results: folders stored as the process gave them", "record/paths.go",
 		"*p = filepath.ToSlash(rel)", "_ = rel", []string{"TestResultsStoredRelative"}},
-	{"results: a stored relative folder not resolved on load", "run/paths.go",
+	{"results: a stored relative folder not resolved on load", "record/paths.go",
 		"*p = filepath.Join(base, filepath.FromSlash(*p))", "*p += \"\"", []string{"TestResultsStoredRelative"}},
-	{"results: an old absolute folder joined to the run folder", "run/paths.go",
+	{"results: an old absolute folder joined to the run folder", "record/paths.go",
 		"if *p != \"\" && !filepath.IsAbs(*p) {", "if *p != \"\" {", []string{"TestResultsStoredRelative"}},
-	{"results: the cluster's folder stored as given", "run/paths.go",
+	{"results: the cluster's folder stored as given", "record/paths.go",
 		"[]*string{&c.Dir, &c.Cluster.Dir}", "[]*string{&c.Dir}", []string{"TestResultsStoredRelative"}},
-	{"results: a repeated cell's first failure stored as given", "run/paths.go",
+	{"results: a repeated cell's first failure stored as given", "record/paths.go",
 		"if s.FirstFailure != nil {\n\t\t\tps = append", "if false {\n\t\t\tps = append", []string{"TestResultsStoredRelative"}},
-	{"results: storing rewrites the first failure in memory", "run/paths.go",
+	{"results: storing rewrites the first failure in memory", "record/paths.go",
 		"f := *s.FirstFailure\n\t\t\tout.Repeats[i].FirstFailure = &f", "out.Repeats[i].FirstFailure = s.FirstFailure", []string{"TestResultsStoredRelative"}},
-	{"results: storing rewrites the cells in memory", "run/paths.go",
+	{"results: storing rewrites the cells in memory", "record/paths.go",
 		"out.Cells = make([]CellResult, len(res.Cells))", "_ = len(res.Cells)", []string{"TestResultsStoredRelative"}},
-	{"report: the run's stored folders not resolved", "reports/load.go",
-		"r.Result.Resolve(dir)", "_ = dir", []string{"TestLoadResolvesStoredFolders"}},
-	{"report: a cell's stored folders not resolved", "reports/load.go",
-		"cr.Resolve(r.Dir)", "_ = cr", []string{"TestLoadResolvesStoredFolders"}},
+	{"report: the run's stored folders not resolved", "record/store.go",
+		"res.Resolve(runDir)", "_ = runDir", []string{"TestReadResolvesStoredFolders"}},
+	{"report: a cell's stored folders not resolved", "record/store.go",
+		"c.Resolve(runDir)", "_ = runDir", []string{"TestReadResolvesStoredFolders"}},
 
 	// a combination heals what is still in effect (nemesis)
 	{"nemesis: a pause another part ended is resumed anyway", "nemesis/process.go",

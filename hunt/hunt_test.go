@@ -12,7 +12,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // TestPlans: every plan is a --nemesis value chaos run takes; clock plans
@@ -80,11 +80,11 @@ func (f *fakeRuns) exec(_ context.Context, store string, args []string) (string,
 	f.now = f.now.Add(30 * time.Second)
 	nem := args[indexOf(args, "--nemesis")+1]
 	dir := filepath.Join(store, "run-"+string(rune('a'+f.runs)))
-	cell := run.CellResult{Cell: run.Cell{Name: "direct-get-off"}, Dir: "direct-get-off", Verdict: run.Valid}
+	cell := record.CellResult{Cell: record.Cell{Name: "direct-get-off"}, Dir: "direct-get-off", Verdict: record.Valid}
 	anomaly := func(check, kind string) {
 		cell.Checks = append(cell.Checks, checker.Result{Name: check, Verdict: checker.Invalid, Summary: kind + " found",
 			Anomalies: []checker.Anomaly{{Kind: kind}}})
-		cell.Verdict = run.Invalid
+		cell.Verdict = record.Invalid
 	}
 	if strings.Contains(nem, "partition-leader") {
 		anomaly("stream-integrity", "failed_write_applied")
@@ -93,12 +93,12 @@ func (f *fakeRuns) exec(_ context.Context, store string, args []string) (string,
 		anomaly("stream-integrity", "lost_write")
 	}
 	if strings.Contains(nem, "@") {
-		cell.Watch = &run.WatchSummary{Events: map[string]int{"leader-change": 2}}
+		cell.Watch = &record.WatchSummary{Events: map[string]int{"leader-change": 2}}
 	}
 	if i := strings.Index(nem, "@snapshot"); i >= 0 {
 		cell.Faults = append(cell.Faults, nemesis.Window{Trigger: "snapshot", Detail: "never fired: no snapshot event"})
 	}
-	res := run.Result{Command: "chaos run " + strings.Join(args, " "), Cells: []run.CellResult{cell}, Verdict: cell.Verdict}
+	res := record.Result{Command: "chaos run " + strings.Join(args, " "), Cells: []record.CellResult{cell}, Verdict: cell.Verdict}
 	if err := os.MkdirAll(filepath.Join(dir, "direct-get-off"), 0o755); err != nil {
 		return "", -1, err
 	}

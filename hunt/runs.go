@@ -14,7 +14,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // classRef is a class a run found, and where its finding is.
@@ -34,7 +34,7 @@ func (st *State) runOne(ctx context.Context, opts Options, n int, p Plan) Record
 		rec.Error = err.Error()
 	}
 	if dir == "" {
-		rec.Verdict = string(run.Error)
+		rec.Verdict = string(record.Error)
 		return rec
 	}
 	if rel, err := filepath.Rel(opts.Dir, dir); err == nil {
@@ -42,7 +42,7 @@ func (st *State) runOne(ctx context.Context, opts Options, n int, p Plan) Record
 	}
 	res, err := readResult(dir)
 	if err != nil {
-		rec.Verdict, rec.Error = string(run.Error), joinErr(rec.Error, err.Error())
+		rec.Verdict, rec.Error = string(record.Error), joinErr(rec.Error, err.Error())
 		return rec
 	}
 	rec.Verdict, rec.Rerun = string(res.Verdict), res.Command
@@ -90,7 +90,7 @@ func containsClass(cs []string, c string) bool {
 // classesOf are the anomaly classes of a judged cell: its findings'
 // classes, or, for a workload that writes no findings, each invalid check
 // and anomaly kind.
-func classesOf(cellDir string, c run.CellResult) []classRef {
+func classesOf(cellDir string, c record.CellResult) []classRef {
 	var out []classRef
 	if fs, _, err := findings.Build(cellDir); err == nil && len(fs) > 0 {
 		for _, f := range fs {
@@ -172,8 +172,8 @@ func writeFile(path string, b []byte) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-func readResult(runDir string) (run.Result, error) {
-	var res run.Result
+func readResult(runDir string) (record.Result, error) {
+	var res record.Result
 	b, err := os.ReadFile(filepath.Join(runDir, "results.json"))
 	if err != nil {
 		return res, err

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/watch"
 )
 
@@ -63,7 +63,7 @@ const (
 	KindMemory     = "Memory per node"
 )
 
-func buildCell(p *Page, c *Cell, j run.JudgedCell, short string) *CellSection {
+func buildCell(p *Page, c *Cell, j record.JudgedCell, short string) *CellSection {
 	v := &CellSection{Anchor: anchor(c.Name), Label: c.Label, Short: short, Verdict: VerdictWord(c.CellResult.Verdict, j),
 		Class: VerdictClass(string(j.Verdict)), Sentence: CheckSentence(c.CellResult), Error: c.Error, Reproduce: j.Reproduce}
 	if v.Label == "" {
@@ -126,7 +126,7 @@ func (v *CellSection) drawLane(lane []laneItem) {
 }
 
 // onlineWords says what the online checks saw, and when the first one was.
-func onlineWords(o *run.Online) string {
+func onlineWords(o *record.Online) string {
 	if o == nil {
 		return ""
 	}
@@ -185,7 +185,7 @@ func (v *CellSection) charts(p *Page, c *Cell, lane []laneItem) {
 }
 
 // checkRows lists the cell's checks as judged.
-func (v *CellSection) checkRows(j run.JudgedCell) {
+func (v *CellSection) checkRows(j record.JudgedCell) {
 	for _, jr := range j.Checks {
 		cr := checkRow{Name: jr.Name, Verdict: string(jr.Verdict), Class: VerdictClass(string(jr.Effective)), Summary: jr.Summary,
 			Reason: jr.Reason, Note: jr.Note}

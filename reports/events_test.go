@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/watch"
 )
 
@@ -93,7 +93,7 @@ func TestUnwatchedRunsUnchanged(t *testing.T) {
 func foreignEvents(t *testing.T, watched bool) (dir, file string) {
 	s := reportstest.SyntheticMatrix()
 	if watched {
-		s.Cells[0].Res.Watch = &run.WatchSummary{Events: map[string]int{"leader-change": 1}}
+		s.Cells[0].Res.Watch = &record.WatchSummary{Events: map[string]int{"leader-change": 1}}
 		s.Res.Cells[0] = s.Cells[0].Res
 	}
 	dir = reportstest.WriteRun(t, s)
@@ -158,7 +158,7 @@ func TestTriggeredWindows(t *testing.T) {
 				t.Errorf("bands %+v, want one, its second line %q", bands, tc.band)
 			}
 			var effect string
-			for _, it := range cellLane(&Cell{CellResult: run.CellResult{Faults: []nemesis.Window{tc.w}}}) {
+			for _, it := range cellLane(&Cell{CellResult: record.CellResult{Faults: []nemesis.Window{tc.w}}}) {
 				if it.effect() {
 					effect = it.Label
 				}
@@ -176,7 +176,7 @@ func TestNeverFiredRow(t *testing.T) {
 	c := &s.Cells[1].Res
 	c.Faults = append(c.Faults, nemesis.Window{Fault: "kill:old-leader@leader-change", Trigger: "leader-change", Start: 0, End: 20 * time.Second,
 		Detail: "never fired: no leader-change event in the 20.0s the trigger was armed"})
-	c.Watch = &run.WatchSummary{Events: map[string]int{}, Notes: map[string]string{"logs": "this runtime cannot follow node logs"}}
+	c.Watch = &record.WatchSummary{Events: map[string]int{}, Notes: map[string]string{"logs": "this runtime cannot follow node logs"}}
 	s.Res.Cells[1] = *c
 	page := pageOf(t, reportstest.WriteRun(t, s))
 	for _, w := range []string{
@@ -194,8 +194,8 @@ func TestNeverFiredRow(t *testing.T) {
 
 func TestWatchWords(t *testing.T) {
 	ev := func(k watch.Kind) watch.Event { return watch.Event{Kind: k, Node: "n1", Source: "poll"} }
-	watched := func(counts map[string]int, notes map[string]string) run.CellResult {
-		return run.CellResult{Watch: &run.WatchSummary{Events: counts, Notes: notes}}
+	watched := func(counts map[string]int, notes map[string]string) record.CellResult {
+		return record.CellResult{Watch: &record.WatchSummary{Events: counts, Notes: notes}}
 	}
 	cases := []struct {
 		name   string

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // Headline is the verdict of a run in one sentence a person understands,
@@ -13,13 +13,13 @@ import (
 // reads), 2,808 updates rejected because of them; Direct Get off: none
 // (all 6 checks passed)." The workload's view reads its cells' files
 // under res.Dir (or each cell's recorded folder).
-func Headline(res run.Result, exps ...run.Expectation) string {
+func Headline(res record.Result, exps ...record.Expectation) string {
 	return strings.Join(HeadlineParts(res, exps...), " ")
 }
 
 // HeadlineParts is Headline cut into its clauses, one a cell (the page
 // shows one a line); joined with spaces they are the sentence.
-func HeadlineParts(res run.Result, exps ...run.Expectation) []string {
+func HeadlineParts(res record.Result, exps ...record.Expectation) []string {
 	r := runOf(res)
 	r.Expect = exps
 	return NewPage(r).Headline
@@ -30,7 +30,7 @@ func HeadlineParts(res run.Result, exps ...run.Expectation) []string {
 // tags[i] (may be nil or "") is what sets the cell's workload apart, put
 // after Direct Get: "Direct Get on, 10 keys". Direct Get is always named:
 // it is what the toolkit is about.
-func ShortLabels(cells []run.CellResult, tags []string) []string {
+func ShortLabels(cells []record.CellResult, tags []string) []string {
 	versions, nemeses := map[string]bool{}, map[string]bool{}
 	for _, c := range cells {
 		versions[c.ServerVersion] = true
@@ -69,7 +69,7 @@ func OnOff(b bool) string {
 // the cell's name: "none (all 6 checks passed)", "did not run to the end:
 // ...", or each invalid check with the first line of its summary, then
 // the undecided ones.
-func CheckSentence(c run.CellResult) string {
+func CheckSentence(c record.CellResult) string {
 	if s, done := RunSentence(c); done {
 		return s
 	}
@@ -87,7 +87,7 @@ func CheckSentence(c run.CellResult) string {
 	}
 	switch {
 	case len(undecided) == 0:
-	case c.Verdict == run.Unknown:
+	case c.Verdict == record.Unknown:
 		parts = append(parts, "no anomaly found, but undecided: "+strings.Join(undecided, "; "))
 	default:
 		parts = append(parts, "undecided: "+strings.Join(names, ", "))
@@ -98,16 +98,16 @@ func CheckSentence(c run.CellResult) string {
 // RunSentence says a cell that has no checks to speak of: a harness error
 // ("did not run to the end: ..."), "not checked", or, all valid, "none
 // (all 6 checks passed)"; done is false when the checks found something.
-func RunSentence(c run.CellResult) (s string, done bool) {
+func RunSentence(c record.CellResult) (s string, done bool) {
 	switch {
-	case c.Verdict == run.Error || (c.Error != "" && len(c.Checks) == 0):
+	case c.Verdict == record.Error || (c.Error != "" && len(c.Checks) == 0):
 		if c.Error == "" {
 			return "did not run to the end (harness error)", true
 		}
 		return "did not run to the end: " + FirstLine(c.Error), true
 	case len(c.Checks) == 0:
 		return "not checked", true
-	case c.Verdict == run.Valid:
+	case c.Verdict == record.Valid:
 		return fmt.Sprintf("none (all %d checks passed)", len(c.Checks)), true
 	}
 	return "", false
@@ -135,16 +135,16 @@ func FirstLine(s string) string {
 
 // VerdictLine says what the run's verdict and exit code mean; raw is the
 // verdict before expected anomalies were excused.
-func VerdictLine(v, raw run.Verdict) string {
+func VerdictLine(v, raw record.Verdict) string {
 	switch v {
-	case run.Valid:
-		if raw == run.Invalid {
+	case record.Valid:
+		if raw == record.Invalid {
 			return "Only the expected anomalies were found (exit code 0 under --expect): the known finding reproduced and everything else passed."
 		}
 		return "Valid: every check passed in every cell (exit code 0)."
-	case run.Invalid:
+	case record.Invalid:
 		return "Anomalies found in at least one cell (exit code 1)."
-	case run.Unknown:
+	case record.Unknown:
 		return "Unknown: a check could not decide, and nothing was found (exit code 2). Unknown is never a pass."
 	}
 	return "Harness error: a cell could not run, so it proved nothing either way (exit code 4)."

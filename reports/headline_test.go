@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
 // Without a view the headline is said from the checks: each invalid check
@@ -13,11 +13,11 @@ import (
 func TestGenericHeadline(t *testing.T) {
 	cell, res := reportstest.CellOf, reportstest.ResultOf
 	clean := reportstest.ChecksOpts{Gets: 50000}
-	generic := func(r run.Result) run.Result { r.Spec.Workload = "no-view"; return r }
+	generic := func(r record.Result) record.Result { r.Spec.Workload = "no-view"; return r }
 	tests := []struct {
 		name string
-		res  run.Result
-		exps []run.Expectation
+		res  record.Result
+		exps []record.Expectation
 		want string
 	}{
 		{"stale reads on, off clean", res(cell(true, "none", reportstest.ChecksOpts{Gets: 50000, Stale: 2807, RejStale: 2808}, ""), cell(false, "none", clean, "")), nil,
@@ -25,7 +25,7 @@ func TestGenericHeadline(t *testing.T) {
 				"wrong-last-seq: 2808 wrong-last-sequence rejections: 2808 stale_read, 0 concurrent_write, 0 spurious, and " +
 				"linearizability: 10 of 10 keys not linearizable; Direct Get off: none (all 6 checks passed)."},
 		{"expected anomalies say so", res(cell(true, "none", reportstest.ChecksOpts{Gets: 100, Stale: 1, RejStale: 1}, "")),
-			[]run.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}},
+			[]record.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}},
 			"Direct Get on: session: 1 read-your-writes violations, stale-read: 1 of 100 gets were stale, " +
 				"wrong-last-seq: 1 wrong-last-sequence rejections: 1 stale_read, 0 concurrent_write, 0 spurious, and " +
 				"linearizability: 1 of 10 keys not linearizable (expected)."},
@@ -46,10 +46,10 @@ func TestGenericHeadline(t *testing.T) {
 			cell(false, "a", clean, ""), cell(false, "b", clean, ""), cell(false, "c", clean, ""),
 			cell(false, "d", clean, ""), cell(false, "e", clean, "")), nil,
 			"All 5 cells valid: no anomaly (Direct Get off under a; Direct Get off under b; Direct Get off under c; Direct Get off under d; Direct Get off under e)."},
-		{"not checked", res(run.CellResult{Cell: run.Cell{Name: "direct-get-on", DirectGet: true}, Verdict: run.Valid}), nil,
+		{"not checked", res(record.CellResult{Cell: record.Cell{Name: "direct-get-on", DirectGet: true}, Verdict: record.Valid}), nil,
 			"Direct Get on: not checked."},
-		{"interrupted before any cell", run.Result{Interrupted: true}, nil, "The run was interrupted before any cell finished."},
-		{"no cell", run.Result{}, nil, "No cell ran."},
+		{"interrupted before any cell", record.Result{Interrupted: true}, nil, "The run was interrupted before any cell finished."},
+		{"no cell", record.Result{}, nil, "No cell ran."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +79,7 @@ func TestShortLabelsNameWhatVaries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ShortLabels([]run.CellResult{a, b}, tt.tags); strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			if got := ShortLabels([]record.CellResult{a, b}, tt.tags); strings.Join(got, "|") != strings.Join(tt.want, "|") {
 				t.Errorf("ShortLabels = %q, want %q", got, tt.want)
 			}
 		})

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 //go:embed report.html.tmpl report.css
@@ -74,7 +74,7 @@ func HTML(w io.Writer, r *Run) error {
 func buildPage(r *Run, now time.Time) htmlPage {
 	res := r.Result
 	p := NewPage(r)
-	eff := run.EffectiveVerdict(res, r.Expect)
+	eff := record.EffectiveVerdict(res, r.Expect)
 	if len(r.Expect) == 0 && !res.Interrupted && len(res.Cells) > 0 {
 		eff = res.Verdict
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
 // pageOf renders a run folder and returns the page.
@@ -124,7 +124,7 @@ func TestRenderPartialRun(t *testing.T) {
 	if !r.Partial || !r.Result.Interrupted || len(r.Cells) != 2 {
 		t.Fatalf("partial load: partial=%v interrupted=%v cells=%d", r.Partial, r.Result.Interrupted, len(r.Cells))
 	}
-	if r.Cells[1].CellResult.Verdict != run.Error || r.Cells[1].Series == nil {
+	if r.Cells[1].CellResult.Verdict != record.Error || r.Cells[1].Series == nil {
 		t.Errorf("cell without results.json: verdict %s, series %v", r.Cells[1].CellResult.Verdict, r.Cells[1].Series != nil)
 	}
 	page := pageOf(t, dir)
@@ -133,8 +133,8 @@ func TestRenderPartialRun(t *testing.T) {
 			t.Errorf("page lacks %q", w)
 		}
 	}
-	if run.ExitCode(r.Result, nil) != run.ExitInterrupted {
-		t.Errorf("exit code of an interrupted run = %d", run.ExitCode(r.Result, nil))
+	if record.ExitCode(r.Result, nil) != record.ExitInterrupted {
+		t.Errorf("exit code of an interrupted run = %d", record.ExitCode(r.Result, nil))
 	}
 }
 
@@ -196,7 +196,7 @@ func TestLoadOldSpecShape(t *testing.T) {
 
 func TestExpectationsOnThePage(t *testing.T) {
 	dir := unpackRun(t)
-	if _, err := WriteWith(dir, Options{Expect: []run.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}}); err != nil {
+	if _, err := WriteWith(dir, Options{Expect: []record.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}}); err != nil {
 		t.Fatal(err)
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
@@ -224,7 +224,7 @@ func TestMemoryChartFromFile(t *testing.T) {
 func TestRegisterMemorySource(t *testing.T) {
 	dir := unpackRun(t)
 	called := 0
-	RegisterMemorySource(func(cellDir string, c run.CellResult) (*Memory, error) {
+	RegisterMemorySource(func(cellDir string, c record.CellResult) (*Memory, error) {
 		if !strings.HasPrefix(cellDir, dir) {
 			return nil, nil
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // JUnit mapping, one <testsuite> per cell, one <testcase> per checker plus
@@ -80,15 +80,15 @@ func secs(s float64) string { return fmt.Sprintf("%.3f", s) }
 // anomaly fails). The workload's view reads its cells' files under res.Dir
 // (or each cell's recorded folder) for what its suites carry beyond the
 // checks.
-func JUnit(w io.Writer, res run.Result, exps ...run.Expectation) error {
+func JUnit(w io.Writer, res record.Result, exps ...record.Expectation) error {
 	return writeJUnit(w, runOf(res), exps)
 }
 
 // writeJUnit is JUnit of a loaded run.
-func writeJUnit(w io.Writer, r *Run, exps []run.Expectation) error {
+func writeJUnit(w io.Writer, r *Run, exps []record.Expectation) error {
 	res := r.Result
 	top := xmlSuites{Name: "jetstream-chaos " + res.ID}
-	cells, unused := run.JudgeRun(res, exps)
+	cells, unused := record.JudgeRun(res, exps)
 	ran := map[string]bool{}
 	for i, c := range cells {
 		ran[c.Name] = true
@@ -148,7 +148,7 @@ func writeJUnit(w io.Writer, r *Run, exps []run.Expectation) error {
 
 func classname(cell string) string { return "jetstream-chaos." + cell }
 
-func cellProps(res run.Result, c run.Cell, exps []run.Expectation) []xmlProperty {
+func cellProps(res record.Result, c record.Cell, exps []record.Expectation) []xmlProperty {
 	p := []xmlProperty{
 		{"direct_get", OnOff(c.DirectGet)},
 		{"server_version", c.ServerVersion},
@@ -165,7 +165,7 @@ func cellProps(res run.Result, c run.Cell, exps []run.Expectation) []xmlProperty
 	return p
 }
 
-func cellSuite(res run.Result, c run.JudgedCell) xmlSuite {
+func cellSuite(res record.Result, c record.JudgedCell) xmlSuite {
 	s := xmlSuite{Name: c.Name, Properties: cellProps(res, c.Cell, c.Expected)}
 	if !c.StartedAt.IsZero() {
 		s.Timestamp = c.StartedAt.UTC().Format("2006-01-02T15:04:05")
@@ -178,7 +178,7 @@ func cellSuite(res run.Result, c run.JudgedCell) xmlSuite {
 	s.secs = phases
 	h := xmlCase{Name: "harness", Classname: cls, Time: secs(phases)}
 	switch {
-	case c.CellResult.Verdict == run.Error || c.Error != "":
+	case c.CellResult.Verdict == record.Error || c.Error != "":
 		msg := c.Error
 		if msg == "" {
 			msg = "harness error"
@@ -212,7 +212,7 @@ func cellSuite(res run.Result, c run.JudgedCell) xmlSuite {
 	return s
 }
 
-func failMessage(j run.Judged) string {
+func failMessage(j record.Judged) string {
 	if j.Verdict == checker.Valid && j.Note != "" {
 		return j.Note
 	}
@@ -221,7 +221,7 @@ func failMessage(j run.Judged) string {
 
 // problemBody is the summary, the reason and the first examples: enough to
 // read the finding in a CI log without opening the report.
-func problemBody(j run.Judged) string {
+func problemBody(j record.Judged) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", j.Name, j.Summary)
 	if j.Reason != "" {
@@ -242,7 +242,7 @@ func problemBody(j run.Judged) string {
 
 // add puts what a view says of a cell into its suite: properties, and the
 // finding in words on the harness testcase.
-func (s *xmlSuite) add(c run.JudgedCell, x JUnitExtra) {
+func (s *xmlSuite) add(c record.JudgedCell, x JUnitExtra) {
 	for _, p := range x.Properties {
 		s.Properties = append(s.Properties, xmlProperty{p.K, p.V})
 	}

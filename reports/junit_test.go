@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // parsed JUnit, as a CI reader sees it.
@@ -44,7 +44,7 @@ type jCase struct {
 	} `xml:"error"`
 }
 
-func junitOf(t *testing.T, res run.Result, exps ...run.Expectation) jSuites {
+func junitOf(t *testing.T, res record.Result, exps ...record.Expectation) jSuites {
 	t.Helper()
 	var b bytes.Buffer
 	if err := JUnit(&b, res, exps...); err != nil {
@@ -102,14 +102,14 @@ func caseOf(t *testing.T, s jSuites, suite, name string) jCase {
 func TestJUnit(t *testing.T) {
 	stale := reportstest.ChecksOpts{Gets: 1000, Stale: 50, RejStale: 50}
 	clean := reportstest.ChecksOpts{Gets: 1000}
-	onOffSpec := func(res run.Result) run.Result {
+	onOffSpec := func(res record.Result) record.Result {
 		res.Spec.DirectGet = []bool{true, false}
 		return res
 	}
 	tests := []struct {
 		name                  string
-		res                   run.Result
-		exps                  []run.Expectation
+		res                   record.Result
+		exps                  []record.Expectation
 		tests, failures, errs int
 		check                 func(t *testing.T, s jSuites)
 	}{
@@ -142,7 +142,7 @@ func TestJUnit(t *testing.T) {
 					t.Errorf("harness error = %+v", c.Error)
 				}
 			}},
-		{"cells that never ran are errors", func() run.Result {
+		{"cells that never ran are errors", func() record.Result {
 			r := onOffSpec(reportstest.ResultOf(reportstest.CellOf(true, "none", clean, "")))
 			r.Interrupted = true
 			return r
@@ -153,16 +153,16 @@ func TestJUnit(t *testing.T) {
 			}
 		}},
 		{"expected stale reads pass", reportstest.ResultOf(reportstest.CellOf(true, "none", stale, ""), reportstest.CellOf(false, "none", clean, "")),
-			[]run.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}, 14, 0, 0, nil},
+			[]record.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}, 14, 0, 0, nil},
 		{"expected stale reads that did not happen fail", reportstest.ResultOf(reportstest.CellOf(true, "none", clean, ""), reportstest.CellOf(false, "none", clean, "")),
-			[]run.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}, 14, 1, 0, func(t *testing.T, s jSuites) {
+			[]record.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}, 14, 1, 0, func(t *testing.T, s jSuites) {
 				c := caseOf(t, s, "direct-get-on", "stale-read")
 				if c.Failure == nil || c.Failure.Type != "expected-anomaly-missing" {
 					t.Errorf("missing expected anomaly = %+v", c.Failure)
 				}
 			}},
 		{"an expectation does not excuse other anomalies", reportstest.ResultOf(reportstest.CellOf(true, "none", reportstest.ChecksOpts{Gets: 1000, Stale: 5, RejStale: 5, RejSpurious: 1, LostWrites: 2}, "")),
-			[]run.Expectation{{Cells: "*direct-get-on", Anomaly: "stale-reads"}}, 7, 2, 0, func(t *testing.T, s jSuites) {
+			[]record.Expectation{{Cells: "*direct-get-on", Anomaly: "stale-reads"}}, 7, 2, 0, func(t *testing.T, s jSuites) {
 				for _, n := range []string{"wrong-last-seq", "stream-integrity"} {
 					if caseOf(t, s, "direct-get-on", n).Failure == nil {
 						t.Errorf("%s should still fail", n)
@@ -170,7 +170,7 @@ func TestJUnit(t *testing.T) {
 				}
 			}},
 		{"an expectation matching no cell is an error", reportstest.ResultOf(reportstest.CellOf(false, "none", clean, "")),
-			[]run.Expectation{{Cells: "direct-get-onn", Anomaly: "stale-reads"}}, 8, 0, 1, func(t *testing.T, s jSuites) {
+			[]record.Expectation{{Cells: "direct-get-onn", Anomaly: "stale-reads"}}, 8, 0, 1, func(t *testing.T, s jSuites) {
 				if c := caseOf(t, s, "expectations", "direct-get-onn=stale-reads"); c.Error == nil {
 					t.Error("unused expectation passed")
 				}

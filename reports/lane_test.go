@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/watch"
 )
 
@@ -32,7 +32,7 @@ func laneCell() *Cell {
 		{Kind: watch.Snapshot, At: at(30), Node: "n2", Source: "poll"}}
 	kill := nemesis.Window{Fault: "kill:new-leader@leader-change", Targets: []string{"n2"}, Start: at(5.001), End: at(7), Injected: true, Verified: true,
 		Effect: at(5.012), Trigger: "leader-change", Event: &lc, Lag: map[string]uint64{"n1": 0, "n3": 1200}}
-	return &Cell{CellResult: run.CellResult{Faults: []nemesis.Window{kill}, Watch: &run.WatchSummary{}}, Events: evs}
+	return &Cell{CellResult: record.CellResult{Faults: []nemesis.Window{kill}, Watch: &record.WatchSummary{}}, Events: evs}
 }
 
 func TestLaneOnChart(t *testing.T) {

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/watch"
 )
 
@@ -18,7 +17,7 @@ import (
 // report finds next to it.
 type Run struct {
 	Dir    string // the run folder on disk
-	Result run.Result
+	Result record.Result
 	// Partial is set when results.json was missing and the result was put
 	// together from run.json and the cells' own results.json.
 	Partial bool
@@ -26,14 +25,14 @@ type Run struct {
 	// when the pipeline records it, else the report binary's own.
 	ClientVersion       string
 	ClientVersionSource string
-	Expect              []run.Expectation // from results.json's spec.expect, if any
+	Expect              []record.Expectation // from results.json's spec.expect, if any
 	Cells               []*Cell
 	view                View // the workload's, nil for the generic page
 }
 
 // Cell is one cell's stored files.
 type Cell struct {
-	run.CellResult
+	record.CellResult
 	Rel       string  // folder, relative to the run folder
 	Series    *Series // nil when history.jsonl is missing or unreadable
 	SeriesErr string
@@ -50,34 +49,20 @@ type Cell struct {
 	DataErr string
 }
 
-// extra holds fields results.json may carry beyond run.Result, read
-// tolerantly so a report renders whether or not the pipeline writes them.
-type extra struct {
-	ClientVersion string `json:"client_version"`
-	Spec          struct {
-		Expect []string `json:"expect"`
-	} `json:"spec"`
-}
-
 // Load reads a run folder: results.json (or, for a run that was cut short,
 // run.json and each cell's results.json) and every cell's history.
 func Load(dir string) (*Run, error) {
 	r := &Run{Dir: dir}
-	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	res, err := record.ReadResult(dir)
 	switch {
 	case err == nil:
-		if err := decodeResult(b, &r.Result); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "results.json"), err)
-		}
-		r.Result.Resolve(dir)
-		var x extra
-		_ = json.Unmarshal(b, &x)
-		r.ClientVersion = x.ClientVersion
+		r.Result = res
+		r.ClientVersion = res.ClientVersion
 		if r.ClientVersion != "" {
 			r.ClientVersionSource = "recorded by the run"
 		}
-		for _, s := range x.Spec.Expect {
-			if e, err := run.ParseExpect(s); err == nil {
+		for _, s := range res.Spec.Expect {
+			if e, err := record.ParseExpect(s); err == nil {
 				r.Expect = append(r.Expect, e)
 			}
 		}
@@ -107,7 +92,7 @@ func Load(dir string) (*Run, error) {
 // runOf is a run known by its result alone (Headline, JUnit): each cell's
 // workload files are read from the cell's folder under res.Dir, else from
 // the folder it recorded; histories are not read.
-func runOf(res run.Result) *Run {
+func runOf(res record.Result) *Run {
 	r := &Run{Dir: res.Dir, Result: res, view: viewFor(res.Spec.Workload)}
 	for _, cr := range res.Cells {
 		c := &Cell{CellResult: cr}
@@ -127,25 +112,23 @@ func runOf(res run.Result) *Run {
 // loadPartial rebuilds a result from run.json and the cells' files: the
 // run was interrupted hard, or is still going.
 func (r *Run) loadPartial() error {
-	var spec run.Spec
-	b, err := os.ReadFile(filepath.Join(r.Dir, "run.json"))
+	b, err := os.ReadFile(filepath.Join(r.Dir, record.SpecFile))
 	if err != nil {
 		return fmt.Errorf("%s holds neither results.json nor run.json: not a run folder (%w)", r.Dir, err)
 	}
-	if err := decodeSpec(b, &spec); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(r.Dir, "run.json"), err)
+	spec, err := record.DecodeSpec(b)
+	if err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(r.Dir, record.SpecFile), err)
 	}
 	r.Partial = true
-	res := run.Result{ID: filepath.Base(filepath.Clean(r.Dir)), Dir: r.Dir, Command: spec.Command, Seed: spec.Seed,
-		Runtime: spec.Runtime, Spec: spec, Verdict: run.Valid, Interrupted: true}
+	res := record.Result{ID: filepath.Base(filepath.Clean(r.Dir)), Dir: r.Dir, Command: spec.Command, Seed: spec.Seed,
+		Runtime: spec.Runtime, Spec: spec, Verdict: record.Valid, Interrupted: true}
 	for _, c := range spec.Cells() {
 		cdir := filepath.Join(r.Dir, c.Name)
 		if _, err := os.Stat(cdir); err != nil {
 			continue
 		}
-		var cr run.CellResult
-		if b, err := os.ReadFile(filepath.Join(cdir, "results.json")); err == nil && decodeCell(b, &cr) == nil && cr.Name != "" {
-			cr.Resolve(r.Dir)
+		if cr, err := record.ReadCell(cdir, r.Dir); err == nil && cr.Name != "" {
 			res.Cells = append(res.Cells, cr)
 		} else {
 			hint := "the history on disk can be checked with chaos check"
@@ -153,15 +136,15 @@ func (r *Run) loadPartial() error {
 				hint = v.CutShort()
 			}
 			why := "no results.json: the run was interrupted or is still running; " + hint
-			res.Cells = append(res.Cells, run.CellResult{Cell: c, Label: c.Label(), Dir: cdir, Verdict: run.Error, Error: why})
+			res.Cells = append(res.Cells, record.CellResult{Cell: c, Label: c.Label(), Dir: cdir, Verdict: record.Error, Error: why})
 		}
-		res.Verdict = run.Worse(res.Verdict, res.Cells[len(res.Cells)-1].Verdict)
+		res.Verdict = record.Worse(res.Verdict, res.Cells[len(res.Cells)-1].Verdict)
 	}
 	r.Result = res
 	return nil
 }
 
-func (r *Run) loadCell(cr run.CellResult) *Cell {
+func (r *Run) loadCell(cr record.CellResult) *Cell {
 	c := &Cell{CellResult: cr, Rel: cr.Name}
 	if c.Rel == "" || !isDir(filepath.Join(r.Dir, c.Rel)) {
 		if b := filepath.Base(cr.Dir); cr.Dir != "" && isDir(filepath.Join(r.Dir, b)) {

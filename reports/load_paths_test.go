@@ -8,7 +8,7 @@ import (
 )
 
 // results.json stores the run's folders relative to the run folder
-// (run.Result.Resolve): Load makes them paths under the folder it reads,
+// (record.Result.Resolve): Load makes them paths under the folder it reads,
 // from the run's results.json and, for a run cut short, from a cell's.
 func TestLoadResolvesStoredFolders(t *testing.T) {
 	for _, tc := range []struct {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // matrix is the cells table: a column a cell.
@@ -123,14 +123,14 @@ func (p *Page) RecoveryRow() MatrixRow {
 
 // VerdictWord is a cell's verdict as its heading says it: "invalid, as
 // expected" when expectations excused it.
-func VerdictWord(raw run.Verdict, j run.JudgedCell) string {
-	if raw == run.Invalid && j.Verdict == run.Valid {
+func VerdictWord(raw record.Verdict, j record.JudgedCell) string {
+	if raw == record.Invalid && j.Verdict == record.Valid {
 		return "invalid, as expected"
 	}
 	return string(raw)
 }
 
-func checkerNames(cells []run.CellResult) []string {
+func checkerNames(cells []record.CellResult) []string {
 	seen := map[string]int{}
 	var out []string
 	for _, c := range cells {

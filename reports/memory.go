@@ -12,7 +12,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // Memory is a cell's memory use per node over time, with the limit and the
@@ -52,7 +52,7 @@ type OOMKill struct {
 
 // MemorySource reads a cell's memory series from its stored files; it
 // returns nil, nil when the cell has none.
-type MemorySource func(cellDir string, c run.CellResult) (*Memory, error)
+type MemorySource func(cellDir string, c record.CellResult) (*Memory, error)
 
 var (
 	memMu      sync.Mutex
@@ -68,7 +68,7 @@ func RegisterMemorySource(src MemorySource) {
 }
 
 // LoadMemory asks every source in turn; the first that has data wins.
-func LoadMemory(cellDir string, c run.CellResult) (*Memory, error) {
+func LoadMemory(cellDir string, c record.CellResult) (*Memory, error) {
 	memMu.Lock()
 	srcs := append([]MemorySource(nil), memSources...)
 	memMu.Unlock()
@@ -89,7 +89,7 @@ func LoadMemory(cellDir string, c run.CellResult) (*Memory, error) {
 // MemoryFile is the default source: <cell>/memory.json holding a Memory.
 const MemoryFile = "memory.json"
 
-func memoryJSON(cellDir string, _ run.CellResult) (*Memory, error) {
+func memoryJSON(cellDir string, _ record.CellResult) (*Memory, error) {
 	b, err := os.ReadFile(filepath.Join(cellDir, MemoryFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

@@ -6,16 +6,16 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // Page is what a report page shows run-wide. The generic parts are filled
 // in first; a view's Page method then adds or replaces what is its own.
 type Page struct {
 	Run    *Run
-	Judged []run.JudgedCell  // every cell under the expectations, in order
-	Unused []run.Expectation // expectations that matched no cell
-	Labels []string          // each cell's short name, by what sets it apart
+	Judged []record.JudgedCell  // every cell under the expectations, in order
+	Unused []record.Expectation // expectations that matched no cell
+	Labels []string             // each cell's short name, by what sets it apart
 	// Headline is the verdict in one sentence, cut into one clause a cell
 	// (the page shows one a line; joined with spaces they read as one).
 	Headline []string
@@ -40,13 +40,13 @@ type Page struct {
 // workload view's.
 func NewPage(r *Run) *Page {
 	res := r.Result
-	p := &Page{Run: r, Kicker: "NATS JetStream under faults, workload " + storedWorkload(res.Spec.Workload),
+	p := &Page{Run: r, Kicker: "NATS JetStream under faults, workload " + record.StoredWorkload(res.Spec.Workload),
 		TimelineLead: "Time is seconds since the workload started. Shaded bands are fault windows, labelled with the fault and its targets " +
 			"(each cell's Faults table below has the details); the dashed line is the end of the workload. The final reads after recovery are " +
 			"not drawn. Throughput, latency and memory charts share their axes across cells, so the cells compare at a glance; error charts " +
 			"are scaled per cell, so a handful of errors stays visible.",
 		ChartKinds: []string{KindThroughput, KindLatency, KindErrors, KindMemory}}
-	p.Judged, p.Unused = run.JudgeRun(res, r.Expect)
+	p.Judged, p.Unused = record.JudgeRun(res, r.Expect)
 	p.Labels = ShortLabels(res.Cells, nil)
 	sentences := make([]string, len(res.Cells))
 	for i, c := range res.Cells {
@@ -79,7 +79,7 @@ func NewPage(r *Run) *Page {
 // valid ones are counted, not named; all valid, the sentence says which
 // cells found noneFound ("no anomaly"). A cell whose anomalies were all
 // expected says so.
-func HeadlineOf(res run.Result, judged []run.JudgedCell, labels, sentences []string, noneFound string) []string {
+func HeadlineOf(res record.Result, judged []record.JudgedCell, labels, sentences []string, noneFound string) []string {
 	if len(res.Cells) == 0 {
 		if res.Interrupted {
 			return []string{"The run was interrupted before any cell finished."}
@@ -88,12 +88,12 @@ func HeadlineOf(res run.Result, judged []run.JudgedCell, labels, sentences []str
 	}
 	var parts, quiet []string
 	for i, c := range res.Cells {
-		if len(res.Cells) > maxListed && c.Verdict == run.Valid {
+		if len(res.Cells) > maxListed && c.Verdict == record.Valid {
 			quiet = append(quiet, labels[i])
 			continue
 		}
 		part := labels[i] + ": " + sentences[i]
-		if c.Verdict == run.Invalid && i < len(judged) && judged[i].Verdict == run.Valid {
+		if c.Verdict == record.Invalid && i < len(judged) && judged[i].Verdict == record.Valid {
 			part += " (expected)"
 		}
 		parts = append(parts, part)

@@ -8,8 +8,9 @@
 // checks, faults, recovery, histories, memory, files, the rerun command),
 // rendered for any workload, and the chart, table and format helpers. A
 // workload's own parts come from the View it registers (RegisterView);
-// reports imports no workload. The exit-code and --expect policy is
-// package run's; the page shows the judged result.
+// reports imports no workload, nor the pipeline (package run): what it
+// reads is package record's, the exit-code and --expect policy too; the
+// page shows the judged result.
 //
 // Everything is rebuilt from the run folder alone (results.json, run.json,
 // each cell's history.jsonl, logs, porcupine files, and what a view reads),
@@ -23,7 +24,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // Files written into the run folder.
@@ -34,9 +35,9 @@ const (
 
 // Options tune Write.
 type Options struct {
-	// Expect adds known anomalies (see run.Expectation) to those recorded in
+	// Expect adds known anomalies (see record.Expectation) to those recorded in
 	// results.json's spec.expect.
-	Expect []run.Expectation
+	Expect []record.Expectation
 }
 
 // Write reads the run folder dir and writes report.html and junit.xml into
@@ -64,10 +65,10 @@ func WriteWith(dir string, opts Options) (*Run, error) {
 	return r, writeFile(filepath.Join(dir, HTMLFile), page.Bytes())
 }
 
-func mergeExpect(a, b []run.Expectation) []run.Expectation {
-	seen := map[run.Expectation]bool{}
-	var out []run.Expectation
-	for _, e := range append(append([]run.Expectation(nil), a...), b...) {
+func mergeExpect(a, b []record.Expectation) []record.Expectation {
+	seen := map[record.Expectation]bool{}
+	var out []record.Expectation
+	for _, e := range append(append([]record.Expectation(nil), a...), b...) {
 		if !seen[e] {
 			seen[e] = true
 			out = append(out, e)

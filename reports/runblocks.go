@@ -6,12 +6,12 @@ import (
 	"html/template"
 	"strings"
 
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // runBlocks are the run-wide results every workload may have: checks
 // across cells, the summary across --runs, and what --bisect found.
-func runBlocks(res run.Result) []Block {
+func runBlocks(res record.Result) []Block {
 	var out []Block
 	if len(res.Checks) > 0 {
 		var rows [][]string

@@ -10,8 +10,8 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/watch"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
@@ -78,13 +78,13 @@ func TestMakeTriggeredTestdata(t *testing.T) {
 
 // readStoredResult reads a stored run's results.json, its rerun command
 // as a run in the default store would have it.
-func readStoredResult(t *testing.T, src string) run.Result {
-	var res run.Result
+func readStoredResult(t *testing.T, src string) record.Result {
 	b, err := os.ReadFile(filepath.Join(src, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := decodeResult(b, &res); err != nil {
+	res, err := record.DecodeResult(b)
+	if err != nil {
 		t.Fatal(err)
 	}
 	res.Spec.Store = "store"
@@ -95,10 +95,10 @@ func readStoredResult(t *testing.T, src string) run.Result {
 
 // writeTrimmedRun writes the run's results.json, its verdict the worst of
 // its trimmed cells', and run.json.
-func writeTrimmedRun(t *testing.T, dst string, res run.Result) {
-	res.Verdict = run.Valid
+func writeTrimmedRun(t *testing.T, dst string, res record.Result) {
+	res.Verdict = record.Valid
 	for _, c := range res.Cells {
-		res.Verdict = run.Worse(res.Verdict, c.Verdict)
+		res.Verdict = record.Worse(res.Verdict, c.Verdict)
 	}
 	reportstest.WriteJSON(t, filepath.Join(dst, "results.json"), res)
 	reportstest.WriteJSON(t, filepath.Join(dst, "run.json"), res.Spec)
@@ -128,7 +128,7 @@ func observedStream(cellDir string) ([]history.Entry, bool, error) {
 // configs and events.jsonl, and checks the trimmed history again so every
 // number in its results.json matches the files. Checks that read files
 // not kept (the read-back, the replicas) are left out; recovery is kept.
-func trimCell(t *testing.T, src, dst string, c *run.CellResult, keys map[string]bool, stream streamOf) {
+func trimCell(t *testing.T, src, dst string, c *record.CellResult, keys map[string]bool, stream streamOf) {
 	from, to := filepath.Join(src, c.Name), filepath.Join(dst, c.Name)
 	for _, sub := range []string{"logs", "config"} {
 		reportstest.CopyDir(t, filepath.Join(from, sub), filepath.Join(to, sub))
@@ -171,8 +171,8 @@ func trimCell(t *testing.T, src, dst string, c *run.CellResult, keys map[string]
 			c.Checks[j].Files[k] = filepath.ToSlash(filepath.Join(c.Dir, "porcupine", filepath.Base(f)))
 		}
 	}
-	c.Verdict = run.VerdictOf(c.Checks)
-	c.Ops = run.CountOps(kept, time.Duration(c.Phases["workload"]*float64(time.Second)))
+	c.Verdict = record.VerdictOf(c.Checks)
+	c.Ops = record.CountOps(kept, time.Duration(c.Phases["workload"]*float64(time.Second)))
 	c.Stream.Entries, c.Stream.Complete = len(keptEntries), complete
 	reportstest.WriteJSON(t, filepath.Join(to, "results.json"), c)
 	if _, err := os.Stat(filepath.Join(from, watch.EventsFile)); err == nil {

@@ -3,10 +3,12 @@ package reports
 import (
 	"html/template"
 	"sync"
+
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // View renders what a page shows of one workload beyond the generic parts.
-// A workload registers one under its name (run.Spec.Workload) from an init
+// A workload registers one under its name (record.Spec.Workload) from an init
 // function; a run whose workload has none gets the generic page: a verdict
 // sentence from the checks, the cells side by side, every check, the
 // charts of history.jsonl with the fault windows, files and the rerun
@@ -50,7 +52,7 @@ var (
 	views  = map[string]View{}
 )
 
-// RegisterView makes v render runs of the workload (run.Spec.Workload). A
+// RegisterView makes v render runs of the workload (record.Spec.Workload). A
 // second registration for one workload replaces the first.
 func RegisterView(workload string, v View) {
 	viewMu.Lock()
@@ -62,7 +64,7 @@ func RegisterView(workload string, v View) {
 func viewFor(workload string) View {
 	viewMu.RLock()
 	defer viewMu.RUnlock()
-	return views[storedWorkload(workload)]
+	return views[record.StoredWorkload(workload)]
 }
 
 // cutShort is where a view's cells cut short keep their measurements.

@@ -15,6 +15,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/online"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/watch"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
@@ -26,14 +27,14 @@ const cleanupTimeout = 2 * time.Minute
 // cellRun is one cell in progress.
 type cellRun struct {
 	r        *runner
-	res      *CellResult
+	res      *record.CellResult
 	w        workloads.Workload
 	settings workloads.Settings
 	faults   []nemesis.Fault
 	prog     *progress
 	c        cluster.Cluster
 	rec      *history.Recorder
-	ops      OpCounts
+	ops      record.OpCounts
 	inst     workloads.Instance
 	online   *online.Checker
 }
@@ -41,8 +42,8 @@ type cellRun struct {
 // runCell runs one cell of any workload. Everything it learns is in the
 // result; a harness failure is recorded there too, and whatever history
 // was written stays on disk.
-func (r *runner) runCell(ctx context.Context, cell Cell, dir string) (res CellResult) {
-	res = CellResult{Cell: cell, Label: r.label(cell), Dir: dir, Runtime: r.rt.Name(), StartedAt: time.Now(), Verdict: Error}
+func (r *runner) runCell(ctx context.Context, cell record.Cell, dir string) (res record.CellResult) {
+	res = record.CellResult{Cell: cell, Label: r.label(cell), Dir: dir, Runtime: r.rt.Name(), StartedAt: time.Now(), Verdict: record.Error}
 	cr := &cellRun{r: r, res: &res}
 	defer cr.teardown()
 	if err := cr.start(ctx, cell, dir); err != nil {
@@ -67,7 +68,7 @@ func (r *runner) runCell(ctx context.Context, cell Cell, dir string) (res CellRe
 	return res
 }
 
-func (r *runner) label(cell Cell) string {
+func (r *runner) label(cell record.Cell) string {
 	w, err := workloads.Get(r.spec.Workload)
 	if l, ok := w.(workloads.Labeler); err == nil && ok {
 		return l.LabelPrefix() + ", " + cell.Label()
@@ -76,7 +77,7 @@ func (r *runner) label(cell Cell) string {
 }
 
 // start decodes the cell, starts its cluster and sets the workload up.
-func (cr *cellRun) start(ctx context.Context, cell Cell, dir string) error {
+func (cr *cellRun) start(ctx context.Context, cell record.Cell, dir string) error {
 	r := cr.r
 	var err error
 	if cr.w, err = workloads.Get(r.spec.Workload); err != nil {
@@ -100,7 +101,7 @@ func (cr *cellRun) start(ctx context.Context, cell Cell, dir string) error {
 		return fmt.Errorf("start cluster: %w", err)
 	}
 	cr.res.Nodes = cr.c.Nodes()
-	cr.res.phase("cluster_start", t)
+	setPhase(cr.res, "cluster_start", t)
 	if cr.rec, err = history.NewRecorder(filepath.Join(dir, "history.jsonl")); err != nil {
 		return err
 	}
@@ -108,27 +109,27 @@ func (cr *cellRun) start(ctx context.Context, cell Cell, dir string) error {
 	// Ops go to disk, the counters and the online checks; the checkers read
 	// the file, so the harness does not grow with the run.
 	cr.rec.Stream()
-	cr.ops = newOpCounts()
-	cr.rec.Watch(cr.ops.add)
+	cr.ops = record.NewOpCounts()
+	cr.rec.Watch(cr.ops.Add)
 	t = time.Now()
 	cr.prog.setPhase("setup")
-	env := &workloads.Env{Cluster: cr.c, Dir: dir, DirectGet: cell.DirectGet, Seed: cell.seed(r.spec.Seed), History: cr.rec,
+	env := &workloads.Env{Cluster: cr.c, Dir: dir, DirectGet: cell.DirectGet, Seed: cell.SeedOr(r.spec.Seed), History: cr.rec,
 		Phase: cr.prog.setPhase, Logf: cr.prog.logf(r.logf)}
 	if cr.inst, err = cr.settings.Setup(ctx, env); err != nil {
 		return fmt.Errorf("set up %s: %w", r.spec.Workload, err)
 	}
-	cr.res.phase("setup", t)
+	setPhase(cr.res, "setup", t)
 	return nil
 }
 
 // drive runs the workload while the nemesis schedule runs, then waits for
 // recovery. A timed workload and the schedule share one deadline; the
 // schedule heals whatever is in effect when the workload is over.
-func (cr *cellRun) drive(ctx context.Context, cell Cell) error {
+func (cr *cellRun) drive(ctx context.Context, cell record.Cell) error {
 	r := cr.r
 	env := &nemesis.Env{Cluster: cr.c, JS: cr.inst.JetStream(), Stream: cr.inst.Stream(), Logf: cr.prog.logf(r.logf),
 		VerifyWithin: cr.res.Cluster.FaultVerifyTimeout, ProbeTimeout: cr.res.Cluster.ProbeTimeout}
-	sched := nemesis.Schedule{Faults: cr.faults, Interval: r.spec.NemesisInterval, Seed: cell.seed(r.spec.Seed), OnChange: cr.prog.setFault}
+	sched := nemesis.Schedule{Faults: cr.faults, Interval: r.spec.NemesisInterval, Seed: cell.SeedOr(r.spec.Seed), OnChange: cr.prog.setFault}
 	script := &nemesis.Script{Env: env, Rec: cr.rec, OnChange: cr.prog.setFault}
 	t := time.Now()
 	cr.prog.setPhase("workload")
@@ -150,7 +151,7 @@ func (cr *cellRun) drive(ctx context.Context, cell Cell) error {
 	cr.res.Faults = sortWindows(append(<-windows, script.Windows()...))
 	stopWatch()
 	cr.prog.untrack()
-	cr.res.phase("workload", t)
+	setPhase(cr.res, "workload", t)
 	_ = cr.rec.Flush()
 
 	// Wait for recovery on a fresh bound even if interrupted, so the
@@ -159,7 +160,7 @@ func (cr *cellRun) drive(ctx context.Context, cell Cell) error {
 	cr.prog.setPhase("waiting for recovery")
 	recovery := nemesis.WaitRecovered(context.WithoutCancel(ctx), env, cr.recoveryBound())
 	cr.res.Recovery = &recovery
-	cr.res.phase("recovery", t)
+	setPhase(cr.res, "recovery", t)
 	return werr
 }
 
@@ -185,7 +186,7 @@ func (cr *cellRun) watchCluster(ctx context.Context, env *nemesis.Env) func() {
 		cancel()
 		w.Wait()
 		evs := w.Events()
-		sum := &WatchSummary{Events: map[string]int{}, Notes: w.Notes()}
+		sum := &record.WatchSummary{Events: map[string]int{}, Notes: w.Notes()}
 		for _, e := range evs {
 			sum.Events[string(e.Kind)]++
 		}
@@ -241,7 +242,7 @@ func (cr *cellRun) settleOnline(start int64, stopped func() bool) {
 		return
 	}
 	cr.online.Flush()
-	o := &Online{Counts: cr.online.Counts(), Stopped: stopped()}
+	o := &record.Online{Counts: cr.online.Counts(), Stopped: stopped()}
 	if f, ok := cr.online.FirstAnomaly(); ok {
 		o.First, o.FirstAfter = &f, time.Duration(f.Op.Complete-start)
 	}
@@ -271,8 +272,8 @@ func (cr *cellRun) finish(ctx context.Context) {
 	if err := cr.rec.Close(); err != nil && cr.res.Error == "" {
 		cr.res.Error = "write history: " + err.Error()
 	}
-	cr.res.Ops = cr.ops.rated(time.Duration(cr.res.Phases["workload"] * float64(time.Second)))
-	cr.res.phase("finish", t)
+	cr.res.Ops = cr.ops.Rated(time.Duration(cr.res.Phases["workload"] * float64(time.Second)))
+	setPhase(cr.res, "finish", t)
 }
 
 // teardown closes the workload and the cluster (which saves node logs) on
@@ -305,7 +306,7 @@ func (cr *cellRun) teardown() {
 	if !cr.r.spec.KeepData {
 		_ = os.RemoveAll(filepath.Join(cr.res.Dir, "data"))
 	}
-	cr.res.phase("teardown", t)
+	setPhase(cr.res, "teardown", t)
 }
 
 // judge runs the workload's checkers on the stored cell, as chaos check
@@ -319,11 +320,11 @@ func (cr *cellRun) judge(dir string) {
 		return
 	}
 	cr.res.Checks = checks
-	cr.res.Verdict = VerdictOf(checks)
+	cr.res.Verdict = record.VerdictOf(checks)
 	if s, ok := cr.w.(workloads.CellSummarizer); ok {
 		cr.res.Summary, _ = s.Summary(dir)
 	}
-	cr.res.phase("check", t)
+	setPhase(cr.res, "check", t)
 	// finding.md, a bug report per anomaly class; it cannot change the verdict.
 	if _, err := findings.WriteResult(dir, cr.res); err != nil {
 		cr.r.logf("write %s: %v", findings.FileName, err)

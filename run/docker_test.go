@@ -11,6 +11,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
@@ -20,7 +21,7 @@ import (
 // stale read and no read-your-writes violation.
 func TestIntegrationDockerAcceptance(t *testing.T) {
 	testenv.Require(t, testenv.Docker(docker.Available))
-	spec := Spec{
+	spec := record.Spec{
 		Workload: "kv-update", Runtime: "docker", Store: t.TempDir(), TimeLimit: 10 * time.Second,
 		DirectGet: []bool{true, false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},
 		NemesisInterval: 5 * time.Second, Seed: 11, RecoveryTimeout: 60 * time.Second, CheckTimeout: 60 * time.Second,

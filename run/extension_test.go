@@ -22,6 +22,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
@@ -89,7 +90,7 @@ func (tinyWorkload) Check(dir string, _ checker.Options) ([]checker.Result, erro
 	return []checker.Result{res}, nil
 }
 
-func (s tinySettings) Tags() []workloads.Tag                            { return nil }
+func (s tinySettings) Tags() []record.Tag                               { return nil }
 func (s tinySettings) Validate(int) error                               { return nil }
 func (s tinySettings) Needs() []cluster.Capability                      { return nil }
 func (s tinySettings) ClusterConfig(base cluster.Config) cluster.Config { return base }
@@ -174,14 +175,14 @@ func retry(f func() error) (err error) {
 
 func TestIntegrationExtensionPoint(t *testing.T) {
 	testenv.Require(t, testenv.Processes(serverbin.Path))
-	spec := run.Spec{Workload: "tiny", Runtime: "local", Store: t.TempDir(), TimeLimit: 6 * time.Second,
+	spec := record.Spec{Workload: "tiny", Runtime: "local", Store: t.TempDir(), TimeLimit: 6 * time.Second,
 		DirectGet: []bool{false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"kill"},
 		NemesisInterval: 2 * time.Second, Seed: 3, RecoveryTimeout: 30 * time.Second, CheckTimeout: 30 * time.Second,
 		Command: "chaos run --workload tiny --nemesis kill"}
-	if err := spec.SetSettings([]workloads.Settings{tinySettings{Msgs: 100}}); err != nil {
+	if err := run.SetSettings(&spec, []workloads.Settings{tinySettings{Msgs: 100}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := spec.Validate(); err != nil {
+	if err := run.Validate(spec); err != nil {
 		t.Fatal(err)
 	}
 	out, _ := os.Create(filepath.Join(t.TempDir(), "out.txt"))

@@ -5,34 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
-
-// RepeatSummary is how one cell fared over its --runs: what Jepsen's
-// test-all and etcd's --count report.
-type RepeatSummary struct {
-	Cell          string   `json:"cell"` // the cell's name without its run
-	ServerVersion string   `json:"server_version"`
-	Runs          int      `json:"runs"`
-	Planned       int      `json:"planned_runs"` // --runs; more than Runs when --until-fail or an interrupt stopped early
-	Failed        int      `json:"failed"`       // runs that found an anomaly
-	Unknown       int      `json:"unknown"`
-	Errors        int      `json:"errors"` // runs the harness could not finish
-	Rate          float64  `json:"failure_rate"`
-	FirstFailure  *Failure `json:"first_failure,omitempty"`
-}
-
-// Failure is the first failing run of a cell, and how to run it again.
-type Failure struct {
-	Repeat int    `json:"repeat"`
-	Seed   uint64 `json:"seed"`
-	Dir    string `json:"dir"`
-	Rerun  string `json:"rerun"`
-}
 
 // summarizeRepeats groups the cells by their base name, in order; planned
 // is --runs.
-func summarizeRepeats(cells []CellResult, command string, planned int) []RepeatSummary {
-	var out []RepeatSummary
+func summarizeRepeats(cells []record.CellResult, command string, planned int) []record.RepeatSummary {
+	var out []record.RepeatSummary
 	at := map[string]int{}
 	for _, c := range cells {
 		base := c.Base
@@ -43,19 +23,19 @@ func summarizeRepeats(cells []CellResult, command string, planned int) []RepeatS
 		if !ok {
 			i = len(out)
 			at[base] = i
-			out = append(out, RepeatSummary{Cell: base, ServerVersion: c.ServerVersion, Planned: planned})
+			out = append(out, record.RepeatSummary{Cell: base, ServerVersion: c.ServerVersion, Planned: planned})
 		}
 		s := &out[i]
 		s.Runs++
 		switch c.Verdict {
-		case Invalid:
+		case record.Invalid:
 			s.Failed++
 			if s.FirstFailure == nil {
-				s.FirstFailure = &Failure{Repeat: c.Repeat, Seed: c.Seed, Dir: c.Dir, Rerun: RerunOne(command, c)}
+				s.FirstFailure = &record.Failure{Repeat: c.Repeat, Seed: c.Seed, Dir: c.Dir, Rerun: RerunOne(command, c)}
 			}
-		case Unknown:
+		case record.Unknown:
 			s.Unknown++
-		case Error:
+		case record.Error:
 			s.Errors++
 		}
 		s.Rate = float64(s.Failed) / float64(s.Runs)
@@ -65,7 +45,7 @@ func summarizeRepeats(cells []CellResult, command string, planned int) []RepeatS
 
 // RerunOne is the command that runs one cell's run again: the run's own
 // command with that run's seed and version, once.
-func RerunOne(command string, c CellResult) string {
+func RerunOne(command string, c record.CellResult) string {
 	var parts []string
 	for _, p := range strings.Fields(command) {
 		name, _, _ := strings.Cut(p, "=")
@@ -78,11 +58,11 @@ func RerunOne(command string, c CellResult) string {
 	if c.ServerVersion != "" {
 		parts = append(parts, "--server-version="+c.ServerVersion)
 	}
-	return strings.Join(append(parts, fmt.Sprintf("--seed=%d", c.seed(0))), " ")
+	return strings.Join(append(parts, fmt.Sprintf("--seed=%d", c.SeedOr(0))), " ")
 }
 
 // PrintRepeats writes the summary across runs.
-func PrintRepeats(w io.Writer, reps []RepeatSummary) {
+func PrintRepeats(w io.Writer, reps []record.RepeatSummary) {
 	fmt.Fprintf(w, "\n== across runs ==\n")
 	for _, s := range reps {
 		line := fmt.Sprintf("  %-40s %d of %d runs found an anomaly (%.0f %%)", s.Cell, s.Failed, s.Runs, 100*s.Rate)
@@ -99,43 +79,23 @@ func PrintRepeats(w io.Writer, reps []RepeatSummary) {
 	}
 }
 
-// Bisection is what --bisect found across a release range.
-type Bisection struct {
-	Probes []VersionRate `json:"probes"` // in the order they ran
-	// FirstChange is the first release whose outcome differs from the
-	// range's first release ("" when undecided); Change says how: the
-	// anomaly "stops" or "starts" there.
-	FirstChange string `json:"first_change,omitempty"`
-	Change      string `json:"change,omitempty"`
-	Decided     bool   `json:"decided"`
-	Detail      string `json:"detail"`
-}
-
-// VersionRate is one probed release.
-type VersionRate struct {
-	ServerVersion string  `json:"server_version"`
-	Runs          int     `json:"runs"`
-	Failed        int     `json:"failed"`
-	Rate          float64 `json:"failure_rate"`
-}
-
 // failing is what bisection asks of a release: did any run find an
 // anomaly. A release with none may still have it (intermittent): the rate
 // and runs say how strong a "passes" is.
-func (v VersionRate) failing() bool { return v.Failed > 0 }
+func failing(v record.VersionRate) bool { return v.Failed > 0 }
 
 // bisect probes the spec's release range, each release --runs times.
-func (r *runner) bisect(ctx context.Context, res *Result) *Bisection {
-	return bisectVersions(r.spec.ServerVersions, func(v string) VersionRate { return r.probeVersion(ctx, res, v) },
+func (r *runner) bisect(ctx context.Context, res *record.Result) *record.Bisection {
+	return bisectVersions(r.spec.ServerVersions, func(v string) record.VersionRate { return r.probeVersion(ctx, res, v) },
 		func() bool { return ctx.Err() != nil })
 }
 
 // bisectVersions probes the first and last release of vs, and then halves
 // the range between a failing and a passing release until they are next
 // to each other.
-func bisectVersions(vs []string, probeV func(string) VersionRate, interrupted func() bool) *Bisection {
-	b := &Bisection{}
-	probe := func(i int) VersionRate {
+func bisectVersions(vs []string, probeV func(string) record.VersionRate, interrupted func() bool) *record.Bisection {
+	b := &record.Bisection{}
+	probe := func(i int) record.VersionRate {
 		v := probeV(vs[i])
 		b.Probes = append(b.Probes, v)
 		return v
@@ -145,15 +105,15 @@ func bisectVersions(vs []string, probeV func(string) VersionRate, interrupted fu
 		b.Detail = "interrupted"
 		return b
 	}
-	if lo.failing() == hi.failing() {
+	if failing(lo) == failing(hi) {
 		b.Detail = fmt.Sprintf("could not decide: %s and %s both %s (%d/%d and %d/%d runs found an anomaly)",
-			lo.ServerVersion, hi.ServerVersion, passWord(lo.failing()), lo.Failed, lo.Runs, hi.Failed, hi.Runs)
+			lo.ServerVersion, hi.ServerVersion, passWord(failing(lo)), lo.Failed, lo.Runs, hi.Failed, hi.Runs)
 		return b
 	}
 	i, j := 0, len(vs)-1
 	for j-i > 1 && !interrupted() {
 		m := (i + j) / 2
-		if probe(m).failing() == lo.failing() {
+		if failing(probe(m)) == failing(lo) {
 			i = m
 		} else {
 			j = m
@@ -164,7 +124,7 @@ func bisectVersions(vs []string, probeV func(string) VersionRate, interrupted fu
 		return b
 	}
 	b.Decided, b.FirstChange, b.Change = true, vs[j], "starts"
-	if lo.failing() {
+	if failing(lo) {
 		b.Change = "stops"
 	}
 	last, first := rateOf(b.Probes, vs[i]), rateOf(b.Probes, vs[j])
@@ -183,24 +143,24 @@ func passWord(failing bool) string {
 	return "pass"
 }
 
-func rateOf(ps []VersionRate, v string) VersionRate {
+func rateOf(ps []record.VersionRate, v string) record.VersionRate {
 	for _, p := range ps {
 		if p.ServerVersion == v {
 			return p
 		}
 	}
-	return VersionRate{ServerVersion: v}
+	return record.VersionRate{ServerVersion: v}
 }
 
 // probeVersion runs every cell of one release, --runs times (stopping at
 // its first failure with --until-fail), and rates it.
-func (r *runner) probeVersion(ctx context.Context, res *Result, v string) VersionRate {
-	vr := VersionRate{ServerVersion: v}
+func (r *runner) probeVersion(ctx context.Context, res *record.Result, v string) record.VersionRate {
+	vr := record.VersionRate{ServerVersion: v}
 	for rep := 1; rep <= max(r.spec.Runs, 1) && ctx.Err() == nil; rep++ {
 		failed := false
-		for _, c := range r.spec.cellsOf([]string{v}, rep) {
+		for _, c := range r.spec.CellsOf([]string{v}, rep) {
 			cr := r.runOne(ctx, res, c)
-			failed = failed || cr.Verdict == Invalid
+			failed = failed || cr.Verdict == record.Invalid
 		}
 		vr.Runs++
 		if failed {
@@ -217,7 +177,7 @@ func (r *runner) probeVersion(ctx context.Context, res *Result, v string) Versio
 }
 
 // PrintBisection writes what --bisect found.
-func PrintBisection(w io.Writer, b *Bisection) {
+func PrintBisection(w io.Writer, b *record.Bisection) {
 	fmt.Fprintf(w, "\n== bisect ==\n")
 	for _, p := range b.Probes {
 		fmt.Fprintf(w, "  %-10s %d of %d runs found an anomaly\n", p.ServerVersion, p.Failed, p.Runs)

@@ -4,11 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
 func TestRepeatsCellsAndSeeds(t *testing.T) {
-	base := Spec{DirectGet: []bool{false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}, Seed: 18, Runs: 3}
+	base := record.Spec{DirectGet: []bool{false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}, Seed: 18, Runs: 3}
 	cells := kvSpec(t, base, kvupdate.Options{}.WithDefaults()).Cells()
 	if len(cells) != 3 {
 		t.Fatalf("%d cells", len(cells))
@@ -30,10 +31,10 @@ func TestRepeatsCellsAndSeeds(t *testing.T) {
 			t.Errorf("--same-seed: %d", c.Seed)
 		}
 	}
-	if RepeatSeed(18, 2) != RepeatSeed(18, 2) || RepeatSeed(18, 2) == RepeatSeed(19, 2) {
+	if record.RepeatSeed(18, 2) != record.RepeatSeed(18, 2) || record.RepeatSeed(18, 2) == record.RepeatSeed(19, 2) {
 		t.Error("RepeatSeed must be a function of seed and run")
 	}
-	once := kvSpec(t, Spec{DirectGet: []bool{false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}, Seed: 18}, kvupdate.Options{}.WithDefaults()).Cells()
+	once := kvSpec(t, record.Spec{DirectGet: []bool{false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}, Seed: 18}, kvupdate.Options{}.WithDefaults()).Cells()
 	if len(once) != 1 || once[0].Name != "direct-get-off" || once[0].Repeat != 0 {
 		t.Errorf("no --runs: %+v", once)
 	}
@@ -41,10 +42,10 @@ func TestRepeatsCellsAndSeeds(t *testing.T) {
 
 func TestSummarizeRepeatsAndRerun(t *testing.T) {
 	cmd := "chaos run --direct-get=off --nemesis=kill --runs=5 --until-fail=true --server-version=v2.14.5..v2.15.3 --seed=18"
-	mk := func(rep int, seed uint64, v Verdict) CellResult {
-		return CellResult{Cell: Cell{Name: "x_run", Base: "x", Repeat: rep, Seed: seed, ServerVersion: "v2.14.9"}, Verdict: v, Dir: "d"}
+	mk := func(rep int, seed uint64, v record.Verdict) record.CellResult {
+		return record.CellResult{Cell: record.Cell{Name: "x_run", Base: "x", Repeat: rep, Seed: seed, ServerVersion: "v2.14.9"}, Verdict: v, Dir: "d"}
 	}
-	reps := summarizeRepeats([]CellResult{mk(1, 18, Valid), mk(2, 77, Invalid), mk(3, 78, Invalid), mk(4, 79, Error)}, cmd, 5)
+	reps := summarizeRepeats([]record.CellResult{mk(1, 18, record.Valid), mk(2, 77, record.Invalid), mk(3, 78, record.Invalid), mk(4, 79, record.Error)}, cmd, 5)
 	if len(reps) != 1 || reps[0].Runs != 4 || reps[0].Planned != 5 || reps[0].Failed != 2 || reps[0].Errors != 1 || reps[0].Rate != 0.5 {
 		t.Fatalf("%+v", reps)
 	}
@@ -65,9 +66,9 @@ func TestSummarizeRepeatsAndRerun(t *testing.T) {
 
 func TestBisectVersions(t *testing.T) {
 	vs := []string{"a", "b", "c", "d", "e", "f"}
-	rate := func(failing map[string]bool) func(string) VersionRate {
-		return func(v string) VersionRate {
-			r := VersionRate{ServerVersion: v, Runs: 3}
+	rate := func(failing map[string]bool) func(string) record.VersionRate {
+		return func(v string) record.VersionRate {
+			r := record.VersionRate{ServerVersion: v, Runs: 3}
 			if failing[v] {
 				r.Failed = 1
 			}

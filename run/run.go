@@ -13,11 +13,12 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 type runner struct {
-	spec Spec
+	spec record.Spec
 	rt   cluster.Runtime
 	id   string
 	dir  string
@@ -27,8 +28,8 @@ type runner struct {
 
 // Validate checks a spec before anything starts; errors are one line and
 // mean a usage error.
-func (s Spec) Validate() error {
-	_, ss, err := s.settings()
+func Validate(s record.Spec) error {
+	ss, err := settingsOf(s)
 	if err != nil {
 		return err
 	}
@@ -78,8 +79,8 @@ func (s Spec) Validate() error {
 
 // Refuse says, before anything starts, whether the runtime can do what
 // every cell needs: the workload's own controls and every fault.
-func (s Spec) Refuse(rt cluster.Runtime) error {
-	_, ss, err := s.settings()
+func Refuse(s record.Spec, rt cluster.Runtime) error {
+	ss, err := settingsOf(s)
 	if err != nil {
 		return err
 	}
@@ -110,17 +111,17 @@ func (s Spec) Refuse(rt cluster.Runtime) error {
 
 // Execute runs every cell of spec on rt and stores the results. It returns
 // an error only when nothing could be stored; cell failures are results.
-func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (Result, error) {
+func Execute(ctx context.Context, spec record.Spec, rt cluster.Runtime, out *os.File) (record.Result, error) {
 	spec.Cluster = spec.Cluster.WithDefaults()
 	id, dir, err := newRunDir(spec.Store, spec.Seed, time.Now())
 	if err != nil {
-		return Result{}, fmt.Errorf("store: %w", err)
+		return record.Result{}, fmt.Errorf("store: %w", err)
 	}
 	r := &runner{spec: spec, rt: rt, id: id, dir: dir, out: out}
 	r.logf = func(format string, args ...any) { fmt.Fprintf(out, "  "+format+"\n", args...) }
-	res := Result{ID: id, Dir: dir, Command: spec.Command, Seed: spec.Seed, Runtime: rt.Name(), ClientVersion: natsGoVersion(),
-		GoVersion: goruntime.Version(), StartedAt: time.Now(), Spec: spec, Verdict: Valid}
-	if err := writeJSON(filepath.Join(dir, "run.json"), spec); err != nil {
+	res := record.Result{ID: id, Dir: dir, Command: spec.Command, Seed: spec.Seed, Runtime: rt.Name(), ClientVersion: natsGoVersion(),
+		GoVersion: goruntime.Version(), StartedAt: time.Now(), Spec: spec, Verdict: record.Valid}
+	if err := record.WriteSpec(dir, spec); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(out, "run %s: workload %s, runtime %s, seed %d, store %s\n", id, spec.Workload, rt.Name(), spec.Seed, dir)
@@ -133,7 +134,7 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 				break
 			}
 			cr := r.runOne(ctx, &res, cell)
-			if spec.UntilFail && cr.Verdict == Invalid {
+			if spec.UntilFail && cr.Verdict == record.Invalid {
 				fmt.Fprintf(out, "\n--until-fail: %s found an anomaly; stopping\n", cr.Name)
 				break
 			}
@@ -148,13 +149,13 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 	}
 	if checks := r.checkRun(res.Cells); len(checks) > 0 {
 		res.Checks = checks
-		res.Verdict = Worse(res.Verdict, VerdictOf(checks))
+		res.Verdict = record.Worse(res.Verdict, record.VerdictOf(checks))
 		fmt.Fprintf(out, "\n== across cells ==\n")
 		for _, c := range checks {
 			fmt.Fprintf(out, "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
 		}
 	}
-	if err := writeResult(res); err != nil {
+	if err := record.WriteResult(res); err != nil {
 		return res, err
 	}
 	fmt.Fprintf(out, "\nverdict: %s (results in %s)\nrerun: %s\n", res.Verdict, dir, spec.Command)
@@ -162,26 +163,26 @@ func Execute(ctx context.Context, spec Spec, rt cluster.Runtime, out *os.File) (
 }
 
 // runOne runs one cell, stores its results.json and adds it to res.
-func (r *runner) runOne(ctx context.Context, res *Result, cell Cell) CellResult {
+func (r *runner) runOne(ctx context.Context, res *record.Result, cell record.Cell) record.CellResult {
 	cdir := filepath.Join(r.dir, cell.Name)
 	if err := os.MkdirAll(cdir, 0o755); err != nil {
-		cr := CellResult{Cell: cell, Label: cell.Label(), Dir: cdir, Verdict: Error, Error: err.Error()}
+		cr := record.CellResult{Cell: cell, Label: cell.Label(), Dir: cdir, Verdict: record.Error, Error: err.Error()}
 		res.Cells = append(res.Cells, cr)
-		res.Verdict = Worse(res.Verdict, Error)
+		res.Verdict = record.Worse(res.Verdict, record.Error)
 		return cr
 	}
 	cr := r.runCell(ctx, cell, cdir)
 	PrintCell(r.out, cr)
-	if err := writeCellResult(r.dir, cdir, cr); err != nil {
+	if err := record.WriteCellResult(r.dir, cdir, cr); err != nil {
 		r.logf("write results: %v", err)
 	}
 	res.Cells = append(res.Cells, cr)
-	res.Verdict = Worse(res.Verdict, cr.Verdict)
+	res.Verdict = record.Worse(res.Verdict, cr.Verdict)
 	return cr
 }
 
 // checkRun runs the workload's checks across the cells that ran.
-func (r *runner) checkRun(cells []CellResult) []checker.Result {
+func (r *runner) checkRun(cells []record.CellResult) []checker.Result {
 	w, err := workloads.Get(r.spec.Workload)
 	if err != nil {
 		return nil

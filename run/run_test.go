@@ -14,19 +14,20 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
 // kvSpec is a kv-update spec with the given settings.
-func kvSpec(t *testing.T, s Spec, kvs ...kvupdate.Options) Spec {
+func kvSpec(t *testing.T, s record.Spec, kvs ...kvupdate.Options) record.Spec {
 	t.Helper()
 	s.Workload = kvupdate.Name
 	var ss []workloads.Settings
 	for _, o := range kvs {
 		ss = append(ss, o)
 	}
-	if err := s.SetSettings(ss); err != nil {
+	if err := SetSettings(&s, ss); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -34,7 +35,7 @@ func kvSpec(t *testing.T, s Spec, kvs ...kvupdate.Options) Spec {
 
 func TestCellsMatrix(t *testing.T) {
 	kv := kvupdate.Options{}.WithDefaults()
-	s := kvSpec(t, Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.10.7", "v2.15.3"}, Nemeses: []string{"none", "kill,pause"}}, kv)
+	s := kvSpec(t, record.Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.10.7", "v2.15.3"}, Nemeses: []string{"none", "kill,pause"}}, kv)
 	cells := s.Cells()
 	if len(cells) != 8 {
 		t.Fatalf("%d cells, want 8", len(cells))
@@ -49,10 +50,10 @@ func TestCellsMatrix(t *testing.T) {
 	if cells[0].Name != "v2.10.7_none_direct-get-on" || cells[1].Name != "v2.10.7_none_direct-get-off" || cells[3].Name != "v2.10.7_kill+pause_direct-get-off" {
 		t.Fatalf("cell order or names changed: %v %v %v", cells[0].Name, cells[1].Name, cells[3].Name)
 	}
-	if got := kvSpec(t, Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}}, kv).Cells(); got[0].Name != "direct-get-on" {
+	if got := kvSpec(t, record.Spec{DirectGet: []bool{true, false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}}, kv).Cells(); got[0].Name != "direct-get-on" {
 		t.Fatalf("single-setting names carry only what varies: %q", got[0].Name)
 	}
-	got := kvSpec(t, Spec{DirectGet: []bool{false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}},
+	got := kvSpec(t, record.Spec{DirectGet: []bool{false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"}},
 		kvupdate.Options{Keys: 10, Clients: 10}, kvupdate.Options{Keys: 20, Clients: 10}).Cells()
 	var second kvupdate.Options
 	if len(got) == 2 {
@@ -76,31 +77,20 @@ func TestParseDirectGet(t *testing.T) {
 	}
 }
 
-func TestWorseAndExitCodes(t *testing.T) {
-	if Worse(Valid, Unknown) != Unknown || Worse(Unknown, Error) != Error || Worse(Error, Invalid) != Invalid || Worse(Invalid, Valid) != Invalid {
-		t.Fatal("verdict order: want valid < unknown < error < invalid")
-	}
-	for v, code := range map[Verdict]int{Valid: 0, Invalid: 1, Unknown: 2, Error: 4} {
-		if v.ExitCode() != code {
-			t.Errorf("%s exits %d, want %d", v, v.ExitCode(), code)
-		}
-	}
-}
-
 // TestIntegrationExecuteLocal runs the whole pipeline on real local processes: both
 // cells, every file stored, and with Direct Get off a healthy cluster shows
 // no stale read and no read-your-writes violation.
 func TestIntegrationExecuteLocal(t *testing.T) {
 	testenv.Require(t, testenv.Processes(serverbin.Path))
 	store := t.TempDir()
-	spec := Spec{
+	spec := record.Spec{
 		Workload: "kv-update", Runtime: "local", Store: store, TimeLimit: 3 * time.Second,
 		DirectGet: []bool{true, false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},
 		NemesisInterval: 5 * time.Second, Seed: 7, RecoveryTimeout: 30 * time.Second, CheckTimeout: 30 * time.Second,
 		Command: "chaos run --seed=7",
 	}
 	spec = kvSpec(t, spec, kvupdate.Options{}.WithDefaults())
-	if err := spec.Validate(); err != nil {
+	if err := Validate(spec); err != nil {
 		t.Fatal(err)
 	}
 	out, _ := os.Create(filepath.Join(t.TempDir(), "out.txt"))
@@ -130,7 +120,7 @@ func TestIntegrationExecuteLocal(t *testing.T) {
 			t.Errorf("%s: node stores kept without --keep-data", c.Name)
 		}
 		h, err := history.Load(c.Dir)
-		if err != nil || !h.StreamComplete || len(h.Ops) < 100 || c.Ops.Total != CountOps(h.Ops, 0).Total {
+		if err != nil || !h.StreamComplete || len(h.Ops) < 100 || c.Ops.Total != record.CountOps(h.Ops, 0).Total {
 			t.Errorf("%s: stored history: %d ops (result says %d), stream complete %v, err %v", c.Name, len(h.Ops), c.Ops.Total, h.StreamComplete, err)
 		}
 		for _, ch := range c.Checks {
@@ -159,7 +149,7 @@ func TestRecoveryCheck(t *testing.T) {
 		if got.Verdict != c.want || got.Summary != c.in.Detail || got.Name != "recovery" {
 			t.Errorf("recoveryCheck(%+v) = %+v, want %s with the detail as summary", c.in, got, c.want)
 		}
-		if VerdictOf([]checker.Result{got}) != Verdict(c.want) {
+		if record.VerdictOf([]checker.Result{got}) != record.Verdict(c.want) {
 			t.Errorf("the cell verdict does not follow the recovery check")
 		}
 	}
@@ -170,7 +160,7 @@ func TestRecoveryCheck(t *testing.T) {
 // is still healed, recovered and judged, and the offline verdict agrees.
 func TestIntegrationStopOnAnomaly(t *testing.T) {
 	testenv.Require(t, testenv.Processes(serverbin.Path))
-	spec := Spec{
+	spec := record.Spec{
 		Workload: "kv-update", Runtime: "local", Store: t.TempDir(), TimeLimit: 60 * time.Second,
 		DirectGet: []bool{true}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"none"},
 		NemesisInterval: 5 * time.Second, Seed: 7, CheckTimeout: 30 * time.Second, StopOnAnomaly: true,
@@ -201,4 +191,11 @@ func TestIntegrationStopOnAnomaly(t *testing.T) {
 		t.Errorf("offline stale-read %s %v, online %+v", stale.Verdict, stale.Counts, c.Online.Counts)
 	}
 	t.Logf("first anomaly %s after %s; workload %.1fs", c.Online.First.Kind, c.Online.FirstAfter, c.Phases["workload"])
+}
+
+// The recovery check keeps the name readers look it up by.
+func TestRecoveryCheckName(t *testing.T) {
+	if got := recoveryCheck(nemesis.Recovery{}).Name; got != checker.NameRecovery {
+		t.Errorf("recovery check named %q, want checker.NameRecovery %q", got, checker.NameRecovery)
+	}
 }

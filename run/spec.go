@@ -3,104 +3,26 @@
 // workload up, drives it while the nemesis schedule breaks things, heals,
 // waits for recovery, lets the workload finish (final reads, read-back),
 // tears down, judges the cell from its stored files with the workload's
-// checkers, and stores it all under store/<run-id>/. It also owns the
-// verdicts, the exit codes and the --expect policy.
+// checkers, and stores it all under store/<run-id>/ as package record
+// has it (the verdicts, the exit codes and the --expect policy are
+// record's too).
 package run
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
-
-// Spec is everything a run was asked to do. It is saved as run.json.
-type Spec struct {
-	Workload        string        `json:"workload"`
-	Runtime         string        `json:"runtime"` // auto, docker or local
-	Store           string        `json:"store"`
-	TimeLimit       time.Duration `json:"time_limit"` // timed workloads only
-	DirectGet       []bool        `json:"direct_get"`
-	ServerVersions  []string      `json:"server_versions"`
-	Nemeses         []string      `json:"nemeses"` // each a comma-separated fault list
-	NemesisInterval time.Duration `json:"nemesis_interval"`
-	Seed            uint64        `json:"seed"`
-	// RecoveryTimeout bounds the wait after the final heal; 0 is the
-	// workload's own bound (DefaultRecoveryTimeout unless it has one).
-	RecoveryTimeout time.Duration  `json:"recovery_timeout"`
-	CheckTimeout    time.Duration  `json:"check_timeout"`
-	KeepData        bool           `json:"keep_data"`
-	Cluster         cluster.Config `json:"cluster"` // template; each cell fills version and dir
-	// Settings are the workload's settings, one per cell of the workload
-	// axis, as the workload's flags expanded them (workloads.Marshal).
-	Settings []json.RawMessage `json:"settings"`
-	Command  string            `json:"command"` // the exact command that reruns this run
-	// Expect names known anomalies (ParseExpect) that a nightly keeps as a
-	// positive control: "direct-get-on=stale-reads".
-	Expect []string `json:"expect,omitempty"`
-	// Runs repeats every cell (0 and 1: once), each run with a seed derived
-	// from Seed, or Seed itself with SameSeed. UntilFail stops at the first
-	// run that finds an anomaly.
-	Runs      int  `json:"runs,omitempty"`
-	SameSeed  bool `json:"same_seed,omitempty"`
-	UntilFail bool `json:"until_fail,omitempty"`
-	// StopOnAnomaly ends a cell's workload as soon as the online checks find
-	// an anomaly; the cell then heals, recovers and is checked as usual.
-	StopOnAnomaly bool `json:"stop_on_anomaly,omitempty"`
-	// Bisect runs the ServerVersions (a range, in order) only as far as it
-	// takes to find the first release where the verdict changes.
-	Bisect bool `json:"bisect,omitempty"`
-}
 
 // DefaultRecoveryTimeout bounds the wait for recovery when neither
 // --recovery-timeout nor the workload says otherwise.
 const DefaultRecoveryTimeout = 60 * time.Second
 
-// Cell is one combination of the matrix.
-type Cell struct {
-	Name          string          `json:"name"`
-	DirectGet     bool            `json:"direct_get"`
-	ServerVersion string          `json:"server_version"`
-	Nemesis       string          `json:"nemesis"`
-	Settings      json.RawMessage `json:"settings"`
-	// Tag is what sets this cell's settings apart from the others' ("" when
-	// nothing does), e.g. "keys-10+clients-20".
-	Tag string `json:"tag,omitempty"`
-	// Repeat is which of --runs this is (1-based; 0 without --runs), and
-	// Seed the seed it ran with.
-	Repeat int    `json:"repeat,omitempty"`
-	Seed   uint64 `json:"seed,omitempty"`
-	// Base is the cell's name without its repeat: the runs of one cell
-	// share it.
-	Base string `json:"base,omitempty"`
-}
-
-// seed is the cell's seed, the run's when the cell has none.
-func (c Cell) seed(runSeed uint64) uint64 {
-	if c.Seed != 0 {
-		return c.Seed
-	}
-	return runSeed
-}
-
-// RepeatSeed is the seed of repeat r (1-based) of a run seeded with seed:
-// the first run uses seed itself, so --runs 1 changes nothing, and every
-// later one a value mixed from both (splitmix64), printable as a --seed.
-func RepeatSeed(seed uint64, r int) uint64 {
-	if r <= 1 {
-		return seed
-	}
-	z := seed + uint64(r)*0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return (z^(z>>31))%(1<<31) + 1
-}
-
 // SetSettings stores the workload's expanded settings in the spec.
-func (s *Spec) SetSettings(ss []workloads.Settings) error {
+func SetSettings(s *record.Spec, ss []workloads.Settings) error {
 	s.Settings = s.Settings[:0]
 	for _, x := range ss {
 		raw, err := workloads.Marshal(x)
@@ -112,135 +34,21 @@ func (s *Spec) SetSettings(ss []workloads.Settings) error {
 	return nil
 }
 
-// settings decodes the spec's settings with the workload's Decode.
-func (s Spec) settings() (workloads.Workload, []workloads.Settings, error) {
+// settingsOf decodes the spec's settings with the workload's Decode.
+func settingsOf(s record.Spec) ([]workloads.Settings, error) {
 	w, err := workloads.Get(s.Workload)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var out []workloads.Settings
 	for _, raw := range s.Settings {
 		x, err := w.Decode(raw)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		out = append(out, x)
 	}
-	return w, out, nil
-}
-
-// Cells expands the matrix in a stable order: repeats, then versions, then
-// nemeses, then workload settings, then Direct Get (so on and off of one
-// setting stand side by side). Names carry only the axes that vary.
-func (s Spec) Cells() []Cell {
-	var cells []Cell
-	for r := 1; r <= max(s.Runs, 1); r++ {
-		cells = append(cells, s.cellsOf(s.ServerVersions, r)...)
-	}
-	return cells
-}
-
-// cellsOf is the cells of repeat r for the versions given. A workload
-// this binary does not know (a stored run of another build) still gives
-// its cells; their names then carry no setting tags.
-func (s Spec) cellsOf(versions []string, r int) []Cell {
-	tags := make([]string, len(s.Settings))
-	if _, ss, err := s.settings(); err == nil {
-		tags = settingTags(ss)
-	}
-	var cells []Cell
-	for _, v := range versions {
-		for _, n := range s.Nemeses {
-			for i := range s.Settings {
-				for _, dg := range s.DirectGet {
-					c := Cell{DirectGet: dg, ServerVersion: v, Nemesis: n, Settings: s.Settings[i], Tag: tags[i]}
-					c.Name = c.name(len(s.ServerVersions) > 1, len(s.Nemeses) > 1)
-					c.Base = c.Name
-					if s.Runs > 1 {
-						c.Repeat, c.Seed = r, s.Seed
-						if !s.SameSeed {
-							c.Seed = RepeatSeed(s.Seed, r)
-						}
-						c.Name = fmt.Sprintf("%s_run-%d", c.Name, r)
-					}
-					cells = append(cells, c)
-				}
-			}
-		}
-	}
-	return cells
-}
-
-func (c Cell) name(withVersion, withNemesis bool) string {
-	parts := []string{}
-	if withVersion {
-		parts = append(parts, c.ServerVersion)
-	}
-	if withNemesis {
-		parts = append(parts, strings.ReplaceAll(c.Nemesis, ",", "+"))
-	}
-	if c.Tag != "" {
-		parts = append(parts, c.Tag)
-	}
-	parts = append(parts, "direct-get-"+onOff(c.DirectGet))
-	return strings.Join(parts, "_")
-}
-
-// settingTags names each setting by the tags whose values differ between
-// them, e.g. "keys-10+clients-20".
-func settingTags(ss []workloads.Settings) []string {
-	tags := make([]string, len(ss))
-	if len(ss) < 2 {
-		return tags
-	}
-	all := make([][]workloads.Tag, len(ss))
-	for i, x := range ss {
-		all[i] = x.Tags()
-	}
-	for f, first := range all[0] {
-		varies := false
-		for _, t := range all[1:] {
-			varies = varies || f >= len(t) || t[f].Value != first.Value
-		}
-		if !varies {
-			continue
-		}
-		for i, t := range all {
-			if f >= len(t) {
-				continue
-			}
-			if tags[i] != "" {
-				tags[i] += "+"
-			}
-			tags[i] += t[f].Name + "-" + t[f].Value
-		}
-	}
-	return tags
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
-// Label is how a person reads the cell's name.
-func (c Cell) Label() string {
-	s := "Direct Get " + onOff(c.DirectGet)
-	if c.Nemesis != "" && c.Nemesis != "none" {
-		s += ", nemesis " + c.Nemesis
-	}
-	if c.Tag != "" {
-		for _, part := range strings.Split(c.Tag, "+") {
-			s += ", " + strings.Replace(part, "-", " ", 1)
-		}
-	}
-	s += ", nats-server " + c.ServerVersion
-	if c.Repeat > 0 {
-		s += fmt.Sprintf(", run %d (seed %d)", c.Repeat, c.Seed)
-	}
-	return s
+	return out, nil
 }
 
 // ParseDirectGet reads --direct-get: on, off, both, or a comma list.

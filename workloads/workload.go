@@ -33,6 +33,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/online"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // Workload is one kind of traffic and the checkers that judge it.
@@ -61,8 +62,8 @@ type Expander func(changed func(flag string) bool) ([]Settings, error)
 // JSON that run.json and results.json record, and Decode reads it back.
 type Settings interface {
 	// Tags are the fields that may tell cells apart, in a stable order;
-	// the pipeline names cells by those whose values differ.
-	Tags() []Tag
+	// cells are named by those whose values differ (record.Spec.Cells).
+	Tags() []record.Tag
 	// Validate returns a one-line usage error for the first bad value.
 	Validate(nodes int) error
 	// Needs lists the runtime controls the workload itself uses.
@@ -75,9 +76,6 @@ type Settings interface {
 	// Setup prepares the workload on a started cluster.
 	Setup(ctx context.Context, env *Env) (Instance, error)
 }
-
-// Tag is one field of a cell's settings: "keys", "10".
-type Tag struct{ Name, Value string }
 
 // Env is what a workload gets from the pipeline.
 type Env struct {
@@ -141,8 +139,9 @@ var (
 	registry = map[string]Workload{}
 )
 
-// Register makes a workload available to --workload. It panics on a
-// duplicate name: that is a programming error found at start.
+// Register makes a workload available to --workload, and its settings'
+// tags to record, which names the cells of its stored runs. It panics on
+// a duplicate name: that is a programming error found at start.
 func Register(w Workload) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -150,6 +149,13 @@ func Register(w Workload) {
 		panic("workloads: " + w.Name() + " registered twice")
 	}
 	registry[w.Name()] = w
+	record.RegisterTags(w.Name(), func(raw json.RawMessage) ([]record.Tag, error) {
+		s, err := w.Decode(raw)
+		if err != nil {
+			return nil, err
+		}
+		return s.Tags(), nil
+	})
 }
 
 // Get returns the workload registered under name, or a one-line error that

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // auditCase is one stored cell of testdata/audit and what `chaos check`
@@ -38,44 +38,44 @@ type auditCase struct {
 var auditCases = []auditCase{
 	// A clean queue cell, with and without a trailing slash: the slash once
 	// made the cell's own folder the run folder, so kv-update judged it.
-	{dir: "q/q0_clean", exit: run.ExitValid, verdicts: map[string]string{"queue-lost": "valid", "queue-redelivery": "valid"}},
-	{dir: "q/q0_clean/", exit: run.ExitValid, verdicts: map[string]string{"queue-lost": "valid", "queue-redelivery": "valid"}},
+	{dir: "q/q0_clean", exit: record.ExitValid, verdicts: map[string]string{"queue-lost": "valid", "queue-redelivery": "valid"}},
+	{dir: "q/q0_clean/", exit: record.ExitValid, verdicts: map[string]string{"queue-lost": "valid", "queue-redelivery": "valid"}},
 	// The control of c3_stepdown: no step-down, the other follower stayed
 	// a follower, and 2.34 GiB is above its bound.
-	{dir: "cu_min/c3b_control_no_stepdown", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"}},
-	{dir: "cu_min/c3b_control_no_stepdown/", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"}},
+	{dir: "cu_min/c3b_control_no_stepdown", exit: record.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"}},
+	{dir: "cu_min/c3b_control_no_stepdown/", exit: record.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"}},
 	// An R2 bucket: the third server holds no copy and is no replica.
-	{dir: "kv/rd3_r2_bucket_third_node_no_copy", exit: run.ExitValid, verdicts: map[string]string{"replica-divergence": "valid"},
+	{dir: "kv/rd3_r2_bucket_third_node_no_copy", exit: record.ExitValid, verdicts: map[string]string{"replica-divergence": "valid"},
 		stdout: `n3: no copy, not a replica of the stream`},
 	// replicas.json names a replica by a path: said so, not "the run
 	// ended before its finish".
-	{dir: "kv/b6_node_name_path", exit: run.ExitUnknown, verdicts: map[string]string{"replica-divergence": "unknown", "linearizability": "valid"},
+	{dir: "kv/b6_node_name_path", exit: record.ExitUnknown, verdicts: map[string]string{"replica-divergence": "unknown", "linearizability": "valid"},
 		stdout: `replicas.json: replica 1 is named "\.\./b6_node_name_path/replica-n2": not a server name`},
 	// A late nak of the first delivery, sent after the ack wait had
 	// redelivered the message, redelivers it again at once (nats-server
 	// consumer.go processNak): not an early redelivery.
-	{dir: "q/q1min_stale_nak", exit: run.ExitValid, verdicts: map[string]string{"queue-redelivery": "valid"}},
+	{dir: "q/q1min_stale_nak", exit: record.ExitValid, verdicts: map[string]string{"queue-redelivery": "valid"}},
 	// p0-2 refused with 10077, yet delivered and stored.
-	{dir: "q/q5_failed_publish_applied", exit: run.ExitInvalid, verdicts: map[string]string{"queue-unexpected": "invalid", "queue-lost": "valid"},
+	{dir: "q/q5_failed_publish_applied", exit: record.ExitInvalid, verdicts: map[string]string{"queue-unexpected": "invalid", "queue-lost": "valid"},
 		stdout: `queue-unexpected +1 value refused at every publish attempt, yet delivered or stored`},
 	// 65 consumers, one more than --consumers allows: the checkers keep a
 	// bit per consumer, so the 65th passed unjudged. A malformed stored
 	// file is refused as a malformed history line is: one line, exit 4.
-	{dir: "q/q7b_65_consumers_last_skipped", exit: run.ExitHarness,
+	{dir: "q/q7b_65_consumers_last_skipped", exit: record.ExitHarness,
 		stderr: `^chaos: testdata/audit/q/q7b_65_consumers_last_skipped/queue.json: 65 consumers, but the workload creates 1\.\.64\n$`},
 
 	// stream.jsonl cut short at line 12 while p0-11, acknowledged and
 	// delivered to no consumer, was being written: unknown, the reasons
 	// naming the torn line as kv-update's read-back check does (they said
 	// "missing or incomplete" and "fewer than the stream counted").
-	{dir: "q/q8_torn_readback", exit: run.ExitUnknown, verdicts: map[string]string{"queue-lost": "unknown", "queue-stream-integrity": "unknown"},
+	{dir: "q/q8_torn_readback", exit: record.ExitUnknown, verdicts: map[string]string{"queue-lost": "unknown", "queue-stream-integrity": "unknown"},
 		stdout: `queue-lost +.*unknown: the read-back holds 10 messages; stream\.jsonl is cut short at line 12: the read-back did not finish, so an acknowledged value`},
 
 	// kv-update's deletes check (branch fix-kvdeletes).
 	// A keep-all bucket whose read-back stopped before the delete's marker:
 	// whether the value survived its delete cannot be decided (it was
 	// invalid delete_not_honoured).
-	{dir: "kv/d1_incomplete_readback_delete", exit: run.ExitUnknown,
+	{dir: "kv/d1_incomplete_readback_delete", exit: record.ExitUnknown,
 		verdicts: map[string]string{"deletes": "unknown", "linearizability": "valid"},
 		stdout:   `unknown  deletes +for 1 key\(s\) the newest message read back is a value older than a marker known stored, but the read-back was not read in full`},
 	// A delete that timed out, which a get saw applied at a sequence the
@@ -84,7 +84,7 @@ var auditCases = []auditCase{
 	// cell is valid: stream-integrity places the marker there by the same
 	// settlement (it was unknown: a read of the marker, and the create
 	// after it, needed the sequence nobody saw).
-	{dir: "kv/d2_info_delete_seen_by_get_then_create", exit: run.ExitValid,
+	{dir: "kv/d2_info_delete_seen_by_get_then_create", exit: record.ExitValid,
 		verdicts: map[string]string{"deletes": "valid", "linearizability": "valid", "stream-integrity": "valid"},
 		stdout: `stream-integrity .*1 of 3 sequences nobody saw: the history verifies every judgement that needs them \(0 of 2 acknowledged writes and 1 of 3 reads verified by the history alone, 1 indeterminate writes placed there by the read that saw them\)` +
 			`(?s:.*)valid    deletes +every delete and purge honoured \(0 acknowledged markers, 1 indeterminate ones settled as stored\)`},
@@ -92,32 +92,32 @@ var auditCases = []auditCase{
 	// applied, then a create over its live value: invalid, as
 	// linearizability says (deletes said valid); stream-integrity finds
 	// the create over the value by the same settlement (it was unknown).
-	{dir: "kv/d3_create_over_info_value_seen_by_get", exit: run.ExitInvalid,
+	{dir: "kv/d3_create_over_info_value_seen_by_get", exit: record.ExitInvalid,
 		verdicts: map[string]string{"deletes": "invalid", "linearizability": "invalid", "stream-integrity": "invalid"},
 		stdout:   `invalid  deletes +1 create_over_live_key`},
 	// The target sent no memory sample from its restart to the heal: its
 	// peak is not known (it once passed as "peaked at 0B").
-	{dir: "cu_min/c2_target_silent", exit: run.ExitUnknown, verdicts: map[string]string{"catchup-memory": "unknown"},
+	{dir: "cu_min/c2_target_silent", exit: record.ExitUnknown, verdicts: map[string]string{"catchup-memory": "unknown"},
 		stdout: `catchup-memory +n2 sent no RSS sample between its restart at 39\.6s and the heal at 70\.0s`},
 	// --nemesis stepdown: n1 led the stream, and served the catch-up, until
 	// the step-down gave it to n3; no node stayed a follower to be the
 	// baseline (n1 as the baseline once raised the bound to 3 GiB and
 	// passed 2.34 GiB).
-	{dir: "cu_min/c3_stepdown", exit: run.ExitUnknown, verdicts: map[string]string{"catchup-memory": "unknown"},
+	{dir: "cu_min/c3_stepdown", exit: record.ExitUnknown, verdicts: map[string]string{"catchup-memory": "unknown"},
 		stdout: `catchup-memory +n2 peaked at 2\.34GiB .*no node stayed a follower from the restart to the heal`},
 	// Limits: a peak held at the limit or cut by an OOM kill is censored,
 	// the demand at least the limit. seed-loop's 1 GiB is below the bound
 	// (unknown; it once passed at 1019.52 MiB), 1.5 GiB above it (invalid),
 	// and a target well under its limit is judged by its peak.
-	{dir: "cu_min/c4_limit_held", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "unknown", "oom-kill": "invalid"},
+	{dir: "cu_min/c4_limit_held", exit: record.ExitInvalid, verdicts: map[string]string{"catchup-memory": "unknown", "oom-kill": "invalid"},
 		stdout: `held within 5% of its 1GiB limit: its demand was at least the 1GiB limit, which is not above the bound`},
-	{dir: "cu_min/c4b_limit_oom_above_bound", exit: run.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"},
+	{dir: "cu_min/c4b_limit_oom_above_bound", exit: record.ExitInvalid, verdicts: map[string]string{"catchup-memory": "invalid"},
 		stdout: `its demand was at least the 1\.5GiB limit, above the bound of 1\.09GiB`},
-	{dir: "cu_min/c4c_limit_clean", exit: run.ExitUnknown, verdicts: map[string]string{"catchup-memory": "valid", "oom-kill": "valid"}},
+	{dir: "cu_min/c4c_limit_clean", exit: record.ExitUnknown, verdicts: map[string]string{"catchup-memory": "valid", "oom-kill": "valid"}},
 	// Two runs of one --backlog: no slope to fit (the runs' streams differ
 	// by 4 MiB, which once fitted 10 bytes of RSS per byte), as one cell
 	// has none; the cells' own checks are unknown (nothing was read back).
-	{dir: "cu_min/c1_runs", exit: run.ExitUnknown, verdicts: map[string]string{"memory-vs-backlog": "", "catchup-memory": "valid"}},
+	{dir: "cu_min/c1_runs", exit: record.ExitUnknown, verdicts: map[string]string{"memory-vs-backlog": "", "catchup-memory": "valid"}},
 	// memory-vs-backlog under a memory limit (branch fix-catchfollow): a
 	// peak the limit held down is the least the demand was. Held at 1 GiB
 	// at 2 and 4 GiB, the line is flat only if those demands were small
@@ -125,16 +125,16 @@ var auditCases = []auditCase{
 	// (sampled 520 MiB) under 1.5 GiB makes it steep whatever the demand
 	// was (it passed as flat, 0.12). The exits follow the cells' own
 	// oom-kill checks.
-	{dir: "cu_min/c5_slope_held_flat", exit: run.ExitInvalid, verdicts: map[string]string{"memory-vs-backlog": "unknown"},
+	{dir: "cu_min/c5_slope_held_flat", exit: record.ExitInvalid, verdicts: map[string]string{"memory-vs-backlog": "unknown"},
 		stdout: `unknown +memory-vs-backlog .*0\.10 bytes of RSS per byte over 4 backlogs, .*undecided: flat at these demands, but it grows with the backlog if v2\.15\.3_backlog-2147483648's demand was above 4\.58GiB or v2\.15\.3_backlog-4294967296's above 1\.21GiB`},
-	{dir: "cu_min/c5b_slope_oom_steep", exit: run.ExitInvalid, verdicts: map[string]string{"memory-vs-backlog": "invalid"},
+	{dir: "cu_min/c5b_slope_oom_steep", exit: record.ExitInvalid, verdicts: map[string]string{"memory-vs-backlog": "invalid"},
 		stdout: `invalid +memory-vs-backlog .*0\.71 bytes of RSS per byte over 3 backlogs, the demand of v2\.15\.3_backlog-2147483648 \(which was OOM-killed once\) at its least, 1\.5GiB, grows with the backlog`},
 	// Cells that give no point are named, with why (they were left out
 	// silently); a line they leave with one backlog has no slope, which is
 	// said (it gave no result, as a run of one backlog).
-	{dir: "cu_min/c6_slope_left_out", exit: run.ExitUnknown, verdicts: map[string]string{"memory-vs-backlog": "valid"},
+	{dir: "cu_min/c6_slope_left_out", exit: record.ExitUnknown, verdicts: map[string]string{"memory-vs-backlog": "valid"},
 		stdout: `over 2 backlogs, flat \(left out: v2\.11\.8_backlog-2147483648 \(the target never restarted, so no catch-up was measured\); v2\.11\.8_backlog-4294967296 \(n3 sent no RSS sample from its restart to the heal\)\); left out, their release and backlog unknown: v2\.11\.8_no_backlog \(catchup\.json records no --backlog\)`},
-	{dir: "cu_min/c6b_slope_one_backlog_left", exit: run.ExitUnknown, verdicts: map[string]string{"memory-vs-backlog": "unknown"},
+	{dir: "cu_min/c6b_slope_one_backlog_left", exit: record.ExitUnknown, verdicts: map[string]string{"memory-vs-backlog": "unknown"},
 		stdout: `v2\.11\.8 \(Direct Get off\): no slope: its points hold 1 of its 2 --backlog settings \(left out: v2\.11\.8_backlog-2147483648 \(the target never restarted`},
 
 	// kv-update's stream: its loaders, merge and checks.
@@ -143,7 +143,7 @@ var auditCases = []auditCase{
 	// empty, and no acknowledged write is "lost". Nor is k0's delete
 	// honoured: nothing read back shows that no older value survived it
 	// (deletes said "every delete and purge honoured").
-	{dir: "kv/i1min_readback_failed", exit: run.ExitUnknown,
+	{dir: "kv/i1min_readback_failed", exit: record.ExitUnknown,
 		verdicts: map[string]string{"stream-integrity": "unknown", "read-back": "unknown", "linearizability": "valid", "deletes": "unknown"},
 		stdout: `unknown +stream-integrity +the read-back failed: nothing was read back or observed and the stream's last sequence is unknown, so loss cannot be decided` +
 			`(?s:.*)unknown +deletes +for 1 key\(s\) with a marker known stored, the read-back, not read in full, stopped before the marker holding no message of the key at or after it`},
@@ -153,7 +153,7 @@ var auditCases = []auditCase{
 	// sequence, as whole. Its sequences below 10^12 nobody saw, and
 	// nothing needs them. No replicas were stored: replica-divergence is
 	// unknown, so the exit is 2.
-	{dir: "kv/b3c_huge_seq_cli_parts", exit: run.ExitUnknown, prepare: hugeSeqHistory, long: true,
+	{dir: "kv/b3c_huge_seq_cli_parts", exit: record.ExitUnknown, prepare: hugeSeqHistory, long: true,
 		verdicts: map[string]string{"stream-integrity": "valid", "read-back": "valid", "linearizability": "valid", "session": "valid",
 			"stale-read": "valid", "deletes": "valid", "replica-divergence": "unknown"},
 		stdout: `valid +linearizability +all 1 keys linearizable \(1000001 ops`},
@@ -162,18 +162,18 @@ var auditCases = []auditCase{
 	// observers saw every sequence, so the stream is judged. The read-back
 	// reached seq 4, past k0's marker at 3, in order from the first, and
 	// holds no older value of k0: the delete is honoured.
-	{dir: "kv/b4_truncated_last_line", exit: run.ExitUnknown,
+	{dir: "kv/b4_truncated_last_line", exit: record.ExitUnknown,
 		verdicts: map[string]string{"read-back": "unknown", "stream-integrity": "valid", "linearizability": "valid", "deletes": "valid"},
 		stdout:   `read-back +the stream could not be read back in full \(1 entries read; stream.jsonl is cut short at line 3: the read-back did not finish\)`},
 	// A bucket keeping 2 revisions lost its newest write: that loss alone,
 	// not also its older revision "kept too long" (no retained_extra).
-	{dir: "kv/rb2_hist2_lost_write_spurious_extra", exit: run.ExitInvalid,
+	{dir: "kv/rb2_hist2_lost_write_spurious_extra", exit: record.ExitInvalid,
 		verdicts: map[string]string{"read-back": "invalid", "stream-integrity": "invalid"},
 		stdout:   `invalid +read-back +1 last_value_lost in the read-back of 1 keys \(the stream keeps 2 revision\(s\) per key\)`},
 	// observed.jsonl out of sequence order: no run writes it so, and its
 	// head's claims cannot be trusted; malformed input, one line naming
 	// file and line, as a malformed history.jsonl or stream.jsonl.
-	{dir: "kv/rb3_observed_unsorted_changed", exit: run.ExitHarness,
+	{dir: "kv/rb3_observed_unsorted_changed", exit: record.ExitHarness,
 		stderr: `(?m)^chaos: \S*kv/rb3_observed_unsorted_changed/observed.jsonl:3: sequence 1 after 3: the observers' entries are written in increasing sequence order\n$`},
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
@@ -29,25 +30,25 @@ the same verdict as the run. Exit codes as for run.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			worst := run.Valid
+			worst := record.Valid
 			for _, dir := range dirs {
 				name, res, err := run.Recheck(dir, checker.Options{OutDir: filepath.Join(dir, "porcupine"), Timeout: timeout})
 				if err != nil {
 					return harnessErr(err)
 				}
-				v := run.VerdictOf(res)
+				v := record.VerdictOf(res)
 				fmt.Fprintf(cmd.OutOrStdout(), "\n== %s (%s): %s ==\n", dir, name, v)
 				for _, c := range res {
 					fmt.Fprintf(cmd.OutOrStdout(), "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
 				}
-				worst = run.Worse(worst, v)
+				worst = record.Worse(worst, v)
 			}
 			if across := run.RecheckRun(args[0], dirs); len(across) > 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), "\n== %s, across cells ==\n", args[0])
 				for _, c := range across {
 					fmt.Fprintf(cmd.OutOrStdout(), "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
 				}
-				worst = run.Worse(worst, run.VerdictOf(across))
+				worst = record.Worse(worst, record.VerdictOf(across))
 			}
 			return &exitError{code: worst.ExitCode()}
 		},

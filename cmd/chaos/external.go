@@ -18,6 +18,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/external"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
@@ -61,7 +62,7 @@ func bindExternal(fl *pflag.FlagSet) *externalFlags {
 
 // shape fits the spec to an external cluster before it is validated: as
 // many nodes as --server URLs, and no server version to build.
-func (e *externalFlags) shape(s *run.Spec, changed func(string) bool) error {
+func (e *externalFlags) shape(s *record.Spec, changed func(string) bool) error {
 	if changed("server-version") {
 		return errors.New("--server-version does not apply to --runtime external: the servers run what they run, and the run records their versions")
 	}
@@ -92,7 +93,7 @@ var namePrefixRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
 // options builds the runtime's options, naming the run's bucket: a unique
 // name under --name-prefix, so that the run creates its own and can delete
 // exactly that. Only workloads whose streams this knows can run here.
-func (e *externalFlags) options(s *run.Spec, probeTimeout time.Duration) (external.Options, error) {
+func (e *externalFlags) options(s *record.Spec, probeTimeout time.Duration) (external.Options, error) {
 	if !namePrefixRE.MatchString(e.namePrefix) {
 		return external.Options{}, fmt.Errorf("--name-prefix %q: letters, digits, '_' and '-', at most 32", e.namePrefix)
 	}
@@ -118,7 +119,7 @@ func (e *externalFlags) options(s *run.Spec, probeTimeout time.Duration) (extern
 // nameStreams gives every cell's bucket the run's unique name and lists
 // the streams the run will create. It knows kv-update's bucket; a workload
 // that took a name prefix from the pipeline would not need this.
-func nameStreams(s *run.Spec, name string) ([]external.Stream, error) {
+func nameStreams(s *record.Spec, name string) ([]external.Stream, error) {
 	w, err := workloads.Get(s.Workload)
 	if err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ func nameStreams(s *run.Spec, name string) ([]external.Stream, error) {
 			out[0] = st // the preflight creates it with the most replicas a cell asks
 		}
 	}
-	return out, s.SetSettings(settings)
+	return out, run.SetSettings(s, settings)
 }
 
 func randomHex(n int) string {
@@ -157,7 +158,7 @@ func randomHex(n int) string {
 // without --yes), then connects: the servers, their names and versions,
 // the account's permissions on the run's stream. It fills in the spec
 // what the servers reported.
-func (f *runFlags) openExternal(ctx context.Context, spec *run.Spec, out io.Writer) (*external.Runtime, error) {
+func (f *runFlags) openExternal(ctx context.Context, spec *record.Spec, out io.Writer) (*external.Runtime, error) {
 	o, err := f.ext.options(spec, spec.Cluster.ProbeTimeout)
 	if err != nil {
 		return nil, usageErr("%v", err)
@@ -166,7 +167,7 @@ func (f *runFlags) openExternal(ctx context.Context, spec *run.Spec, out io.Writ
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	if err := spec.Refuse(rt); err != nil {
+	if err := run.Refuse(*spec, rt); err != nil {
 		return nil, usageErr("%v", err)
 	}
 	if err := confirmRemote(o, f.ext.yes, stdinIsTerminal(), os.Stdin, os.Stderr); err != nil {

@@ -19,7 +19,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // TestExternalDockerIntegration is the acceptance of --runtime external:
@@ -71,11 +71,11 @@ func TestExternalDockerIntegration(t *testing.T) {
 		"--server", strings.Join(servers, ","), "--monitor", strings.Join(monitors, ","), "--store", filepath.Join(store, "runs"),
 		"--time-limit", "20s", "--nemesis", "kill", "--nemesis-interval", "4s", "--seed", "7",
 		"--fault-hook", "kill=docker kill $(docker ps -q "+sel+")", "--fault-hook", "start=docker start $(docker ps -aq "+sel+")")
-	if code != run.ExitInvalid {
-		t.Fatalf("run: exit %d, want %d (stale reads with Direct Get on)\n%s\n%s", code, run.ExitInvalid, stdout, stderr)
+	if code != record.ExitInvalid {
+		t.Fatalf("run: exit %d, want %d (stale reads with Direct Get on)\n%s\n%s", code, record.ExitInvalid, stdout, stderr)
 	}
 	dir := filepath.Join(store, "runs", "latest")
-	var res run.Result
+	var res record.Result
 	if b, err := os.ReadFile(filepath.Join(dir, "results.json")); err != nil || json.Unmarshal(b, &res) != nil {
 		t.Fatalf("results.json: %v", err)
 	}
@@ -173,7 +173,7 @@ func accountState(t *testing.T, servers []string) string {
 	return fmt.Sprintf("streams %v; account: %d streams, %d consumers", streams, ai.Streams, ai.Consumers)
 }
 
-func checkExternalRecord(t *testing.T, res run.Result, nodes []cluster.Node) {
+func checkExternalRecord(t *testing.T, res record.Result, nodes []cluster.Node) {
 	t.Helper()
 	x := res.Spec.Cluster.External
 	switch {
@@ -196,7 +196,7 @@ func checkExternalRecord(t *testing.T, res run.Result, nodes []cluster.Node) {
 	}
 }
 
-func checkExternalCell(t *testing.T, c run.CellResult) {
+func checkExternalCell(t *testing.T, c record.CellResult) {
 	t.Helper()
 	if c.Error != "" {
 		t.Fatalf("%s: %s", c.Name, c.Error)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/external"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // closedPorts are loopback ports nothing listens on: a run that got past
@@ -81,8 +81,8 @@ func TestExternalRefusalsStartNothing(t *testing.T) {
 			}
 			code, _, stderr := chaos(t, dir, args...)
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
-			if code != run.ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], c.want) {
-				t.Errorf("exit %d, stderr %q; want exit %d and one line containing %q", code, stderr, run.ExitUsage, c.want)
+			if code != record.ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], c.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and one line containing %q", code, stderr, record.ExitUsage, c.want)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "store")); err == nil {
 				t.Errorf("a store was created")
@@ -91,13 +91,13 @@ func TestExternalRefusalsStartNothing(t *testing.T) {
 	}
 	t.Run("external flags on another runtime", func(t *testing.T) {
 		code, _, stderr := chaos(t, t.TempDir(), "run", "--runtime", "local", "--server", servers)
-		if code != run.ExitUsage || !strings.Contains(stderr, "--server applies to --runtime external only") {
+		if code != record.ExitUsage || !strings.Contains(stderr, "--server applies to --runtime external only") {
 			t.Errorf("exit %d, stderr %q", code, stderr)
 		}
 	})
 	t.Run("remote with --yes goes on to connect", func(t *testing.T) {
 		code, _, stderr := chaos(t, t.TempDir(), append(ext, "--server", remote, "--monitor", remoteMon, "--yes", "--connect-timeout", "2s")...)
-		if code != run.ExitHarness || !strings.Contains(stderr, "--monitor http://0.0.0.0:") || !strings.Contains(stderr, "connection refused") {
+		if code != record.ExitHarness || !strings.Contains(stderr, "--monitor http://0.0.0.0:") || !strings.Contains(stderr, "connection refused") {
 			t.Errorf("exit %d, stderr %q; want the harness error of a server that does not answer", code, stderr)
 		}
 	})
@@ -156,12 +156,12 @@ func TestExternalPermissions(t *testing.T) {
 			"--user", user, "--password", password, "--time-limit", "1s"}, more...)
 	}
 	code, _, stderr := chaos(t, dir, cmd("ro", "wrong")...)
-	if code != run.ExitUsage || !strings.Contains(stderr, "Authorization Violation: check --creds, --nkey or --user/--password") {
+	if code != record.ExitUsage || !strings.Contains(stderr, "Authorization Violation: check --creds, --nkey or --user/--password") {
 		t.Errorf("wrong password: exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = chaos(t, dir, cmd("ro", "pw")...)
 	want := `the account lacks a permission the run needs, to create stream KV_chaos_`
-	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); code != run.ExitUsage || len(lines) != 1 ||
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); code != record.ExitUsage || len(lines) != 1 ||
 		!strings.Contains(stderr, want) || !strings.Contains(stderr, `Permissions Violation for Publish to "$JS.API.STREAM.CREATE.KV_chaos_`) {
 		t.Errorf("exit %d, stderr %q; want one usage line containing %q", code, stderr, want)
 	}
@@ -173,7 +173,7 @@ func TestExternalPermissions(t *testing.T) {
 	}
 	code, stdout, stderr := chaos(t, dir, cmd("minimal", "pw", "--keys", "2", "--clients", "2", "--time-limit", "6s",
 		"--nemesis", "stepdown", "--nemesis-interval", "2s")...)
-	if code != run.ExitValid && code != run.ExitInvalid { // with Direct Get on, stale reads may show: a finding, not a failure
+	if code != record.ExitValid && code != record.ExitInvalid { // with Direct Get on, stale reads may show: a finding, not a failure
 		t.Errorf("the README's grants: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "verified  inject: leader moved") || strings.Contains(stdout, "harness error") {

@@ -11,7 +11,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/hunt"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 var versionRE = regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
@@ -86,13 +86,13 @@ error, 130 interrupted (the campaign resumes).`,
 				Logf: func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }})
 			switch {
 			case ctx.Err() != nil:
-				return &exitError{code: run.ExitInterrupted, err: fmt.Errorf("interrupted; resume with: chaos hunt --store %s --schedules %s --seed %d", store, mode, seed)}
+				return &exitError{code: record.ExitInterrupted, err: fmt.Errorf("interrupted; resume with: chaos hunt --store %s --schedules %s --seed %d", store, mode, seed)}
 			case err != nil:
 				return harnessErr(err)
 			}
 			fmt.Fprintf(out, "hunt: %d runs, %d anomaly classes found; %s\n", len(st.Runs), len(st.Found), filepath.Join(store, hunt.ReportFile))
 			if len(st.Found) > 0 {
-				return &exitError{code: run.ExitInvalid}
+				return &exitError{code: record.ExitInvalid}
 			}
 			return nil
 		},

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/all"
 )
 
@@ -23,10 +23,10 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 
 func usageErr(format string, args ...any) error {
-	return &exitError{run.ExitUsage, fmt.Errorf(format, args...)}
+	return &exitError{record.ExitUsage, fmt.Errorf(format, args...)}
 }
 
-func harnessErr(err error) error { return &exitError{run.ExitHarness, err} }
+func harnessErr(err error) error { return &exitError{record.ExitHarness, err} }
 
 func main() {
 	root := &cobra.Command{
@@ -42,7 +42,7 @@ func main() {
 		return
 	}
 	var ee *exitError
-	code := run.ExitUsage // cobra's own errors (unknown command, args) are usage errors
+	code := record.ExitUsage // cobra's own errors (unknown command, args) are usage errors
 	if errors.As(err, &ee) {
 		code = ee.code
 		if ee.err == nil {

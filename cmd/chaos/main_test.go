@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 var chaosBin string
@@ -87,8 +87,8 @@ func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			dir := t.TempDir()
 			code, _, stderr := chaos(t, dir, c.args...)
-			if code != run.ExitUsage {
-				t.Errorf("exit %d, want %d (stderr %q)", code, run.ExitUsage, stderr)
+			if code != record.ExitUsage {
+				t.Errorf("exit %d, want %d (stderr %q)", code, record.ExitUsage, stderr)
 			}
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
 			if len(lines) != 1 || !strings.HasPrefix(lines[0], "chaos: ") || !strings.Contains(lines[0], c.want) {
@@ -105,8 +105,8 @@ func TestIntegrationUnknownServerVersionNamesIt(t *testing.T) {
 	testenv.Require(t, testenv.ModuleProxy("github.com/nats-io/nats-server/v2"))
 	dir := t.TempDir()
 	code, _, stderr := chaos(t, dir, "run", "--runtime", "local", "--server-version", "v2.99.99", "--time-limit", "1s", "--direct-get", "off")
-	if code != run.ExitUsage {
-		t.Fatalf("exit %d, want %d; stderr %q", code, run.ExitUsage, stderr)
+	if code != record.ExitUsage {
+		t.Fatalf("exit %d, want %d; stderr %q", code, record.ExitUsage, stderr)
 	}
 	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.Contains(stderr, "v2.99.99") {
 		t.Fatalf("want one line naming the version, got %q", stderr)
@@ -125,8 +125,8 @@ func TestDockerRuntimeWithoutDaemonSaysWhatToTry(t *testing.T) {
 	cmd.Stderr = &stderr
 	err := cmd.Run()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != run.ExitHarness {
-		t.Fatalf("err %v, want exit %d; stderr %q", err, run.ExitHarness, stderr.String())
+	if !errors.As(err, &ee) || ee.ExitCode() != record.ExitHarness {
+		t.Fatalf("err %v, want exit %d; stderr %q", err, record.ExitHarness, stderr.String())
 	}
 	if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "--runtime local") {
 		t.Fatalf("want one line suggesting --runtime local, got %q", stderr.String())

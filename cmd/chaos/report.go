@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
 func reportCmd() *cobra.Command {
@@ -24,7 +24,7 @@ It exits with the run's verdict, as run does.`,
 		Example: "  chaos report store/latest",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			exps, err := run.ParseExpects(expect)
+			exps, err := record.ParseExpects(expect)
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -44,7 +44,7 @@ It exits with the run's verdict, as run does.`,
 					fmt.Fprintf(out, "finding: %s (%d)\n", filepath.Join(args[0], cell, findings.FileName), n)
 				}
 			}
-			return &exitError{code: run.ExitCode(r.Result, r.Expect)}
+			return &exitError{code: record.ExitCode(r.Result, r.Expect)}
 		},
 	}
 	cmd.Flags().StringArrayVar(&expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (added to those the run recorded)")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/watch"
@@ -165,13 +166,13 @@ func otherWorkloadFlag(err error, chosen string) string {
 	return msg
 }
 
-func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
+func (f *runFlags) spec(cmd *cobra.Command) (record.Spec, error) {
 	if _, err := workloads.Get(f.workload); err != nil {
-		return run.Spec{}, err
+		return record.Spec{}, err
 	}
 	dg, err := run.ParseDirectGet(f.directGet)
 	if err != nil {
-		return run.Spec{}, err
+		return record.Spec{}, err
 	}
 	if f.seed == 0 {
 		f.seed = rand.Uint64N(1<<31) + 1
@@ -180,20 +181,20 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 	if f.runtime != "external" {
 		for _, n := range externalOnly {
 			if changed(n) {
-				return run.Spec{}, fmt.Errorf("--%s applies to --runtime external only", n)
+				return record.Spec{}, fmt.Errorf("--%s applies to --runtime external only", n)
 			}
 		}
 	}
 	if f.probeTimeout <= 0 || f.verifyTimeout <= 0 {
-		return run.Spec{}, fmt.Errorf("--probe-timeout and --fault-verify-timeout must be positive")
+		return record.Spec{}, fmt.Errorf("--probe-timeout and --fault-verify-timeout must be positive")
 	}
 	if changed("recovery-timeout") && f.recovery <= 0 {
-		return run.Spec{}, fmt.Errorf("--recovery-timeout %s: want a positive duration", f.recovery)
+		return record.Spec{}, fmt.Errorf("--recovery-timeout %s: want a positive duration", f.recovery)
 	}
 	if changed("check-timeout") && f.checkTimeout <= 0 {
-		return run.Spec{}, fmt.Errorf("--check-timeout %s: want a positive duration", f.checkTimeout)
+		return record.Spec{}, fmt.Errorf("--check-timeout %s: want a positive duration", f.checkTimeout)
 	}
-	s := run.Spec{
+	s := record.Spec{
 		Workload: f.workload, Runtime: f.runtime, Store: f.store, TimeLimit: f.timeLimit,
 		DirectGet: dg, ServerVersions: f.versions, Nemeses: f.nemeses, NemesisInterval: f.interval,
 		Seed: f.seed, CheckTimeout: f.checkTimeout, KeepData: f.keepData,
@@ -203,21 +204,21 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 		s.RecoveryTimeout = f.recovery
 	}
 	if f.runs < 1 {
-		return run.Spec{}, fmt.Errorf("--runs %d: want 1 or more", f.runs)
+		return record.Spec{}, fmt.Errorf("--runs %d: want 1 or more", f.runs)
 	}
 	if (f.untilFail || f.sameSeed) && f.runs < 2 && !f.bisect {
-		return run.Spec{}, fmt.Errorf("--until-fail and --same-seed go with --runs 2 or more")
+		return record.Spec{}, fmt.Errorf("--until-fail and --same-seed go with --runs 2 or more")
 	}
 	s.Runs, s.UntilFail, s.SameSeed, s.Bisect, s.StopOnAnomaly = f.runs, f.untilFail, f.sameSeed, f.bisect, f.stopOnAnomaly
 	settings, err := f.expand(changed)
 	if err != nil {
-		return run.Spec{}, err
+		return record.Spec{}, err
 	}
 	if len(settings) > 0 && !settings[0].Timed() && changed("time-limit") {
-		return run.Spec{}, fmt.Errorf("--time-limit does not apply to --workload %s: it runs through its own phases", f.workload)
+		return record.Spec{}, fmt.Errorf("--time-limit does not apply to --workload %s: it runs through its own phases", f.workload)
 	}
-	if err := s.SetSettings(settings); err != nil {
-		return run.Spec{}, err
+	if err := run.SetSettings(&s, settings); err != nil {
+		return record.Spec{}, err
 	}
 	s.Expect = f.expect
 	s.Cluster.RoutePingInterval = f.pingInterval
@@ -225,10 +226,10 @@ func (f *runFlags) spec(cmd *cobra.Command) (run.Spec, error) {
 	s.Cluster.ProbeTimeout, s.Cluster.FaultVerifyTimeout = f.probeTimeout, f.verifyTimeout
 	if f.runtime == "external" {
 		if err := f.ext.shape(&s, changed); err != nil {
-			return run.Spec{}, err
+			return record.Spec{}, err
 		}
 	}
-	return s, s.Validate()
+	return s, run.Validate(s)
 }
 
 // rerunCommand is the exact command, with the seed, that reruns this run:
@@ -280,7 +281,7 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	exps, err := run.ParseExpects(f.expect)
+	exps, err := record.ParseExpects(f.expect)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -295,13 +296,13 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	if err != nil {
 		return harnessErr(err)
 	}
-	code := run.ExitCode(res, exps)
+	code := record.ExitCode(res, exps)
 	// The page and junit.xml are written even for an interrupted run: a
 	// partial run is still worth reading.
 	if r, err := reports.Write(res.Dir); err != nil {
 		fmt.Fprintf(os.Stderr, "chaos: report: %v\n", err)
-		if code == run.ExitValid {
-			code = run.ExitHarness // CI needs junit.xml
+		if code == record.ExitValid {
+			code = record.ExitHarness // CI needs junit.xml
 		}
 	} else {
 		fmt.Printf("%s\nreport: %s\n", reports.Headline(r.Result, r.Expect...), filepath.Join(res.Dir, reports.HTMLFile))
@@ -312,7 +313,7 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 // buildServers builds every server version first, so an unknown one fails
 // before anything starts, and says so: a first build takes a while. A
 // bisection builds each release when it reaches it.
-func buildServers(ctx context.Context, spec run.Spec) error {
+func buildServers(ctx context.Context, spec record.Spec) error {
 	if spec.Bisect {
 		fmt.Printf("bisecting %d releases %s..%s: each probed release is built when it is reached (30-60 s each the first time)\n",
 			len(spec.ServerVersions), spec.ServerVersions[0], spec.ServerVersions[len(spec.ServerVersions)-1])
@@ -347,7 +348,7 @@ func buildServers(ctx context.Context, spec run.Spec) error {
 
 // expandRanges replaces a --server-version range with the releases the Go
 // module proxy serves in it.
-func expandRanges(ctx context.Context, spec *run.Spec) error {
+func expandRanges(ctx context.Context, spec *record.Spec) error {
 	var out []string
 	for _, v := range spec.ServerVersions {
 		if !serverbin.IsRange(v) {
@@ -365,7 +366,7 @@ func expandRanges(ctx context.Context, spec *run.Spec) error {
 		out = append(out, vs...)
 	}
 	spec.ServerVersions = out
-	if err := spec.Validate(); err != nil {
+	if err := run.Validate(*spec); err != nil {
 		return usageErr("%v", err)
 	}
 	return nil
@@ -373,7 +374,7 @@ func expandRanges(ctx context.Context, spec *run.Spec) error {
 
 // open resolves the runtime and refuses, before anything starts, what it
 // cannot do.
-func (f *runFlags) open(ctx context.Context, spec *run.Spec) (chosenRuntime, error) {
+func (f *runFlags) open(ctx context.Context, spec *record.Spec) (chosenRuntime, error) {
 	if f.runtime == "external" {
 		rt, err := f.openExternal(ctx, spec, os.Stdout)
 		if err != nil {
@@ -391,7 +392,7 @@ func (f *runFlags) open(ctx context.Context, spec *run.Spec) (chosenRuntime, err
 	if err != nil {
 		return chosenRuntime{}, err
 	}
-	if err := spec.Refuse(rt); err != nil {
+	if err := run.Refuse(*spec, rt); err != nil {
 		rt.cleanup()
 		return chosenRuntime{}, usageErr("%v", err)
 	}
@@ -411,7 +412,7 @@ func interruptible(what string) (context.Context, context.CancelFunc) {
 		cancel()
 		<-ch
 		fmt.Fprintln(os.Stderr, "chaos: quitting without cleanup")
-		os.Exit(run.ExitInterrupted)
+		os.Exit(record.ExitInterrupted)
 	}()
 	return ctx, func() { signal.Stop(ch); cancel() }
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
@@ -84,14 +84,14 @@ func KVChecks(o ChecksOpts) []checker.Result {
 
 // SynthCell is one made-up cell with its files.
 type SynthCell struct {
-	Res run.CellResult
+	Res record.CellResult
 	Ops []history.Op
 	Mem *Memory // memory.json, nil for none
 }
 
 // SynthRun is a made-up run.
 type SynthRun struct {
-	Res   run.Result
+	Res   record.Result
 	Cells []SynthCell
 }
 
@@ -141,26 +141,26 @@ func Window(fault string, from, to float64, targets ...string) nemesis.Window {
 }
 
 // KVCell fills a CellResult as the pipeline would.
-func KVCell(runDir string, spec run.Spec, c run.Cell, checks []checker.Result, ops []history.Op, faults []nemesis.Window) run.CellResult {
+func KVCell(runDir string, spec record.Spec, c record.Cell, checks []checker.Result, ops []history.Op, faults []nemesis.Window) record.CellResult {
 	if c.Settings == nil && len(spec.Settings) > 0 {
 		c.Settings = spec.Settings[0]
 	}
-	cr := run.CellResult{Cell: c, Label: c.Label(), Dir: filepath.Join(runDir, c.Name), Runtime: "docker",
+	cr := record.CellResult{Cell: c, Label: c.Label(), Dir: filepath.Join(runDir, c.Name), Runtime: "docker",
 		StartedAt: time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC), Faults: faults, Checks: checks,
 		Phases: map[string]float64{"cluster_start": 2, "setup": 0.1, "workload": spec.TimeLimit.Seconds(), "recovery": 1.2, "check": 0.5, "teardown": 0.7}}
-	cr.Ops = run.CountOps(ops, spec.TimeLimit)
+	cr.Ops = record.CountOps(ops, spec.TimeLimit)
 	cr.Stream.Entries, cr.Stream.Complete = cr.Ops.ByType["update"], true
 	cr.Recovery = &nemesis.Recovery{Recovered: true, Took: 1200 * time.Millisecond, Detail: "recovered after 1.2s: all nodes healthy"}
 	if len(checks) > 0 {
-		cr.Verdict = run.VerdictOf(checks)
+		cr.Verdict = record.VerdictOf(checks)
 	}
 	return cr
 }
 
 // KVSpec is the spec of a made-up kv-update run: Direct Get on and off,
 // v2.15.3, no faults, 20 s.
-func KVSpec() run.Spec {
-	return run.Spec{Workload: "kv-update", Runtime: "docker", Store: "store", TimeLimit: 20 * time.Second,
+func KVSpec() record.Spec {
+	return record.Spec{Workload: "kv-update", Runtime: "docker", Store: "store", TimeLimit: 20 * time.Second,
 		DirectGet: []bool{true, false}, ServerVersions: []string{"v2.15.3"}, Nemeses: []string{"none"},
 		NemesisInterval: 5 * time.Second, Seed: 42, RecoveryTimeout: time.Minute, CheckTimeout: time.Minute,
 		Settings: []json.RawMessage{MustJSON(kvupdate.Options{Bucket: "chaos", Keys: 10, Clients: 10, Pattern: kvupdate.SingleWriter, Replicas: 3, OpTimeout: 2 * time.Second})},
@@ -185,7 +185,7 @@ func SyntheticMatrix() SynthRun {
 	spec.Command = "chaos run --runtime=docker --nemesis=partition-leader --nemesis=kill --time-limit=20s --seed=42"
 	cells := spec.Cells()
 	dir := "store/20261130T040000Z-s42"
-	res := run.Result{ID: "20261130T040000Z-s42", Dir: dir, Command: spec.Command, Seed: 42, Runtime: "docker",
+	res := record.Result{ID: "20261130T040000Z-s42", Dir: dir, Command: spec.Command, Seed: 42, Runtime: "docker",
 		StartedAt: time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC), Spec: spec}
 	var out SynthRun
 	part := []nemesis.Window{Window("partition-leader", 5, 10, "n1"), Window("partition-leader", 15, 20, "n2")}
@@ -197,7 +197,7 @@ func SyntheticMatrix() SynthRun {
 	ops1 := GenOps(2, 20, 5, 5, 10, 0)
 	c1 := KVCell(dir, spec, cells[1], KVChecks(ChecksOpts{Gets: 40000}), ops1, part)
 	c2 := KVCell(dir, spec, cells[2], nil, nil, nil)
-	c2.Verdict, c2.Error = run.Error, "start cluster: n2: container exited with code 1 (see logs/n2.log)"
+	c2.Verdict, c2.Error = record.Error, "start cluster: n2: container exited with code 1 (see logs/n2.log)"
 	ops3 := GenOps(3, 20, 5, 5, 10, 0)
 	c3 := KVCell(dir, spec, cells[3], KVChecks(ChecksOpts{Gets: 40000, StreamIncomplete: true}), ops3, kill)
 	mem := &Memory{LimitBytes: 512 << 20, OOMKills: []OOMKill{{Node: "n2", T: 12e9, Detail: "memory limit 512MiB"}}}
@@ -218,9 +218,9 @@ func SyntheticMatrix() SynthRun {
 	for _, c := range out.Cells {
 		res.Cells = append(res.Cells, c.Res)
 	}
-	res.Verdict = run.Valid
+	res.Verdict = record.Valid
 	for _, c := range res.Cells {
-		res.Verdict = run.Worse(res.Verdict, c.Verdict)
+		res.Verdict = record.Worse(res.Verdict, c.Verdict)
 	}
 	out.Res = res
 	return out
@@ -256,16 +256,16 @@ func WriteRun(t testing.TB, s SynthRun) string {
 }
 
 // CellOf makes a cell result with the given checks (nil: a harness error).
-func CellOf(dg bool, nemesis string, checks ChecksOpts, harness string) run.CellResult {
+func CellOf(dg bool, nemesis string, checks ChecksOpts, harness string) record.CellResult {
 	spec := KVSpec()
-	c := run.Cell{DirectGet: dg, ServerVersion: "v2.15.3", Nemesis: nemesis}
+	c := record.Cell{DirectGet: dg, ServerVersion: "v2.15.3", Nemesis: nemesis}
 	c.Name = "direct-get-" + onOff(dg)
 	if nemesis != "none" {
 		c.Name = nemesis + "_" + c.Name
 	}
 	if harness != "" {
 		cr := KVCell("store/x", spec, c, nil, nil, nil)
-		cr.Verdict, cr.Error = run.Error, harness
+		cr.Verdict, cr.Error = record.Error, harness
 		return cr
 	}
 	return KVCell("store/x", spec, c, KVChecks(checks), nil, nil)
@@ -273,13 +273,13 @@ func CellOf(dg bool, nemesis string, checks ChecksOpts, harness string) run.Cell
 
 // ResultOf makes a run of the cells; its spec asks for exactly the Direct
 // Get settings and nemeses they have.
-func ResultOf(cells ...run.CellResult) run.Result {
-	res := run.Result{ID: "r", Verdict: run.Valid, Spec: KVSpec()}
+func ResultOf(cells ...record.CellResult) record.Result {
+	res := record.Result{ID: "r", Verdict: record.Valid, Spec: KVSpec()}
 	res.Spec.DirectGet, res.Spec.Nemeses = nil, nil
 	seenDG, seenN := map[bool]bool{}, map[string]bool{}
 	for _, c := range cells {
 		res.Cells = append(res.Cells, c)
-		res.Verdict = run.Worse(res.Verdict, c.Verdict)
+		res.Verdict = record.Worse(res.Verdict, c.Verdict)
 		if !seenDG[c.DirectGet] {
 			seenDG[c.DirectGet] = true
 			res.Spec.DirectGet = append(res.Spec.DirectGet, c.DirectGet)

@@ -13,6 +13,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
@@ -184,11 +185,11 @@ func TestIntegrationLocalCatchup(t *testing.T) {
 	rt := local.New()
 	opts := tiny()
 	opts.MemoryLimit = 256 << 20
-	spec := run.Spec{Workload: Name, Nemeses: []string{"none"}}
-	if err := spec.SetSettings([]workloads.Settings{opts}); err != nil {
+	spec := record.Spec{Workload: Name, Nemeses: []string{"none"}}
+	if err := run.SetSettings(&spec, []workloads.Settings{opts}); err != nil {
 		t.Fatal(err)
 	}
-	if err := spec.Refuse(rt); err == nil || !strings.Contains(err.Error(), "--memory-limit") {
+	if err := run.Refuse(spec, rt); err == nil || !strings.Contains(err.Error(), "--memory-limit") {
 		t.Fatalf("a memory limit on the local runtime: %v, want a refusal naming --memory-limit", err)
 	}
 

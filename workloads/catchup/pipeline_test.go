@@ -11,6 +11,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
@@ -19,18 +20,18 @@ import (
 // --workload catchup` does, and returns the cell's catchup.json with the
 // checks and verdict of its results.json, the cell result itself, and what
 // the run printed.
-func pipelineCell(t *testing.T, rt cluster.Runtime, opts Options, nemesis string) (Result, run.CellResult, string) {
+func pipelineCell(t *testing.T, rt cluster.Runtime, opts Options, nemesis string) (Result, record.CellResult, string) {
 	t.Helper()
-	spec := run.Spec{Workload: Name, Runtime: rt.Name(), Store: t.TempDir(), DirectGet: []bool{opts.DirectGet},
+	spec := record.Spec{Workload: Name, Runtime: rt.Name(), Store: t.TempDir(), DirectGet: []bool{opts.DirectGet},
 		ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{nemesis}, NemesisInterval: 3 * time.Second,
 		Seed: 5, CheckTimeout: time.Minute, Command: "chaos run --workload catchup (test)"}
-	if err := spec.SetSettings([]workloads.Settings{opts}); err != nil {
+	if err := run.SetSettings(&spec, []workloads.Settings{opts}); err != nil {
 		t.Fatal(err)
 	}
-	if err := spec.Validate(); err != nil {
+	if err := run.Validate(spec); err != nil {
 		t.Fatal(err)
 	}
-	if err := spec.Refuse(rt); err != nil {
+	if err := run.Refuse(spec, rt); err != nil {
 		t.Fatal(err)
 	}
 	out, err := os.CreateTemp(t.TempDir(), "out")
@@ -58,7 +59,7 @@ func pipelineCell(t *testing.T, rt cluster.Runtime, opts Options, nemesis string
 
 // TestCheckReproducesVerdict: the checks of a stored cell, judged again
 // from its files alone, are those the run stored.
-func checkAgain(t *testing.T, cr run.CellResult) {
+func checkAgain(t *testing.T, cr record.CellResult) {
 	t.Helper()
 	w, _ := workloads.Get(Name)
 	again, err := run.CheckCell(cr.Dir, w, cr.Recovery, checker.Options{})

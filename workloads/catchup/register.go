@@ -18,6 +18,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -127,8 +128,8 @@ func relativeTo(dir string, r Result) (Result, error) {
 }
 
 // Tags: catch-up cells differ by the backlog when a list is given.
-func (o Options) Tags() []workloads.Tag {
-	return []workloads.Tag{{Name: "backlog", Value: o.Backlog.String()}}
+func (o Options) Tags() []record.Tag {
+	return []record.Tag{{Name: "backlog", Value: o.Backlog.String()}}
 }
 
 // Needs: the catch-up fault kills and wipes the target, and limits its

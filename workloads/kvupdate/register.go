@@ -17,6 +17,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/online"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -136,8 +137,8 @@ func tagSafe(s string) string {
 }
 
 // Tags name what can set kv-update cells apart.
-func (o Options) Tags() []workloads.Tag {
-	return []workloads.Tag{
+func (o Options) Tags() []record.Tag {
+	return []record.Tag{
 		{Name: "keys", Value: fmt.Sprint(o.Keys)},
 		{Name: "clients", Value: fmt.Sprint(o.Clients)},
 		{Name: "pattern", Value: string(o.Pattern)},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -89,8 +90,8 @@ func (f *flags) base() Options {
 }
 
 // Tags name what can set queue cells apart.
-func (o Options) Tags() []workloads.Tag {
-	return []workloads.Tag{
+func (o Options) Tags() []record.Tag {
+	return []record.Tag{
 		{Name: "retention", Value: string(o.Retention)},
 		{Name: "ack", Value: string(o.Ack)},
 		{Name: "pattern", Value: string(o.Pattern)},

@@ -13,6 +13,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
@@ -40,19 +41,19 @@ func testOptions(mut func(o *Options)) Options {
 
 // pipelineCell runs one queue cell through the pipeline as `chaos run
 // --workload queue` does and returns its result and what it printed.
-func pipelineCell(t *testing.T, rt *docker.Runtime, o Options, nemesis string) (run.CellResult, string) {
+func pipelineCell(t *testing.T, rt *docker.Runtime, o Options, nemesis string) (record.CellResult, string) {
 	t.Helper()
-	spec := run.Spec{Workload: Name, Runtime: rt.Name(), Store: t.TempDir(), TimeLimit: 12 * time.Second,
+	spec := record.Spec{Workload: Name, Runtime: rt.Name(), Store: t.TempDir(), TimeLimit: 12 * time.Second,
 		DirectGet: []bool{false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{nemesis},
 		NemesisInterval: 3 * time.Second, Seed: 7, RecoveryTimeout: time.Minute, CheckTimeout: time.Minute,
 		Command: rerun(o, nemesis)}
-	if err := spec.SetSettings([]workloads.Settings{o}); err != nil {
+	if err := run.SetSettings(&spec, []workloads.Settings{o}); err != nil {
 		t.Fatal(err)
 	}
-	if err := spec.Validate(); err != nil {
+	if err := run.Validate(spec); err != nil {
 		t.Fatal(err)
 	}
-	if err := spec.Refuse(rt); err != nil {
+	if err := run.Refuse(spec, rt); err != nil {
 		t.Fatal(err)
 	}
 	out, err := os.CreateTemp(t.TempDir(), "out")
@@ -91,11 +92,11 @@ func TestIntegrationDockerQueue(t *testing.T) {
 		t.Run(c.nemesis, func(t *testing.T) {
 			o := testOptions(c.mut)
 			cell, printed := pipelineCell(t, rt, o, c.nemesis)
-			if cell.Error != "" || cell.Verdict == run.Error {
+			if cell.Error != "" || cell.Verdict == record.Error {
 				t.Fatalf("no verdict: %s\n%s", cell.Error, printed)
 			}
 			assertCell(t, cell, o, c.nemesis)
-			if cell.Verdict != run.Valid {
+			if cell.Verdict != record.Valid {
 				msg := "not valid under " + c.nemesis + "; rerun: " + rerun(o, c.nemesis) + "\n" + printed
 				if c.mustValid {
 					t.Fatal(msg)
@@ -107,7 +108,7 @@ func TestIntegrationDockerQueue(t *testing.T) {
 }
 
 // assertCell checks what every queue cell must have, whatever its verdict.
-func assertCell(t *testing.T, cell run.CellResult, o Options, nemesis string) {
+func assertCell(t *testing.T, cell record.CellResult, o Options, nemesis string) {
 	t.Helper()
 	checks := map[string]checker.Result{}
 	for _, r := range cell.Checks {

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
@@ -272,7 +272,7 @@ func limitOf(n reports.NodeMemory) (int64, bool) {
 // per node the memory the limit counts (solid), the resident memory
 // (dashed) and the hard limit as it changed; OOM kills in red; the
 // harness's own kills, wipes and starts in grey.
-func catchupMemory(cellDir string, _ run.CellResult) (*reports.Memory, error) {
+func catchupMemory(cellDir string, _ record.CellResult) (*reports.Memory, error) {
 	m, err := readMeasured(cellDir)
 	if m == nil || err != nil {
 		return nil, err

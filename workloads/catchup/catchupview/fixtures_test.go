@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
@@ -45,7 +46,7 @@ const cuRestart = 12846
 // mkCatchupCell builds a catch-up cell's results.json (with the checks)
 // and catchup.json (the measurements) consistent with o, as the workload
 // writes them.
-func mkCatchupCell(o cuOpts) (run.CellResult, *catchup.Result) {
+func mkCatchupCell(o cuOpts) (record.CellResult, *catchup.Result) {
 	if o.version == "" {
 		o.version = "v2.15.3"
 	}
@@ -58,7 +59,7 @@ func mkCatchupCell(o cuOpts) (run.CellResult, *catchup.Result) {
 	if o.bound == 0 {
 		o.bound = 2 * time.Minute
 	}
-	cell := run.Cell{DirectGet: o.directGet, ServerVersion: o.version, Nemesis: "none"}
+	cell := record.Cell{DirectGet: o.directGet, ServerVersion: o.version, Nemesis: "none"}
 	cell.Name = o.version + "_direct-get-" + reports.OnOff(o.directGet)
 	opts := catchup.Defaults
 	opts.DirectGet, opts.MemoryLimit, opts.CatchupTimeout = o.directGet, catchup.Bytes(o.limit), o.bound
@@ -105,13 +106,13 @@ func mkCatchupCell(o cuOpts) (run.CellResult, *catchup.Result) {
 		First: "[1] 2026/11/30 05:43:31.259700 [WRN] Catchup for stream '$G > CATCHUP' resetting first sequence: 1 on catchup request",
 		Last:  "[1] 2026/11/30 05:43:33.965859 [INF] Catchup for stream '$G > CATCHUP' complete (took 2.706s)"}}
 	checks := cuChecks(r, o)
-	cr := run.CellResult{Cell: cell, Label: "catch-up, " + cell.Label(), Dir: "store/x/" + cell.Name, Runtime: "docker",
-		StartedAt: r.StartedAt, Phases: map[string]float64{}, Checks: checks, Verdict: run.VerdictOf(checks)}
+	cr := record.CellResult{Cell: cell, Label: "catch-up, " + cell.Label(), Dir: "store/x/" + cell.Name, Runtime: "docker",
+		StartedAt: r.StartedAt, Phases: map[string]float64{}, Checks: checks, Verdict: record.VerdictOf(checks)}
 	for _, p := range r.Phases {
 		cr.Phases[string(p.Name)] = p.Seconds
 	}
 	if o.harness != "" {
-		cr.Error, cr.Verdict = o.harness, run.Error
+		cr.Error, cr.Verdict = o.harness, record.Error
 	}
 	if o.noRestart {
 		cr.Checks = nil
@@ -229,14 +230,14 @@ func cuChecks(r *catchup.Result, o cuOpts) []checker.Result {
 }
 
 // catchupRunOf makes a catch-up run of the cells.
-func catchupRunOf(cells ...run.CellResult) run.Result {
-	res := run.Result{ID: "cu", Verdict: run.Valid, Command: "chaos run --workload=catchup --seed=1", Seed: 1, Runtime: "docker"}
-	res.Spec = run.Spec{Workload: "catchup", Runtime: "docker", Nemeses: []string{"none"}, Seed: 1}
-	_ = res.Spec.SetSettings([]workloads.Settings{catchup.Defaults})
+func catchupRunOf(cells ...record.CellResult) record.Result {
+	res := record.Result{ID: "cu", Verdict: record.Valid, Command: "chaos run --workload=catchup --seed=1", Seed: 1, Runtime: "docker"}
+	res.Spec = record.Spec{Workload: "catchup", Runtime: "docker", Nemeses: []string{"none"}, Seed: 1}
+	_ = run.SetSettings(&res.Spec, []workloads.Settings{catchup.Defaults})
 	seenV, seenDG := map[string]bool{}, map[bool]bool{}
 	for _, c := range cells {
 		res.Cells = append(res.Cells, c)
-		res.Verdict = run.Worse(res.Verdict, c.Verdict)
+		res.Verdict = record.Worse(res.Verdict, c.Verdict)
 		if !seenV[c.ServerVersion] {
 			seenV[c.ServerVersion] = true
 			res.Spec.ServerVersions = append(res.Spec.ServerVersions, c.ServerVersion)
@@ -261,7 +262,7 @@ func catchupRunOf(cells ...run.CellResult) run.Result {
 // writeCatchupRun stores a catch-up run: results.json, run.json and each
 // cell's results.json and catchup.json (a *catchup.Result, or an old
 // shape; nil is left out).
-func writeCatchupRun(t testing.TB, res run.Result, cus ...any) string {
+func writeCatchupRun(t testing.TB, res record.Result, cus ...any) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), res.ID)
 	res.Dir = dir
@@ -279,7 +280,7 @@ func writeCatchupRun(t testing.TB, res run.Result, cus ...any) string {
 
 // oldShape is catchup.json as runs before results.json became the home of
 // the checks wrote it: the measurements, the checks and the harness error.
-func oldShape(r *catchup.Result, c run.CellResult) *measured {
+func oldShape(r *catchup.Result, c record.CellResult) *measured {
 	return &measured{Result: *r, OldChecks: c.Checks, OldError: c.Error}
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
@@ -66,7 +66,7 @@ func (s CatchupSummary) harnessClause() string {
 	switch {
 	case s.Error != "":
 		return "did not run to the end: " + reports.FirstLine(s.Error)
-	case s.Verdict == run.Error:
+	case s.Verdict == record.Error:
 		return "did not run to the end (harness error)"
 	}
 	return ""

@@ -2,7 +2,7 @@ package catchupview
 
 import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
@@ -10,7 +10,7 @@ import (
 // the numbers an operator asks for. R is nil when catchup.json is missing;
 // the summary then says what the checks alone tell.
 type CatchupSummary struct {
-	Verdict run.Verdict
+	Verdict record.Verdict
 	Error   string
 	Checks  int
 	R       *catchup.Result
@@ -19,7 +19,7 @@ type CatchupSummary struct {
 
 // SummarizeCatchup reads a catch-up cell: its checks from results.json,
 // its measurements from catchup.json (m nil when there is none).
-func SummarizeCatchup(c run.CellResult, m *measured) CatchupSummary {
+func SummarizeCatchup(c record.CellResult, m *measured) CatchupSummary {
 	s := CatchupSummary{Verdict: c.Verdict, Error: c.Error, Checks: len(c.Checks), byName: map[string]*checker.Result{}}
 	for i := range c.Checks {
 		s.byName[c.Checks[i].Name] = &c.Checks[i]

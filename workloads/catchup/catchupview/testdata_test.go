@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
@@ -53,7 +53,7 @@ func TestMakeCatchupTestdata(t *testing.T) {
 	}
 	root := t.TempDir()
 	dst := filepath.Join(root, name)
-	var res run.Result
+	var res record.Result
 	b, err := os.ReadFile(filepath.Join(src, "results.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
@@ -117,7 +117,7 @@ func (catchupView) JUnit(r *reports.Run, c *reports.Cell) reports.JUnitExtra {
 	if m != nil && m.Target != "" {
 		x.Properties = append(x.Properties, reports.Param{K: "target_node", V: m.Target})
 	}
-	if m != nil || (c.CellResult.Verdict != run.Error && c.Error == "" && len(c.Checks) > 0) {
+	if m != nil || (c.CellResult.Verdict != record.Error && c.Error == "" && len(c.Checks) > 0) {
 		x.Finding = SummarizeCatchup(c.CellResult, m).Sentence()
 	}
 	return x
@@ -143,7 +143,7 @@ var catchupIntro = template.HTML(`
 // spec whatever field holds them (spec.catchup until now, the first of
 // spec.settings once every workload keeps its settings there); nil when
 // the spec has none.
-func specOptions(spec run.Spec) *catchup.Options {
+func specOptions(spec record.Spec) *catchup.Options {
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return nil
@@ -167,7 +167,7 @@ func specOptions(spec run.Spec) *catchup.Options {
 // catchupLabels names catch-up cells by version and Direct Get, the two
 // axes of a catch-up matrix: "v2.15.3, Direct Get off". The version is
 // always named: memory and catch-up time are what changes between them.
-func catchupLabels(cells []run.CellResult) []string {
+func catchupLabels(cells []record.CellResult) []string {
 	out := make([]string, len(cells))
 	for i, c := range cells {
 		out[i] = "Direct Get " + reports.OnOff(c.DirectGet)
@@ -199,14 +199,14 @@ func catchupSummaries(r *reports.Run) []CatchupSummary {
 
 // catchupHeadline is one sentence a cell, every cell named (the matrix is
 // versions x Direct Get).
-func catchupHeadline(res run.Result, judged []run.JudgedCell, labels []string, sums []CatchupSummary) []string {
+func catchupHeadline(res record.Result, judged []record.JudgedCell, labels []string, sums []CatchupSummary) []string {
 	if len(res.Cells) == 0 {
 		return reports.HeadlineOf(res, judged, labels, nil, "")
 	}
 	var parts []string
 	for i, c := range res.Cells {
 		part := labels[i] + ": " + sums[i].Sentence()
-		if c.Verdict == run.Invalid && judged[i].Verdict == run.Valid {
+		if c.Verdict == record.Invalid && judged[i].Verdict == record.Valid {
 			part += " (expected)"
 		}
 		parts = append(parts, part+".")
@@ -219,7 +219,7 @@ func catchupHeadline(res run.Result, judged []run.JudgedCell, labels []string, s
 
 // pairedByDirectGet: the cells come in pairs of one version, Direct Get on
 // and off.
-func pairedByDirectGet(cells []run.CellResult) bool {
+func pairedByDirectGet(cells []record.CellResult) bool {
 	if len(cells) < 2 || len(cells)%2 != 0 {
 		return false
 	}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
@@ -49,7 +49,7 @@ func TestCatchupHeadline(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, r := mkCatchupCell(tt.opts)
 			res := catchupRunOf(c)
-			judged, _ := run.JudgeRun(res, nil)
+			judged, _ := record.JudgeRun(res, nil)
 			var m *measured
 			if r != nil {
 				m = &measured{Result: *r}

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
 // integrityKinds are stream-integrity's anomaly counts, worst first, with
@@ -27,8 +27,8 @@ var integrityKinds = []struct{ key, one, many string }{
 // Summary is what a kv-update cell's checks say, in the numbers a person
 // asks for.
 type Summary struct {
-	Cell    run.CellResult
-	Verdict run.Verdict
+	Cell    record.CellResult
+	Verdict record.Verdict
 	Checks  int // checker results
 
 	HasStale   bool // the stale-read checker ran
@@ -59,7 +59,7 @@ type Summary struct {
 }
 
 // Summarize reads a cell's checks.
-func Summarize(c run.CellResult) Summary {
+func Summarize(c record.CellResult) Summary {
 	s := Summary{Cell: c, Verdict: c.Verdict, Checks: len(c.Checks), Updates: c.Ops.ByType["update"],
 		byName: map[string]*checker.Result{}}
 	for i := range c.Checks {
@@ -128,7 +128,7 @@ func (s Summary) Sentence() string {
 			p += fmt.Sprintf(", %s rejected because of them", reports.Plural(s.RejStale, "update", "updates"))
 		}
 		parts = append(parts, p)
-	} else if s.HasStale && s.Verdict == run.Invalid {
+	} else if s.HasStale && s.Verdict == record.Invalid {
 		parts = append(parts, "no stale reads")
 	}
 	if s.RejSpur > 0 {
@@ -151,7 +151,7 @@ func (s Summary) Sentence() string {
 		for i, u := range s.Undecided {
 			names[i], _, _ = strings.Cut(u, ":")
 		}
-		if s.Verdict == run.Unknown {
+		if s.Verdict == record.Unknown {
 			parts = append(parts, "no anomaly found, but undecided: "+strings.Join(s.Undecided, "; "))
 		} else {
 			parts = append(parts, "undecided: "+strings.Join(names, ", "))

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
@@ -134,7 +134,7 @@ func stalenessChart(labels []string, sums []Summary) *reports.Chart {
 
 // workloadTags names what sets each cell's workload apart: "10 keys,
 // 20 clients"; empty when every cell runs the same.
-func workloadTags(cells []run.CellResult) []string {
+func workloadTags(cells []record.CellResult) []string {
 	fields := []func(o kvupdate.Options) string{
 		func(o kvupdate.Options) string { return fmt.Sprintf("%d keys", o.Keys) },
 		func(o kvupdate.Options) string { return fmt.Sprintf("%d clients", o.Clients) },
@@ -189,7 +189,7 @@ func kvWords(o kvupdate.Options) string {
 // workload) there.
 
 // specSettings are the run's kv-update settings, one a cell of the matrix.
-func specSettings(spec run.Spec) []kvupdate.Options {
+func specSettings(spec record.Spec) []kvupdate.Options {
 	var out []kvupdate.Options
 	for _, raw := range spec.Settings {
 		var o kvupdate.Options
@@ -201,7 +201,7 @@ func specSettings(spec run.Spec) []kvupdate.Options {
 }
 
 // cellSettings is the kv-update setting a cell ran (zero when unknown).
-func cellSettings(c run.CellResult) kvupdate.Options {
+func cellSettings(c record.CellResult) kvupdate.Options {
 	var o kvupdate.Options
 	_ = json.Unmarshal(c.Settings, &o)
 	return o

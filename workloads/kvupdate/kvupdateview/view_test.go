@@ -11,9 +11,9 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
@@ -21,7 +21,7 @@ func TestHeadline(t *testing.T) {
 	clean := reportstest.ChecksOpts{Gets: 50000}
 	tests := []struct {
 		name string
-		res  run.Result
+		res  record.Result
 		want string
 	}{
 		{"Direct Get on stale, off clean", reportstest.ResultOf(
@@ -52,7 +52,7 @@ func TestHeadline(t *testing.T) {
 			reportstest.CellOf(false, "a", clean, ""), reportstest.CellOf(false, "b", clean, ""), reportstest.CellOf(false, "c", clean, ""),
 			reportstest.CellOf(false, "d", clean, ""), reportstest.CellOf(false, "e", clean, "")),
 			"All 5 cells valid: no stale reads and no other anomaly (Direct Get off under a; Direct Get off under b; Direct Get off under c; Direct Get off under d; Direct Get off under e)."},
-		{"interrupted before any cell", run.Result{Interrupted: true}, "The run was interrupted before any cell finished."},
+		{"interrupted before any cell", record.Result{Interrupted: true}, "The run was interrupted before any cell finished."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,7 +116,7 @@ func TestRenderPartialRun(t *testing.T) {
 	if !r.Partial || !r.Result.Interrupted || len(r.Cells) != 2 {
 		t.Fatalf("partial load: partial=%v interrupted=%v cells=%d", r.Partial, r.Result.Interrupted, len(r.Cells))
 	}
-	if r.Cells[1].CellResult.Verdict != run.Error || r.Cells[1].Series == nil {
+	if r.Cells[1].CellResult.Verdict != record.Error || r.Cells[1].Series == nil {
 		t.Errorf("cell without results.json: verdict %s, series %v", r.Cells[1].CellResult.Verdict, r.Cells[1].Series != nil)
 	}
 	page := pageOf(t, dir)
@@ -130,13 +130,13 @@ func TestRenderPartialRun(t *testing.T) {
 	if strings.Contains(page, "0 keys, 0 clients") {
 		t.Error("a cell cut short reads as 0 keys, 0 clients")
 	}
-	if run.ExitCode(r.Result, nil) != run.ExitInterrupted {
-		t.Errorf("exit code of an interrupted run = %d", run.ExitCode(r.Result, nil))
+	if record.ExitCode(r.Result, nil) != record.ExitInterrupted {
+		t.Errorf("exit code of an interrupted run = %d", record.ExitCode(r.Result, nil))
 	}
 }
 func TestExpectationsOnThePage(t *testing.T) {
 	dir := reportstest.UnpackKVRun(t)
-	if _, err := reports.WriteWith(dir, reports.Options{Expect: []run.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}}); err != nil {
+	if _, err := reports.WriteWith(dir, reports.Options{Expect: []record.Expectation{{Cells: "direct-get-on", Anomaly: "stale-reads"}}}); err != nil {
 		t.Fatal(err)
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, reports.HTMLFile))
@@ -205,7 +205,7 @@ func TestShortLabelsNameTheWorkload(t *testing.T) {
 	o := cellSettings(b)
 	o.Keys = 50
 	b.Settings = reportstest.MustJSON(o)
-	cells := []run.CellResult{a, b}
+	cells := []record.CellResult{a, b}
 	got := reports.ShortLabels(cells, workloadTags(cells))
 	want := []string{"v2.15.3, Direct Get on, 10 keys", "v2.10.22, Direct Get off, 50 keys"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
@@ -218,9 +218,9 @@ func TestSettingsWhereverStored(t *testing.T) {
 	o := kvupdate.Options{Bucket: "b", Keys: 7, Clients: 3, Replicas: 3, Pattern: kvupdate.SingleWriter}
 	tests := []struct {
 		name string
-		cell run.CellResult
+		cell record.CellResult
 	}{
-		{"the cell's settings", run.CellResult{Cell: run.Cell{Settings: reportstest.MustJSON(o)}}},
+		{"the cell's settings", record.CellResult{Cell: record.Cell{Settings: reportstest.MustJSON(o)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,10 +229,10 @@ func TestSettingsWhereverStored(t *testing.T) {
 			}
 		})
 	}
-	if got := cellSettings(run.CellResult{}); got.Keys != 0 {
+	if got := cellSettings(record.CellResult{}); got.Keys != 0 {
 		t.Errorf("no settings read as %+v", got)
 	}
-	spec := run.Spec{Settings: []json.RawMessage{reportstest.MustJSON(o), reportstest.MustJSON(o)}}
+	spec := record.Spec{Settings: []json.RawMessage{reportstest.MustJSON(o), reportstest.MustJSON(o)}}
 	if got := specSettings(spec); len(got) != 2 || got[1].Keys != 7 {
 		t.Errorf("specSettings = %+v", got)
 	}
@@ -256,7 +256,7 @@ func TestSummaryReadsTheCheckers(t *testing.T) {
 	}
 	stream := []history.Entry{{Seq: 1, Key: "k0", Value: "v1"}, {Seq: 2, Key: "k0", Value: "v2"}, {Seq: 3, Key: "k1", Value: "w1"}}
 	checks := checker.Run(history.History{Ops: ops, Stream: stream, StreamComplete: true}, checker.All(checker.Options{Timeout: 10 * time.Second}))
-	c := run.CellResult{Checks: checks, Verdict: run.VerdictOf(checks), Ops: run.CountOps(ops, time.Second)}
+	c := record.CellResult{Checks: checks, Verdict: record.VerdictOf(checks), Ops: record.CountOps(ops, time.Second)}
 	s := Summarize(c)
 	if !s.HasStale || s.Gets != 3 || s.Stale != 1 || s.StaleKeys != 1 || s.StaleP50 <= 0 || s.StaleMax <= 0 || s.StaleRevs != 1 || len(s.StaleHist) == 0 {
 		t.Errorf("stale reads read as %+v", s)
@@ -281,7 +281,7 @@ func TestSummaryNamesASeqConflict(t *testing.T) {
 	}
 	h := history.History{Ops: ops, Stream: []history.Entry{{Seq: 1, Key: "k0", Value: "v1"}}, StreamComplete: true}
 	checks := checker.Run(h, []checker.Checker{checker.NewIntegrity(checker.Options{})})
-	s := Summarize(run.CellResult{Checks: checks, Verdict: run.VerdictOf(checks), Ops: run.CountOps(ops, time.Second)})
+	s := Summarize(record.CellResult{Checks: checks, Verdict: record.VerdictOf(checks), Ops: record.CountOps(ops, time.Second)})
 	if got, want := strings.Join(s.Integrity, "; "), "1 acknowledged write lost; 1 write acknowledged with another write's revision"; got != want {
 		t.Errorf("integrity read as %q, want %q", got, want)
 	}
@@ -326,7 +326,7 @@ func TestIntegrationBrowserRendersKVPages(t *testing.T) {
 func TestSentenceNamesUnsaidChecks(t *testing.T) {
 	c := reportstest.CellOf(false, "kill", reportstest.ChecksOpts{Gets: 100, RejSpurious: 1}, "")
 	c.Checks = append(c.Checks, checker.Result{Name: checker.NameDivergence, Verdict: checker.Invalid, Summary: "replicas differ"})
-	c.Verdict = run.Invalid
+	c.Verdict = record.Invalid
 	got := Summarize(c).Sentence()
 	if want := "no stale reads, but 1 update rejected (10164) although nothing else wrote the key, and invalid: replica-divergence"; got != want {
 		t.Errorf("sentence\n got %q\nwant %q", got, want)

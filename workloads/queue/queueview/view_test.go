@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
 func TestChartsFromQueueCSV(t *testing.T) {
@@ -19,7 +19,7 @@ func TestChartsFromQueueCSV(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "queue.csv"), []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := &reports.Cell{CellResult: run.CellResult{Phases: map[string]float64{"workload": 3}}}
+	c := &reports.Cell{CellResult: record.CellResult{Phases: map[string]float64{"workload": 3}}}
 	if err := (view{}).Load(dir, c); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package run
+package record
 
 import (
 	"fmt"
@@ -11,26 +11,6 @@ import (
 // absolute or relative to its working directory, and named nothing once
 // the run was moved or copied. Resolve makes them paths again on load;
 // folders stored before, absolute, load as they are.
-
-// writeResult stores the run's results.json in the run folder res.Dir.
-func writeResult(res Result) error {
-	stored, err := res.relativeTo(res.Dir)
-	if err != nil {
-		return err
-	}
-	return writeJSON(filepath.Join(res.Dir, "results.json"), stored)
-}
-
-// writeCellResult stores a cell's results.json in its folder cellDir, its
-// paths relative to the run folder runDir, as the run's results.json has
-// them.
-func writeCellResult(runDir, cellDir string, cr CellResult) error {
-	stored, err := cr.relativeTo(runDir)
-	if err != nil {
-		return err
-	}
-	return writeJSON(filepath.Join(cellDir, "results.json"), stored)
-}
 
 // relativeTo is res with its folders relative to runDir.
 func (res Result) relativeTo(runDir string) (Result, error) {

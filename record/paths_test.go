@@ -1,6 +1,7 @@
-package run
+package record
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,10 +35,10 @@ func TestResultsStoredRelative(t *testing.T) {
 			}
 			res := Result{ID: "r", Dir: runDir, Cells: []CellResult{{Cell: Cell{Name: cell}, Dir: cellDir, Cluster: cluster.Config{Dir: cellDir}}},
 				Repeats: []RepeatSummary{{Cell: cell, FirstFailure: &Failure{Dir: cellDir}}}}
-			if err := writeResult(res); err != nil {
+			if err := WriteResult(res); err != nil {
 				t.Fatal(err)
 			}
-			if err := writeCellResult(runDir, cellDir, res.Cells[0]); err != nil {
+			if err := WriteCellResult(runDir, cellDir, res.Cells[0]); err != nil {
 				t.Fatal(err)
 			}
 			if res.Dir != runDir || res.Cells[0].Dir != cellDir || res.Cells[0].Cluster.Dir != cellDir || res.Repeats[0].FirstFailure.Dir != cellDir {
@@ -97,7 +98,11 @@ func TestResultsStoredRelative(t *testing.T) {
 
 func readJSONFile(t *testing.T, path string, v any) {
 	t.Helper()
-	if err := readJSON(path, v); err != nil {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 }

@@ -1,4 +1,4 @@
-package run
+package record
 
 // The exit-code policy of a run: its verdict once known anomalies are
 // excused (--expect), and the process exit code that follows. Reports show
@@ -28,6 +28,7 @@ type Expectation struct {
 	Anomaly string `json:"anomaly"`
 }
 
+// String is the expectation as --expect takes it: CELLS=ANOMALY.
 func (e Expectation) String() string { return e.Cells + "=" + e.Anomaly }
 
 // cellChecks finds a cell's checks by name.

@@ -1,14 +1,12 @@
-package reports
+package record
 
 import (
 	"bytes"
 	"encoding/json"
-
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 )
 
-// Stored runs outlive the code that wrote them, and a report must render
-// any of them. These decoders accept every shape results.json and run.json
+// Stored runs outlive the code that wrote them, and every reader must
+// take any of them. These decoders accept every shape results.json and run.json
 // have had:
 //
 //   - spec.kv was one object before workload flags took lists, then a list;
@@ -19,11 +17,12 @@ import (
 //   - spec.workload was empty before there was a second workload: such a
 //     run is a kv-update run, and renders with its view.
 
-// decodeResult reads results.json.
-func decodeResult(b []byte, res *run.Result) error {
+// DecodeResult reads a run's results.json, in any shape it has had.
+func DecodeResult(b []byte) (Result, error) {
+	var res Result
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
-		return err
+		return res, err
 	}
 	if spec, ok := m["spec"]; ok {
 		m["spec"] = fixSpec(spec)
@@ -33,22 +32,24 @@ func decodeResult(b []byte, res *run.Result) error {
 	}
 	fixed, err := json.Marshal(m)
 	if err != nil {
-		return err
+		return res, err
 	}
-	*res = run.Result{}
-	return json.Unmarshal(fixed, res)
+	err = json.Unmarshal(fixed, &res)
+	return res, err
 }
 
-// decodeSpec reads run.json.
-func decodeSpec(b []byte, spec *run.Spec) error {
-	*spec = run.Spec{}
-	return json.Unmarshal(fixSpec(b), spec)
+// DecodeSpec reads run.json, in any shape it has had.
+func DecodeSpec(b []byte) (Spec, error) {
+	var spec Spec
+	err := json.Unmarshal(fixSpec(b), &spec)
+	return spec, err
 }
 
-// decodeCell reads a cell's results.json.
-func decodeCell(b []byte, c *run.CellResult) error {
-	*c = run.CellResult{}
-	return json.Unmarshal(fixCell(b), c)
+// DecodeCell reads a cell's results.json, in any shape it has had.
+func DecodeCell(b []byte) (CellResult, error) {
+	var c CellResult
+	err := json.Unmarshal(fixCell(b), &c)
+	return c, err
 }
 
 // fixSpec moves spec.kv and spec.catchup into spec.settings.
@@ -118,8 +119,9 @@ func fixCell(raw json.RawMessage) json.RawMessage {
 	return out
 }
 
-// storedWorkload is the workload a run was: an empty name is kv-update.
-func storedWorkload(w string) string {
+// StoredWorkload is the workload a stored run was, by its spec's name: an
+// empty name, from before there was a second workload, is kv-update.
+func StoredWorkload(w string) string {
 	if w == "" {
 		return "kv-update"
 	}
