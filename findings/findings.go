@@ -17,11 +17,12 @@
 package findings
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // FileName is the finding's file in the cell folder.
@@ -52,20 +53,13 @@ func (f Finding) Link() string { return FileName + "#" + f.Class }
 // earlier build.
 func Write(cellDir string) ([]Finding, error) { return write(cellDir, nil, defaultEnv()) }
 
-// WriteResult is Write with the cell's result given (a run.CellResult, or
-// its JSON) instead of read from results.json: the pipeline calls it once
-// the cell is judged, before results.json is stored.
-func WriteResult(cellDir string, result any) ([]Finding, error) {
-	b, ok := result.([]byte)
-	if !ok {
-		var err error
-		if b, err = json.Marshal(result); err != nil {
-			return nil, err
-		}
-	}
+// WriteResult is Write with the cell's result given instead of read from
+// results.json: the pipeline calls it once the cell is judged, before
+// results.json is stored.
+func WriteResult(cellDir string, result record.CellResult) ([]Finding, error) {
 	e := defaultEnv()
 	e.clientIsRun = true
-	return write(cellDir, b, e)
+	return write(cellDir, &result, e)
 }
 
 // Build renders the cell's findings without writing anything: the
@@ -79,8 +73,8 @@ func Build(cellDir string) ([]Finding, []byte, error) {
 	return fs, md, nil
 }
 
-func write(cellDir string, resultJSON []byte, e env) ([]Finding, error) {
-	c, err := load(cellDir, resultJSON)
+func write(cellDir string, result *record.CellResult, e env) ([]Finding, error) {
+	c, err := load(cellDir, result)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +106,7 @@ func WriteRun(runDir string) (map[string][]Finding, error) {
 	var errs []error
 	for _, e := range entries {
 		dir := filepath.Join(runDir, e.Name())
-		if !e.IsDir() || !exists(filepath.Join(dir, "results.json")) {
+		if !e.IsDir() || !exists(filepath.Join(dir, record.ResultFile)) {
 			continue
 		}
 		fs, err := Write(dir)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*/want-finding.md from the trimmed cells")
@@ -254,16 +256,21 @@ func TestWriteResultAndWriteRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var decoded map[string]any
-	if err := json.Unmarshal(raw, &decoded); err != nil {
+	stored, err := record.DecodeCell(raw)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, given := range []any{raw, decoded} {
-		if _, err := WriteResult(dir, given); err != nil {
+	inMemory := stored // as the pipeline has it: its folders paths, not relative to the run folder
+	inMemory.Resolve(runDir)
+	for _, given := range []struct {
+		name   string
+		result record.CellResult
+	}{{"as stored", stored}, {"as in memory", inMemory}} {
+		if _, err := WriteResult(dir, given.result); err != nil {
 			t.Fatal(err)
 		}
 		if got := read(); got != want {
-			t.Errorf("WriteResult(%T) wrote another file:\n%s", given, firstDiff(want, got))
+			t.Errorf("WriteResult(%s) wrote another file:\n%s", given.name, firstDiff(want, got))
 		}
 	}
 	// A second cell that cannot be read is an error naming it; the good
@@ -281,6 +288,24 @@ func TestWriteResultAndWriteRun(t *testing.T) {
 	}
 	if got := read(); got != want {
 		t.Errorf("WriteRun wrote another file:\n%s", firstDiff(want, got))
+	}
+}
+
+// TestOldCellReadAsStored: a cell's results.json is read as it is. A
+// catch-up cell of an old run carries kv-update's zero options as
+// cells[].workload, which record's decoders of old shapes would make its
+// settings: a finding would then describe a workload the run did not have.
+func TestOldCellReadAsStored(t *testing.T) {
+	dir := filepath.Join("testdata", "legacy-catchup-cell")
+	c, err := load(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.res.Settings != nil || c.res.Name != "v2.11.8_direct-get-on" || !c.res.DirectGet {
+		t.Errorf("read %q (direct get %v) with settings %s, want v2.11.8_direct-get-on with none", c.res.Name, c.res.DirectGet, c.res.Settings)
+	}
+	if line := c.workloadLine(); strings.Contains(line, "bucket") {
+		t.Errorf("the workload line describes kv-update's zero options: %q", line)
 	}
 }
 

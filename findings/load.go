@@ -12,39 +12,17 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
-	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
-// cellResult is the part of a cell's results.json (run.CellResult) a
-// finding reads. It is decoded here rather than imported: package run
-// calls this package, so it cannot be imported from it.
-type cellResult struct {
-	Name          string            `json:"name"`
-	Label         string            `json:"label"`
-	DirectGet     bool              `json:"direct_get"`
-	ServerVersion string            `json:"server_version"`
-	Nemesis       string            `json:"nemesis"`
-	Settings      json.RawMessage   `json:"settings"`
-	Runtime       string            `json:"runtime"`
-	Cluster       cluster.Config    `json:"cluster"`
-	HistoryStart  time.Time         `json:"history_start"`
-	Faults        []nemesis.Window  `json:"faults"`
-	Recovery      *nemesis.Recovery `json:"recovery"`
-	Checks        []checker.Result  `json:"checks"`
-	Verdict       string            `json:"verdict"`
-}
-
-// runInfo is what the run folder above the cell says: run.json's spec and
-// results.json's client version.
+// runInfo is what the run folder above the cell says: run.json's
+// workload and command, results.json's command and versions.
 type runInfo struct {
-	Workload      string   `json:"workload"`
-	Command       string   `json:"command"`
-	Seed          uint64   `json:"seed"`
-	ClientVersion string   `json:"client_version"`
-	GoVersion     string   `json:"go_version"`
-	Nemeses       []string `json:"nemeses"`
+	Workload      string
+	Command       string
+	ClientVersion string
+	GoVersion     string
 }
 
 // streamHead is the first line of stream.jsonl. Trimmed is set by the
@@ -59,7 +37,7 @@ type streamHead struct {
 // cell is everything stored about one cell that a finding may cite.
 type cell struct {
 	dir     string
-	res     cellResult
+	res     record.CellResult
 	run     runInfo
 	ops     []history.Op // empty when history.jsonl is missing
 	stream  []history.Entry
@@ -71,20 +49,19 @@ type cell struct {
 	used    *usage               // nil unless the testdata trimmer asks
 }
 
-// load reads a stored cell folder. Only results.json is required; the
-// other files make the finding richer when they are there.
-func load(dir string, resultJSON []byte) (*cell, error) {
+// load reads a stored cell folder, its result given (nil: read from its
+// results.json). Only the result is required; the other files make the
+// finding richer when they are there.
+func load(dir string, result *record.CellResult) (*cell, error) {
 	c := &cell{dir: dir, configs: map[string]string{}, logs: map[string][]logLine{}}
-	if resultJSON == nil {
-		b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if result == nil {
+		res, err := readCellAsStored(dir)
 		if err != nil {
 			return nil, err
 		}
-		resultJSON = b
+		result = &res
 	}
-	if err := json.Unmarshal(resultJSON, &c.res); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "results.json"), err)
-	}
+	c.res = *result
 	if err := c.loadRun(filepath.Dir(dir)); err != nil {
 		return nil, err
 	}
@@ -105,6 +82,25 @@ func load(dir string, resultJSON []byte) (*cell, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// readCellAsStored reads the cell's results.json as it is, without
+// record's decoders of older shapes (record.ReadCell): an old cell's
+// cells[].workload object is kv-update's options in a kv-update run, but
+// kv-update's zero options in a catch-up run, and a finding must not
+// describe settings the run did not have. A finding reads no folder of the
+// result, so none is resolved.
+func readCellAsStored(dir string) (record.CellResult, error) {
+	var res record.CellResult
+	path := filepath.Join(dir, record.ResultFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return res, err
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		return res, fmt.Errorf("%s: %w", path, err)
+	}
+	return res, nil
 }
 
 // wholeHistoryOps is the longest history a finding reads whole. Of a
@@ -148,24 +144,39 @@ func anyInvalid(rs []checker.Result) bool {
 // run folder. Both are optional: a cell copied out of its run still gets
 // a finding, without the rerun command.
 func (c *cell) loadRun(runDir string) error {
-	for _, f := range []string{"run.json", "results.json"} {
-		b, err := os.ReadFile(filepath.Join(runDir, f))
+	for _, f := range []string{record.SpecFile, record.ResultFile} {
+		path := filepath.Join(runDir, f)
+		b, err := os.ReadFile(path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		var ri runInfo
-		if err := json.Unmarshal(b, &ri); err != nil {
-			return fmt.Errorf("%s: %w", filepath.Join(runDir, f), err)
+		if err := c.run.merge(f, b); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
 		}
-		c.run.merge(ri)
 	}
 	return nil
 }
 
-func (r *runInfo) merge(o runInfo) {
+// merge fills what r lacks from the run's file f (run.json or
+// results.json), whose content is b.
+func (r *runInfo) merge(f string, b []byte) error {
+	var o runInfo
+	if f == record.SpecFile {
+		spec, err := record.DecodeSpec(b)
+		if err != nil {
+			return err
+		}
+		o = runInfo{Workload: spec.Workload, Command: spec.Command}
+	} else {
+		res, err := record.DecodeResult(b)
+		if err != nil {
+			return err
+		}
+		o = runInfo{Command: res.Command, ClientVersion: res.ClientVersion, GoVersion: res.GoVersion}
+	}
 	set := func(dst *string, v string) {
 		if *dst == "" {
 			*dst = v
@@ -175,9 +186,7 @@ func (r *runInfo) merge(o runInfo) {
 	set(&r.Command, o.Command)
 	set(&r.ClientVersion, o.ClientVersion)
 	set(&r.GoVersion, o.GoVersion)
-	if r.Seed == 0 {
-		r.Seed = o.Seed
-	}
+	return nil
 }
 
 // loadStream reads stream.jsonl with its head line kept, so a trimmed

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 func TestParseLog(t *testing.T) {
@@ -223,7 +224,7 @@ func TestWorkloadLineHistory(t *testing.T) {
 		{"history 5", `{` + base + `,"history":5}`, "keeps the last 5 revisions of each key (history 5;"},
 	}
 	for _, tc := range tests {
-		c := &cell{res: cellResult{Settings: []byte(tc.settings)}}
+		c := &cell{res: record.CellResult{Cell: record.Cell{Settings: []byte(tc.settings)}}}
 		if got := c.workloadLine(); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q does not say %q", tc.name, got, tc.want)
 		}
@@ -240,7 +241,7 @@ func TestWhereStoredHistory(t *testing.T) {
 		`{"bucket":"chaos","history":-1}`: "none",
 		`{"bucket":"chaos"}`:              "none",
 	} {
-		c := &cell{res: cellResult{Settings: []byte(settings)}}
+		c := &cell{res: record.CellResult{Cell: record.Cell{Settings: []byte(settings)}}}
 		if got := c.whereStored([]appliedCase{ac}).rows[0][4]; got != want {
 			t.Errorf("%s: %q, want %q", settings, got, want)
 		}

@@ -326,7 +326,7 @@ func (cr *cellRun) judge(dir string) {
 	}
 	setPhase(cr.res, "check", t)
 	// finding.md, a bug report per anomaly class; it cannot change the verdict.
-	if _, err := findings.WriteResult(dir, cr.res); err != nil {
+	if _, err := findings.WriteResult(dir, *cr.res); err != nil {
 		cr.r.logf("write %s: %v", findings.FileName, err)
 	}
 }
