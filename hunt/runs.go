@@ -2,7 +2,6 @@ package hunt
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -40,7 +39,7 @@ func (st *State) runOne(ctx context.Context, opts Options, n int, p Plan) Record
 	if rel, err := filepath.Rel(opts.Dir, dir); err == nil {
 		rec.Dir = rel
 	}
-	res, err := readResult(dir)
+	res, err := record.ReadResult(dir)
 	if err != nil {
 		rec.Verdict, rec.Error = string(record.Error), joinErr(rec.Error, err.Error())
 		return rec
@@ -126,7 +125,7 @@ func (st *State) learn(dir string, rec Record) []Found {
 	if len(rec.Classes) == 0 || rec.Dir == "" {
 		return nil
 	}
-	res, err := readResult(filepath.Join(dir, rec.Dir))
+	res, err := record.ReadResult(filepath.Join(dir, rec.Dir))
 	if err != nil {
 		return nil
 	}
@@ -170,18 +169,6 @@ func writeFile(path string, b []byte) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
-}
-
-func readResult(runDir string) (record.Result, error) {
-	var res record.Result
-	b, err := os.ReadFile(filepath.Join(runDir, "results.json"))
-	if err != nil {
-		return res, err
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		return res, fmt.Errorf("%s: %w", filepath.Join(runDir, "results.json"), err)
-	}
-	return res, nil
 }
 
 // ExecChaos is the Executor that runs this very binary's `chaos run`,

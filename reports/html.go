@@ -103,7 +103,7 @@ func buildPage(r *Run, now time.Time) htmlPage {
 		}
 	}
 	h.Timelines = timelines(h.Cells, p.ChartKinds, p.Cols)
-	for _, f := range []string{"results.json", "run.json", "junit.xml"} {
+	for _, f := range []string{record.ResultFile, record.SpecFile, JUnitFile} {
 		h.RunFiles = append(h.RunFiles, FileLink(r.Dir, f, f))
 	}
 	return h

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -24,12 +25,12 @@ func Recheck(cellDir string, opts checker.Options) (string, []checker.Result, er
 	}
 	w, err := workloads.Get(name)
 	if err != nil {
-		return name, nil, fmt.Errorf("%s: %w", filepath.Join(filepath.Dir(cellDir), "run.json"), err)
+		return name, nil, fmt.Errorf("%s: %w", filepath.Join(filepath.Dir(cellDir), record.SpecFile), err)
 	}
 	var cell struct {
 		Recovery *nemesis.Recovery `json:"recovery"`
 	}
-	if b, err := os.ReadFile(filepath.Join(cellDir, "results.json")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(cellDir, record.ResultFile)); err == nil {
 		_ = json.Unmarshal(b, &cell)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return name, nil, err
@@ -46,7 +47,7 @@ func storedWorkload(runDir string) (string, error) {
 	var spec struct {
 		Workload string `json:"workload"`
 	}
-	path := filepath.Join(runDir, "run.json")
+	path := filepath.Join(runDir, record.SpecFile)
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

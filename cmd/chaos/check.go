@@ -61,7 +61,7 @@ the same verdict as the run. Exit codes as for run.`,
 // cell (a history, or a cell's results.json), else its subfolders that do.
 func cellDirs(dir string) ([]string, error) {
 	isCell := func(d string) bool {
-		for _, f := range []string{"history.jsonl", "results.json"} {
+		for _, f := range []string{"history.jsonl", record.ResultFile} {
 			if _, err := os.Stat(filepath.Join(d, f)); err == nil && (f == "history.jsonl" || !isRun(d)) {
 				return true
 			}
@@ -89,6 +89,6 @@ func cellDirs(dir string) ([]string, error) {
 
 // isRun says whether d is a run folder (it has run.json).
 func isRun(d string) bool {
-	_, err := os.Stat(filepath.Join(d, "run.json"))
+	_, err := os.Stat(filepath.Join(d, record.SpecFile))
 	return err == nil
 }
