@@ -695,4 +695,37 @@ var mutants = []mutant{
 		"m.Raftz(ctx, n, sd.Account, sd.RaftGroup)", "m.Raftz(ctx, n, \"\", sd.RaftGroup)", []string{"TestWatcherSnapshot"}},
 	{"nemesis: a kill's effect taken when its call returned", "nemesis/nemesis.go",
 		"\tif !first.IsZero() {\n\t\te.effect.at = first", "\tif false {\n\t\te.effect.at = first", []string{"TestKillTakesEffectWhenTheProcessEnds"}},
+
+	// floor-record: package record, the stored record of runs (cells named
+	// by the tags a workload registers, the decoders of results.json's and
+	// run.json's older shapes, reading results.json), and findings reading
+	// a cell's results.json as stored
+	{"record: a setting that does not decode still names the cells", "record/tags.go",
+		"\t\tif err != nil {\n\t\t\treturn nil, false\n\t\t}", "\t\tif err != nil {\n\t\t\tcontinue\n\t\t}", []string{"TestCellsNamedByRegisteredTags"}},
+	{"record: a tag that does not vary names the cells", "record/tags.go",
+		"\t\tif !varies {\n", "\t\tif false {\n", []string{"TestCellsNamedByRegisteredTags"}},
+	{"record: a registered workload's tags not read", "record/tags.go",
+		"if f == nil {", "if true {", []string{"TestCellsNamedByRegisteredTags"}},
+	{"workloads: a registered workload's tags not given to record", "workloads/workload.go",
+		"record.RegisterTags(w.Name(), func(", "_ = w.Name; _ = (func(", []string{"TestRegisterNamesStoredCells"}},
+	{"compat: spec.kv as one object not moved to the settings", "record/compat.go",
+		"if bytes.HasPrefix(bytes.TrimSpace(kv), []byte(\"{\")) {", "if false {", []string{"TestReadOldResult"}},
+	{"compat: spec.kv as a list not moved to the settings", "record/compat.go",
+		"_ = json.Unmarshal(kv, &list)", "_ = kv", []string{"TestDecodeOldSpecs"}},
+	{"compat: spec.catchup not moved to the settings", "record/compat.go",
+		"if cu, ok := m[\"catchup\"]; ok &&", "if cu, ok := m[\"catchup\"]; false && ok &&", []string{"TestDecodeOldSpecs"}},
+	{"compat: spec.settings overwritten by spec.kv", "record/compat.go",
+		"if _, ok := m[\"settings\"]; !ok {", "if true {", []string{"TestDecodeOldSpecs"}},
+	{"compat: cells[].workload not moved to the settings", "record/compat.go",
+		"m[\"settings\"] = w", "_ = w", []string{"TestDecodeOldCells", "TestReadOldResult"}},
+	{"compat: a cell's settings overwritten by its workload object", "record/compat.go",
+		"if _, has := m[\"settings\"]; !has {", "if true {", []string{"TestDecodeOldCells"}},
+	{"compat: the run's cells read without their old shapes", "record/compat.go",
+		"m[\"cells\"] = fixCells(cells)", "m[\"cells\"] = cells", []string{"TestReadOldResult"}},
+	{"compat: a run without a workload name not kv-update", "record/compat.go",
+		"if w == \"\" {", "if false {", []string{"TestDecodeOldSpecs", "TestReadOldResult"}},
+	{"record: a results.json that does not decode not named", "record/store.go",
+		"return Result{}, fmt.Errorf(\"%s: %w\", path, err)", "return Result{}, err", []string{"TestReadErrors"}},
+	{"findings: a cell's results.json read through the decoders of old shapes", "findings/load.go",
+		"if err := json.Unmarshal(b, &res); err != nil {", "if res, err = record.DecodeCell(b); err != nil {", []string{"TestOldCellReadAsStored"}},
 }
