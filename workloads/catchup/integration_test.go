@@ -157,9 +157,6 @@ func TestIntegrationDockerCatchupOOMCrashLoop(t *testing.T) {
 	if res.CatchUp.Outcome != OutcomeCrashLoop {
 		t.Errorf("catch-up outcome %q, want %q", res.CatchUp.Outcome, OutcomeCrashLoop)
 	}
-	if res.CatchUp.Seconds > opts.CatchupTimeout.Seconds()/2 {
-		t.Errorf("gave up after %.0fs: the crash loop should end the wait long before the %s bound", res.CatchUp.Seconds, opts.CatchupTimeout)
-	}
 	var kills []Event
 	for _, e := range res.Events {
 		if e.Kind == EvOOMKill && e.Node == res.Target {
@@ -167,8 +164,20 @@ func TestIntegrationDockerCatchupOOMCrashLoop(t *testing.T) {
 		}
 	}
 	if len(kills) < 1 || kills[0].TMs < res.CatchUp.RestartAtMs {
-		t.Errorf("OOM kill events of %s: %+v (restart at %d ms)", res.Target, kills, res.CatchUp.RestartAtMs)
+		t.Fatalf("OOM kill events of %s: %+v (restart at %d ms)", res.Target, kills, res.CatchUp.RestartAtMs)
 	}
+	// The harness's part: the kill that makes the loop ends the wait at
+	// once. When the server's kills come is the server's part: a replica
+	// at its limit sometimes thrashes for over a minute (RSS flat, /healthz
+	// silent, the leader's "Catchup for stream stalled") before the first
+	// one; that is reported, not a failure of the harness.
+	loopAt := kills[len(kills)-1].TMs
+	ended := res.CatchUp.RestartAtMs + int64(res.CatchUp.Seconds*1000)
+	if ended-loopAt > 10_000 {
+		t.Errorf("the wait ended %.1fs after the OOM kill that made the crash loop, want at once", float64(ended-loopAt)/1000)
+	}
+	t.Logf("first OOM kill %.1fs after the restart; the loop's last at %.1fs; the wait ended at %.1fs",
+		float64(kills[0].TMs-res.CatchUp.RestartAtMs)/1000, float64(loopAt-res.CatchUp.RestartAtMs)/1000, res.CatchUp.Seconds)
 	if !strings.Contains(printed, "CRASH LOOP") {
 		t.Error("output does not say CRASH LOOP")
 	}
