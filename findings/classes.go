@@ -34,6 +34,10 @@ var classes = []class{
 	{"stale-read", "stale_read", "stale-read", "A read returned an older revision than one already acknowledged", promiseRead, 6},
 	{"session", "read_your_writes", "read-your-writes", "A client read an older revision than its own acknowledged write", promiseRead, 6},
 	{"session", "monotonic_reads", "monotonic-reads", "A client read an older revision than one it had already read", promiseRead, 6},
+	// The nodes' health (observe.Check), whatever the workload.
+	{"node-health", "oom_kill", "oom-kill", "A server was killed for running out of memory", promiseAlive, 1},
+	{"node-health", "restart", "unexplained-restart", "A server died by itself and was restarted", promiseAlive, 1},
+	{"node-health", "died", "server-died", "A server died by itself", promiseAlive, 1},
 }
 
 const (
@@ -47,6 +51,9 @@ const (
 	promiseOnce = "The stream holds what clients wrote, each acknowledged write once, and nothing else."
 	promiseRead = "`kv.Get(key)` returns the key's latest revision, or at worst one that the stream holds (with Direct Get on, a " +
 		"replica may answer from a store that is behind; with it off the stream leader answers)."
+	promiseAlive = "A nats-server keeps running until it is stopped: it does not exit by itself, and it keeps within the memory " +
+		"it is given (its container's or machine's memory limit, against which the kernel kills a process that goes over it), " +
+		"whatever the clients send and whatever its peers do."
 	promiseLin = "Each key of a KV bucket behaves as a single register: every operation takes effect at one instant between " +
 		"its call and its reply, so there is one order of all the operations that explains every reply."
 )

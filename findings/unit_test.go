@@ -247,3 +247,29 @@ func TestWhereStoredHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeHealthClasses: node-health's anomalies are findings of their
+// own, each promising the server stays up within its memory, with the
+// check's examples of its kind and their count.
+func TestNodeHealthClasses(t *testing.T) {
+	r := checker.Result{Name: "node-health", Verdict: checker.Invalid, Summary: "2 OOM kill(s), 1 restart(s) by the runtime and 0 death(s) nobody asked for",
+		Counts: map[string]int{"oom_kills": 2, "restarts": 1},
+		Anomalies: []checker.Anomaly{{Kind: "oom_kill", Description: "n2 OOM kill #1 (seen between 5.8s and 6.0s)"},
+			{Kind: "oom_kill", Description: "n2 OOM kill #2 (seen between 9.8s and 10.0s)"},
+			{Kind: "restart", Description: "n1 restart #1 by the runtime between 8.0s and 8.2s, no fault aimed at n1 then"}}}
+	c := &cell{res: record.CellResult{Checks: []checker.Result{r}}}
+	secs := sections(c)
+	if len(secs) != 2 {
+		t.Fatalf("%d sections", len(secs))
+	}
+	for i, want := range []struct {
+		slug    string
+		count   int
+		example string
+	}{{"oom-kill", 2, "- n2 OOM kill #2"}, {"unexplained-restart", 1, "- n1 restart #1 by the runtime"}} {
+		s := secs[i]
+		if s.f.Class != want.slug || s.f.Count != want.count || s.promise != promiseAlive || !strings.Contains(strings.Join(s.happened, "\n"), want.example) {
+			t.Errorf("section %d: %s, %d cases, promise %q, %q", i, s.f.Class, s.f.Count, s.promise, s.happened)
+		}
+	}
+}

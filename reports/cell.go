@@ -11,6 +11,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/watch"
 )
@@ -212,11 +213,11 @@ func (v *CellSection) links(r *Run, c *Cell) {
 		{"history.jsonl", "history.jsonl (every operation)"},
 		{"stream.jsonl", "stream.jsonl (the bucket's stream read back)"},
 		{"results.json", "results.json (this cell's numbers)"},
-		{MemoryFile, "memory.json"},
+		{observe.File, observe.File + " (every node over time: memory, the runtime's state, /healthz, its copy of the stream)"},
 		{watch.EventsFile, "cluster-events.jsonl (what the watcher saw)"},
 	} {
 		l := FileLink(r.Dir, path.Join(c.Rel, f.rel), f.text)
-		if (l.Href == "" && f.rel == MemoryFile) || (f.rel == watch.EventsFile && (l.Href == "" || c.Watch == nil)) {
+		if (l.Href == "" && f.rel == observe.File) || (f.rel == watch.EventsFile && (l.Href == "" || c.Watch == nil)) {
 			continue
 		}
 		v.Files = append(v.Files, l)

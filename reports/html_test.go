@@ -212,9 +212,13 @@ func TestExpectationsOnThePage(t *testing.T) {
 	}
 }
 
+// TestMemoryChartFromFile: a cell's memory chart is drawn from the
+// observer's readings (nodes.jsonl): every node's usage, the limit they
+// all ran under drawn once, the OOM kill the runtime's counters show.
 func TestMemoryChartFromFile(t *testing.T) {
 	page := pageOf(t, reportstest.WriteRun(t, reportstest.SyntheticMatrix()))
-	for _, w := range []string{"Memory per node", "limit 512 MiB", "OOM n2", "n2 OOM-killed at 12.0s: memory limit 512MiB"} {
+	for _, w := range []string{"Memory per node", "limit 512 MiB", "OOM n2", "n2 OOM-killed at 12.0s: OOM kill #1 (seen between 11.0s and 12.0s)",
+		"nodes.jsonl (every node over time"} {
 		if !strings.Contains(page, w) {
 			t.Errorf("page lacks %q", w)
 		}

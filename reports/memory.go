@@ -1,23 +1,21 @@
 package reports
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // Memory is a cell's memory use per node over time, with the limit and the
-// OOM kills: what the catchup workload records. Times are ns since the
-// cell's start (for kv-update cells, the history's clock).
+// OOM kills: what the pipeline's observer read of every node (package
+// observe). Times are ns on the history's clock, as the fault windows'.
 type Memory struct {
 	LimitBytes int64        `json:"limit_bytes,omitempty"` // one limit for every node; 0: none known
 	Nodes      []NodeMemory `json:"nodes"`
@@ -56,7 +54,7 @@ type MemorySource func(cellDir string, c record.CellResult) (*Memory, error)
 
 var (
 	memMu      sync.Mutex
-	memSources = []MemorySource{memoryJSON}
+	memSources = []MemorySource{nodesMemory}
 )
 
 // RegisterMemorySource adds a reader, tried before the default one, so a
@@ -86,22 +84,75 @@ func LoadMemory(cellDir string, c record.CellResult) (*Memory, error) {
 	return nil, errors.Join(errs...)
 }
 
-// MemoryFile is the default source: <cell>/memory.json holding a Memory.
-const MemoryFile = "memory.json"
-
-func memoryJSON(cellDir string, _ record.CellResult) (*Memory, error) {
-	b, err := os.ReadFile(filepath.Join(cellDir, MemoryFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+// nodesMemory is the default source: the observer's readings of every
+// node (observe.File), nil when the cell has none (it was stored before the
+// pipeline observed the nodes).
+func nodesMemory(cellDir string, _ record.CellResult) (*Memory, error) {
+	rec, err := observe.Load(cellDir)
+	if err != nil || rec == nil {
 		return nil, err
 	}
-	var m Memory
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(cellDir, MemoryFile), err)
+	return memoryOf(rec), nil
+}
+
+// memoryOf is what the chart draws of a record: each node's usage, RSS
+// and limit, the OOM kills, and the restarts and deaths nobody asked for.
+// A limit every node had alone, from its first reading on, is drawn once
+// (LimitBytes).
+func memoryOf(rec *observe.Record) *Memory {
+	m := &Memory{}
+	idx := map[string]int{}
+	node := func(name string) *NodeMemory {
+		i, ok := idx[name]
+		if !ok {
+			i = len(m.Nodes)
+			idx[name] = i
+			m.Nodes = append(m.Nodes, NodeMemory{Node: name})
+		}
+		return &m.Nodes[i]
 	}
-	return &m, nil
+	for _, n := range rec.Nodes {
+		node(n)
+	}
+	for _, s := range rec.Samples {
+		r := MemSample{T: s.T, Bytes: s.Bytes}
+		switch s.Kind {
+		case observe.KindUsage:
+			node(s.Node).Samples = append(node(s.Node).Samples, r)
+		case observe.KindRSS:
+			node(s.Node).RSS = append(node(s.Node).RSS, r)
+		case observe.KindLimit:
+			node(s.Node).Limit = append(node(s.Node).Limit, r)
+		}
+	}
+	if lim := sharedLimit(m.Nodes); lim > 0 {
+		m.LimitBytes = lim
+		for i := range m.Nodes {
+			m.Nodes[i].Limit = nil
+		}
+	}
+	for _, e := range rec.Events() {
+		k := OOMKill{Node: e.Node, T: e.TMs * 1e6, Kind: string(e.Kind), Detail: e.Detail}
+		if e.Kind == observe.EvOOMKill {
+			m.OOMKills = append(m.OOMKills, k)
+		} else {
+			m.Events = append(m.Events, k)
+		}
+	}
+	return m
+}
+
+// sharedLimit is the limit every node had, unchanged, from its first
+// reading on; 0 when they differ, changed, or there is none.
+func sharedLimit(nodes []NodeMemory) int64 {
+	var lim int64
+	for _, n := range nodes {
+		if len(n.Limit) != 1 || n.Limit[0].Bytes <= 0 || (lim != 0 && n.Limit[0].Bytes != lim) {
+			return 0
+		}
+		lim = n.Limit[0].Bytes
+	}
+	return lim
 }
 
 // maxMemPoints bounds the points drawn per node; each kept point is the

@@ -14,6 +14,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/online"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/watch"
@@ -37,6 +38,7 @@ type cellRun struct {
 	ops      record.OpCounts
 	inst     workloads.Instance
 	online   *online.Checker
+	obs      *observe.Observer // every node, from before setup to before teardown
 }
 
 // runCell runs one cell of any workload. Everything it learns is in the
@@ -111,13 +113,24 @@ func (cr *cellRun) start(ctx context.Context, cell record.Cell, dir string) erro
 	cr.rec.Stream()
 	cr.ops = record.NewOpCounts()
 	cr.rec.Watch(cr.ops.Add)
+	// The nodes are observed through the heal and the workload's finish,
+	// even after Ctrl-C; teardown stops the observer.
+	every := time.Duration(0)
+	if p, ok := cr.settings.(workloads.SamplePeriod); ok {
+		every = p.SamplePeriod()
+	}
+	if cr.obs, err = observe.Start(context.WithoutCancel(ctx), observe.Options{Cluster: cr.c, Path: filepath.Join(dir, observe.File),
+		Now: cr.rec.Now, Every: every, Monitor: cluster.Monitor{Timeout: cfg.ProbeTimeout}}); err != nil {
+		return fmt.Errorf("observe the nodes: %w", err)
+	}
 	t = time.Now()
 	cr.prog.setPhase("setup")
 	env := &workloads.Env{Cluster: cr.c, Dir: dir, DirectGet: cell.DirectGet, Seed: cell.SeedOr(r.spec.Seed), History: cr.rec,
-		Phase: cr.prog.setPhase, Logf: cr.prog.logf(r.logf)}
+		Observer: cr.obs, Phase: cr.prog.setPhase, Logf: cr.prog.logf(r.logf)}
 	if cr.inst, err = cr.settings.Setup(ctx, env); err != nil {
 		return fmt.Errorf("set up %s: %w", r.spec.Workload, err)
 	}
+	cr.obs.Follow(cr.inst.Stream())
 	setPhase(cr.res, "setup", t)
 	return nil
 }
@@ -286,6 +299,11 @@ func (cr *cellRun) teardown() {
 	}
 	c := cr.c
 	cr.c = nil
+	if cr.obs != nil {
+		if err := cr.obs.Stop(); err != nil && cr.res.Error == "" {
+			cr.res.Error = "write " + observe.File + ": " + err.Error()
+		}
+	}
 	if cr.inst != nil {
 		cr.inst.Close()
 	}
@@ -332,7 +350,8 @@ func (cr *cellRun) judge(dir string) {
 }
 
 // CheckCell judges a stored cell: the workload's checkers over its files,
-// plus the recovery check when the wait for recovery was recorded.
+// plus the recovery check when the wait for recovery was recorded, and
+// the nodes' health (node-health) when the pipeline observed them.
 func CheckCell(dir string, w workloads.Workload, rec *nemesis.Recovery, opts checker.Options) ([]checker.Result, error) {
 	if opts.OutDir == "" {
 		opts.OutDir = filepath.Join(dir, "porcupine")
@@ -343,6 +362,13 @@ func CheckCell(dir string, w workloads.Workload, rec *nemesis.Recovery, opts che
 	}
 	if rec != nil {
 		checks = append(checks, recoveryCheck(*rec))
+	}
+	health, err := observe.Check(dir)
+	if err != nil {
+		return nil, err
+	}
+	if health != nil {
+		checks = append(checks, *health)
 	}
 	return checks, nil
 }

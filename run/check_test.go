@@ -1,11 +1,16 @@
 package run
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -41,4 +46,49 @@ func TestStoredWorkload(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCheckCellJudgesTheNodes: a cell the pipeline observed (its
+// nodes.jsonl) gets node-health after the workload's own checks, whatever
+// the workload, and an OOM kill there is invalid though the workload's
+// checks are valid; a cell stored before the observer gets none.
+func TestCheckCellJudgesTheNodes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("history.jsonl", `{"client":0,"node":"n1","type":"put","key":"k0","value":"v1","rev":1,"outcome":"ok","invoke":1000,"complete":2000}`+"\n")
+	names := func(checks []checker.Result) string {
+		var s []string
+		for _, c := range checks {
+			s = append(s, c.Name+" "+string(c.Verdict))
+		}
+		return strings.Join(s, ", ")
+	}
+	checks, err := CheckCell(dir, validWorkload{}, nil, checker.Options{})
+	if err != nil || names(checks) != "own valid" {
+		t.Fatalf("a cell stored before the observer: %s, %v", names(checks), err)
+	}
+	write(observe.File, `{"t_ns":0,"kind":"start","nodes":["n1"],"every_ns":250000000}
+{"t_ns":250000000,"asked_ns":249000000,"node":"n1","kind":"state","state":{"running":true}}
+{"t_ns":500000000,"asked_ns":499000000,"node":"n1","kind":"state","state":{"running":false,"oom_killed":true,"oom_kills":1,"exit_code":137}}
+{"t_ns":600000000,"kind":"stop"}
+`)
+	checks, err = CheckCell(dir, validWorkload{}, nil, checker.Options{})
+	if err != nil || names(checks) != "own valid, node-health invalid" || checks[1].Counts[observe.CountOOMKills] != 1 {
+		t.Fatalf("an observed cell whose node was OOM-killed: %s, %v", names(checks), err)
+	}
+}
+
+// validWorkload is a workload whose own check finds nothing.
+type validWorkload struct{}
+
+func (validWorkload) Name() string                                       { return "valid" }
+func (validWorkload) Doc() string                                        { return "a workload whose check finds nothing" }
+func (validWorkload) Flags(*pflag.FlagSet) workloads.Expander            { return nil }
+func (validWorkload) Decode(json.RawMessage) (workloads.Settings, error) { return nil, nil }
+func (validWorkload) Check(string, checker.Options) ([]checker.Result, error) {
+	return []checker.Result{{Name: "own", Verdict: checker.Valid}}, nil
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/online"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
@@ -84,6 +85,11 @@ type Env struct {
 	DirectGet bool
 	Seed      uint64
 	History   *history.Recorder
+	// Observer is the pipeline's observer of every node (memory, state,
+	// health, the stream's copies), running from before Setup until after
+	// Finish; a workload reads its latest readings, and tells it of a
+	// memory limit it changes (Observer.Limit).
+	Observer *observe.Observer
 	// Phase tells the live progress line what the workload is doing.
 	Phase func(phase string)
 	// Logf prints one line of the workload's own progress.
@@ -186,6 +192,13 @@ func Names() []string {
 func Marshal(s Settings) (json.RawMessage, error) {
 	b, err := json.Marshal(s)
 	return json.RawMessage(b), err
+}
+
+// SamplePeriod is an optional Settings: how often the pipeline's observer
+// reads every node's memory (the catch-up workload's --sample-interval);
+// without it, observe.DefaultEvery.
+type SamplePeriod interface {
+	SamplePeriod() time.Duration
 }
 
 // RecoveryBounder is an optional Settings: the bound on the wait for

@@ -175,6 +175,18 @@ var auditCases = []auditCase{
 	// file and line, as a malformed history.jsonl or stream.jsonl.
 	{dir: "kv/rb3_observed_unsorted_changed", exit: record.ExitHarness,
 		stderr: `(?m)^chaos: \S*kv/rb3_observed_unsorted_changed/observed.jsonl:3: sequence 1 after 3: the observers' entries are written in increasing sequence order\n$`},
+
+	// The nodes' health (branch floor-observer): every cell the pipeline
+	// observed holds nodes.jsonl, and node-health judges it. A real
+	// kv-update run's readings are clean; the same with n2 OOM-killed at
+	// 6 s, as Docker reports it, is an anomaly whatever the kv checks say
+	// (the OOM kill was invisible to every check of a kv-update cell). A
+	// cell stored before the observer has no readings and no node-health.
+	{dir: "kv/h0_observed_clean", exit: record.ExitValid, verdicts: map[string]string{"node-health": "valid", "linearizability": "valid"},
+		stdout: `valid +node-health +no OOM kill, restart or death nobody asked for on n1, n2, n3 \(126 state readings\)`},
+	{dir: "kv/h1_oom_kill", exit: record.ExitInvalid, verdicts: map[string]string{"node-health": "invalid", "linearizability": "valid", "stream-integrity": "valid"},
+		stdout: `invalid +node-health +1 OOM kill\(s\), 0 restart\(s\) by the runtime and 0 death\(s\) nobody asked for: n2 OOM kill #1 \(seen between 5\.8s and 6\.0s\)`},
+	{dir: "kv/rd3_r2_bucket_third_node_no_copy", exit: record.ExitValid, verdicts: map[string]string{"node-health": ""}},
 }
 
 var verdictLine = regexp.MustCompile(`(?m)^  (valid|invalid|unknown)\s+(\S+)\s`)

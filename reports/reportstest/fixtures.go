@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
@@ -86,7 +88,9 @@ func KVChecks(o ChecksOpts) []checker.Result {
 type SynthCell struct {
 	Res record.CellResult
 	Ops []history.Op
-	Mem *Memory // memory.json, nil for none
+	// Nodes is the cell's nodes.jsonl, the observer's readings of every
+	// node (observe.File), one line each; nil for none.
+	Nodes []observe.Sample
 }
 
 // SynthRun is a made-up run.
@@ -200,21 +204,7 @@ func SyntheticMatrix() SynthRun {
 	c2.Verdict, c2.Error = record.Error, "start cluster: n2: container exited with code 1 (see logs/n2.log)"
 	ops3 := GenOps(3, 20, 5, 5, 10, 0)
 	c3 := KVCell(dir, spec, cells[3], KVChecks(ChecksOpts{Gets: 40000, StreamIncomplete: true}), ops3, kill)
-	mem := &Memory{LimitBytes: 512 << 20, OOMKills: []OOMKill{{Node: "n2", T: 12e9, Detail: "memory limit 512MiB"}}}
-	for i, n := range []string{"n1", "n2", "n3"} {
-		nm := NodeMemory{Node: n}
-		for t := int64(0); t <= 20e9; t += 250e6 {
-			b := int64(100<<20) + t/int64(1e9)*int64(10<<20)*int64(i+1)
-			if n == "n2" && t >= 12e9 {
-				b = int64(60<<20) + (t-12e9)/int64(1e9)*int64(20<<20)
-			} else if n == "n2" {
-				b = min(int64(512<<20), int64(100<<20)+t/int64(1e9)*int64(40<<20))
-			}
-			nm.Samples = append(nm.Samples, MemSample{T: t, Bytes: b})
-		}
-		mem.Nodes = append(mem.Nodes, nm)
-	}
-	out.Cells = []SynthCell{{Res: c0, Ops: ops0}, {Res: c1, Ops: ops1}, {Res: c2}, {Res: c3, Ops: ops3, Mem: mem}}
+	out.Cells = []SynthCell{{Res: c0, Ops: ops0}, {Res: c1, Ops: ops1}, {Res: c2}, {Res: c3, Ops: ops3, Nodes: oomNodes()}}
 	for _, c := range out.Cells {
 		res.Cells = append(res.Cells, c.Res)
 	}
@@ -239,8 +229,8 @@ func WriteRun(t testing.TB, s SynthRun) string {
 		if c.Ops != nil {
 			WriteJSONLines(t, filepath.Join(cdir, "history.jsonl"), c.Ops)
 		}
-		if c.Mem != nil {
-			WriteJSON(t, filepath.Join(cdir, memoryFile), c.Mem)
+		if c.Nodes != nil {
+			WriteJSONLines(t, filepath.Join(cdir, observe.File), c.Nodes)
 		}
 		for _, n := range []string{"n1", "n2", "n3"} {
 			p := filepath.Join(cdir, "logs", n+".log")
@@ -292,34 +282,36 @@ func ResultOf(cells ...record.CellResult) record.Result {
 	return res
 }
 
-// Memory is a memory.json as package reports reads it (reports.Memory):
-// per node the samples, and the OOM kills.
-type Memory struct {
-	LimitBytes int64        `json:"limit_bytes,omitempty"`
-	Nodes      []NodeMemory `json:"nodes"`
-	OOMKills   []OOMKill    `json:"oom_kills,omitempty"`
+// oomNodes are the observer's readings of a cell whose nodes ran under a
+// 512 MiB limit for 20 s: memory 4 times a second, n2 climbing to the
+// limit and OOM-killed at 12 s (the runtime restarts it between two
+// readings, as Docker does), the runtime's state each second.
+func oomNodes() []observe.Sample {
+	nodes := []string{"n1", "n2", "n3"}
+	out := []observe.Sample{{T: 0, Kind: observe.KindStart, Nodes: nodes, Every: 250e6}}
+	for _, n := range nodes {
+		out = append(out, observe.Sample{T: 0, Node: n, Kind: observe.KindLimit, Bytes: 512 << 20})
+	}
+	for t := int64(0); t <= 20e9; t += 250e6 {
+		for i, n := range nodes {
+			b := int64(100<<20) + t/int64(1e9)*int64(10<<20)*int64(i+1)
+			if n == "n2" && t >= 12e9 {
+				b = int64(60<<20) + (t-12e9)/int64(1e9)*int64(20<<20)
+			} else if n == "n2" {
+				b = min(int64(512<<20), int64(100<<20)+t/int64(1e9)*int64(40<<20))
+			}
+			out = append(out, observe.Sample{T: t, Node: n, Kind: observe.KindUsage, Bytes: b})
+			if t%1e9 == 0 {
+				st := cluster.NodeState{Running: true}
+				if n == "n2" && t >= 12e9 {
+					st.OOMKills, st.Restarts, st.OOMKilled = 1, 1, true
+				}
+				out = append(out, observe.Sample{T: t + 1e6, Asked: t, Node: n, Kind: observe.KindState, State: &st})
+			}
+		}
+	}
+	return append(out, observe.Sample{T: 20e9 + 1e6, Kind: observe.KindStop})
 }
-
-// NodeMemory is one node's samples.
-type NodeMemory struct {
-	Node    string      `json:"node"`
-	Samples []MemSample `json:"samples"`
-}
-
-// MemSample is one reading, ns since the cell's start.
-type MemSample struct {
-	T     int64 `json:"t_ns"`
-	Bytes int64 `json:"bytes"`
-}
-
-// OOMKill is a node killed for running out of memory.
-type OOMKill struct {
-	Node   string `json:"node"`
-	T      int64  `json:"t_ns"`
-	Detail string `json:"detail,omitempty"`
-}
-
-const memoryFile = "memory.json"
 
 func onOff(b bool) string {
 	if b {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
 // The checks carry the names and counts the exported constants say, in
@@ -27,7 +28,7 @@ func TestCheckNamesAndCounts(t *testing.T) {
 			Recovery:  &nemesis.Recovery{Recovered: true, Detail: "ok"},
 			Integrity: Integrity{Acked: 10, Read: 10, Distinct: 10, Complete: true, ReplicasAgree: true, Replicas: []ReplicaState{{Node: "n1"}}}},
 		"oom, crash loop, lost": {Options: Options{MemoryLimit: 1 << 20, CrashLoop: 2}, Target: "n1",
-			Deaths:    []Deaths{{Node: "n1", OOMKills: 3, Restarts: 3, Deaths: 3, CrashLoop: true}},
+			Deaths:    []observe.Deaths{{Node: "n1", OOMKills: 3, Restarts: 3, Deaths: 3, CrashLoop: true}},
 			CatchUp:   CatchUp{Outcome: OutcomeCrashLoop, Seconds: 8},
 			Integrity: Integrity{Acked: 10, Read: 9, Distinct: 9, Missing: 1, Complete: true}},
 		"cut short": {},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 )
 
 // reconnectBuf is what every catchup connection buffers while it
@@ -233,7 +234,7 @@ func (r *cell) fill(ctx context.Context) error {
 				return
 			case <-t.C:
 				s := r.fleet.stats.summary()
-				r.logf("  fill: %s acked (%.0f MB/s)", Bytes(s.AckedB), float64(s.AckedB)/1e6/time.Since(start).Seconds())
+				r.logf("  fill: %s acked (%.0f MB/s)", bytesize.Bytes(s.AckedB), float64(s.AckedB)/1e6/time.Since(start).Seconds())
 			}
 		}
 	}()
@@ -253,7 +254,7 @@ func (r *cell) fill(ctx context.Context) error {
 		if acked == before {
 			if round >= 20 {
 				close(done)
-				return fmt.Errorf("the fill stalled at %s of %s: nothing acknowledged in 20 rounds", Bytes(acked), o.Backlog)
+				return fmt.Errorf("the fill stalled at %s of %s: nothing acknowledged in 20 rounds", bytesize.Bytes(acked), o.Backlog)
 			}
 			time.Sleep(500 * time.Millisecond)
 		}
@@ -269,7 +270,7 @@ func (r *cell) fill(ctx context.Context) error {
 	st.FillMBps = float64(info.State.Bytes) / 1e6 / took.Seconds()
 	_, acked, failed, timedOut := r.fleet.stats.counts()
 	r.logf("filled: %d msgs, %s stored in %.1fs (%.0f MB/s); %d acked, %d failed, %d timed out",
-		info.State.Msgs, Bytes(info.State.Bytes), took.Seconds(), st.FillMBps, acked, failed, timedOut)
+		info.State.Msgs, bytesize.Bytes(info.State.Bytes), took.Seconds(), st.FillMBps, acked, failed, timedOut)
 	if info.State.Msgs == 0 {
 		return errors.New("the fill stored nothing")
 	}

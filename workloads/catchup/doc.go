@@ -26,13 +26,14 @@
 //     last sequence and message count, and every acknowledged id is in the
 //     stream (read back with headers only, ids in a bitmap).
 //
-// Measured over time: memory of every node (cgroup usage as the limit sees
-// it, and RSS from /varz) at least 4 times a second with the limit drawn;
-// runtime state (OOM kills, restarts) 4 times a second; every node's
-// /healthz each second; the target's progress against the leader twice a
-// second; each publish's ack latency and errors, per phase and per second;
-// optional gets through the target (--read-rate), which with Direct Get on
-// it answers itself.
+// Measured over time: by the pipeline's observer of every node (package
+// observe, nodes.jsonl), memory (cgroup usage as the limit sees it, and RSS
+// from /varz) every --sample-interval, the runtime's state (OOM kills,
+// restarts), /healthz and each node's copy of the stream at most 4 times a
+// second, from which the target's progress against the leader is put
+// together (lag.go); by the workload, each publish's ack latency and
+// errors, per phase and per second, and optional gets through the target
+// (--read-rate), which with Direct Get on it answers itself.
 //
 // GOMEMLIMIT policy (--gomemlimit): auto is 80 % of --memory-limit (the
 // policy of cluster.Config.GoMemLimitFor: headroom for memory the Go
@@ -44,7 +45,10 @@
 // crash-loop, catch-up (current within the bound), recovery (after the
 // heal), replicas-agree, acked-present.
 //
-// Files in the cell's dir: catchup.json (the Result), memory.csv, lag.csv,
-// publish.csv, events.jsonl, health.jsonl, states.jsonl, and with RunCell
-// config/ and logs/ of every node.
+// Files in the cell's dir: catchup.json (the Result: what is the catch-up's
+// own, naming nodes.jsonl for the nodes' series, which Load puts back) and
+// publish.csv; the pipeline's nodes.jsonl, config/ and logs/ of every node.
+// Cells stored before the pipeline observed the nodes hold the series in
+// catchup.json, with memory.csv, lag.csv, events.jsonl, health.jsonl and
+// states.jsonl beside it; they load as they are.
 package catchup

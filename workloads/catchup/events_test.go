@@ -7,14 +7,15 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
 // series builds state samples of one node every 250 ms from a compact
 // script: each step is (running, oomKills, restarts).
-func series(node string, from int64, steps ...[3]int) []StateSample {
-	var out []StateSample
+func series(node string, from int64, steps ...[3]int) []observe.StateSample {
+	var out []observe.StateSample
 	for i, s := range steps {
-		out = append(out, StateSample{TMs: from + int64(i)*250, Node: node, NodeState: cluster.NodeState{
+		out = append(out, observe.StateSample{TMs: from + int64(i)*250, Node: node, NodeState: cluster.NodeState{
 			Running: s[0] == 1, OOMKills: s[1], Restarts: s[2], OOMKilled: s[1] > 0 && s[0] == 0, ExitCode: 137 * (1 - s[0])}})
 	}
 	return out
@@ -22,7 +23,7 @@ func series(node string, from int64, steps ...[3]int) []StateSample {
 
 func TestDetectEventsAndCrashLoop(t *testing.T) {
 	up, down := 1, 0
-	asked := []Event{{TMs: 1000, Node: "n3", Kind: EvKill}, {TMs: 1010, Node: "n3", Kind: EvWipe}, {TMs: 3000, Node: "n3", Kind: EvStart}}
+	asked := []observe.Event{{TMs: 1000, Node: "n3", Kind: EvKill}, {TMs: 1010, Node: "n3", Kind: EvWipe}, {TMs: 3000, Node: "n3", Kind: EvStart}}
 	// The harness kills n3 at 1 s and starts it at 3 s; nothing else happens.
 	clean := append(series("n1", 0, [3]int{up, 0, 0}, [3]int{up, 0, 0}, [3]int{up, 0, 0}),
 		series("n3", 750,
@@ -32,7 +33,7 @@ func TestDetectEventsAndCrashLoop(t *testing.T) {
 	// The same, then the kernel kills n3 three times and Docker restarts it:
 	// some deaths fall between two samples (only the counters move), one is
 	// seen down.
-	loop := append(append([]StateSample{}, clean...), series("n3", 3500,
+	loop := append(append([]observe.StateSample{}, clean...), series("n3", 3500,
 		[3]int{up, 1, 1},   // OOM kill and restart between samples
 		[3]int{up, 1, 1},   //
 		[3]int{down, 2, 1}, // seen down after the second kill
@@ -40,11 +41,11 @@ func TestDetectEventsAndCrashLoop(t *testing.T) {
 		[3]int{up, 3, 3},   // third kill, restarted
 	)...)
 	// One death the runtime restarted, not a loop.
-	once := append(append([]StateSample{}, clean...), series("n3", 3500, [3]int{up, 0, 1}, [3]int{up, 0, 1})...)
+	once := append(append([]observe.StateSample{}, clean...), series("n3", 3500, [3]int{up, 0, 1}, [3]int{up, 0, 1})...)
 
 	for _, tc := range []struct {
 		name              string
-		samples           []StateSample
+		samples           []observe.StateSample
 		oom, restarts     int
 		crashLoop         bool
 		verdictOOM, loopV checker.Verdict
@@ -54,14 +55,14 @@ func TestDetectEventsAndCrashLoop(t *testing.T) {
 		{"one restart", once, 0, 1, false, checker.Valid, checker.Unknown},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := DetectEvents(tc.samples, asked)
+			ev := detectEvents(tc.samples, asked)
 			for _, e := range ev {
-				if e.Kind == EvDied && e.TMs < 3000 {
+				if e.Kind == observe.EvDied && e.TMs < 3000 {
 					t.Errorf("the asked kill was taken for a death: %+v", e)
 				}
 			}
-			deaths := Summarize(append(ev, asked...), 2)
-			var n3 Deaths
+			deaths := observe.Summarize(append(ev, asked...), 2)
+			var n3 observe.Deaths
 			for _, d := range deaths {
 				if d.Node == "n3" {
 					n3 = d
@@ -94,7 +95,7 @@ func TestDetectEventsAndCrashLoop(t *testing.T) {
 func TestDetectEventsUnaskedDeathWithoutRestart(t *testing.T) {
 	// AutoRestart off: the node just dies and stays down.
 	ss := series("n2", 0, [3]int{1, 0, 0}, [3]int{0, 1, 0}, [3]int{0, 1, 0})
-	ev := DetectEvents(ss, nil)
+	ev := detectEvents(ss, nil)
 	var kinds []string
 	for _, e := range ev {
 		kinds = append(kinds, string(e.Kind))
@@ -102,7 +103,7 @@ func TestDetectEventsUnaskedDeathWithoutRestart(t *testing.T) {
 	if strings.Join(kinds, ",") != "oom-kill,died" {
 		t.Fatalf("events %v, want oom-kill,died", kinds)
 	}
-	d := Summarize(ev, 2)
+	d := observe.Summarize(ev, 2)
 	if len(d) != 1 || d[0].Deaths != 1 || d[0].CrashLoop {
 		t.Errorf("Summarize = %+v: one death, no loop", d)
 	}
@@ -110,12 +111,12 @@ func TestDetectEventsUnaskedDeathWithoutRestart(t *testing.T) {
 		t.Errorf("crash-loop without AutoRestart = %s %q, want unknown naming AutoRestart", c.Verdict, c.Summary)
 	}
 	// Samples that failed to read are skipped, not taken for a death.
-	withErr := []StateSample{
+	withErr := []observe.StateSample{
 		{TMs: 0, Node: "n1", NodeState: cluster.NodeState{Running: true}},
 		{TMs: 250, Node: "n1", Err: "inspect: timeout"},
 		{TMs: 500, Node: "n1", NodeState: cluster.NodeState{Running: true}},
 	}
-	if ev := DetectEvents(withErr, nil); len(ev) != 0 {
+	if ev := detectEvents(withErr, nil); len(ev) != 0 {
 		t.Errorf("events from an unreadable sample: %+v", ev)
 	}
 }
@@ -175,32 +176,13 @@ func TestLatencyQuantiles(t *testing.T) {
 	}
 }
 
-func TestSeriesPeaks(t *testing.T) {
-	var s Series
-	for i, v := range []int64{5, 9, 3, 12, 7} {
-		s.add(int64(i*1000), v)
-	}
-	if v, at := s.Peak(); v != 12 || at != 3000 {
-		t.Errorf("Peak = %d at %d", v, at)
-	}
-	if v, at := s.PeakBetween(0, 2500); v != 9 || at != 1000 {
-		t.Errorf("PeakBetween(0, 2500) = %d at %d", v, at)
-	}
-	if _, at := s.PeakBetween(10_000, 20_000); at != -1 {
-		t.Error("PeakBetween an empty window found something")
-	}
-	if s.At(2500) != 3 || s.At(-1) != 0 || s.At(99_999) != 7 {
-		t.Errorf("At: %d %d %d", s.At(2500), s.At(-1), s.At(99_999))
-	}
-}
-
 func TestChart(t *testing.T) {
-	m := NodeMemory{Node: "n3"}
+	m := NodeMemory{NodeMemory: observe.NodeMemory{Node: "n3"}}
 	for i := int64(0); i < 40; i++ {
-		m.RSS.add(i*250, 100<<20+i*(10<<20))
-		m.Usage.add(i*250, 200<<20+i*(10<<20))
+		m.RSS.Add(i*250, 100<<20+i*(10<<20))
+		m.Usage.Add(i*250, 200<<20+i*(10<<20))
 	}
-	m.Limit.add(2000, 512<<20)
+	m.Limit.Add(2000, 512<<20)
 	out := Chart(m, map[int64]rune{1000: 'K', 3000: 'R', 9000: 'X'}, 40, 8, "")
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) != 8+3 {

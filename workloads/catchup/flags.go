@@ -1,6 +1,7 @@
 package catchup
 
 import (
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 	"strings"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 // --workload catchup`. Flags chaos run already has for every workload are
 // left to it: --direct-get (one cell each), --server-version (one cell
 // each), --recovery-timeout, --keep-data and --rate (kv-update's is ops/s;
-// here it is bytes/s, a size such as 40MB: ParseBytes reads it). Set those
+// here it is bytes/s, a size such as 40MB: bytesize.Parse reads it). Set those
 // fields on the Options afterwards, and only when the flag was given, or a
 // preset's value is lost.
 type Flags struct {
@@ -23,7 +24,7 @@ type Flags struct {
 }
 
 // bytesList is a comma list of sizes.
-type bytesList []Bytes
+type bytesList []bytesize.Bytes
 
 func (l *bytesList) String() string {
 	var parts []string
@@ -36,7 +37,7 @@ func (l *bytesList) Type() string { return "sizes" }
 func (l *bytesList) Set(s string) error {
 	*l = (*l)[:0]
 	for _, part := range strings.Split(s, ",") {
-		b, err := ParseBytes(part)
+		b, err := bytesize.Parse(part)
 		if err != nil {
 			return err
 		}
@@ -80,7 +81,7 @@ func BindFlags(fs *pflag.FlagSet) *Flags {
 	return f
 }
 
-func (f *Flags) bytes(name string, p *Bytes, cp func(d, s *Options), usage string) {
+func (f *Flags) bytes(name string, p *bytesize.Bytes, cp func(d, s *Options), usage string) {
 	f.fs.Var(p, name, usage)
 	f.copies[name] = cp
 }

@@ -2,8 +2,9 @@ package catchup
 
 import (
 	"context"
-	"path/filepath"
 	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
 // heal lifts the target's limit and makes sure it runs (a node in a crash
@@ -20,7 +21,7 @@ func (r *cell) heal(ctx context.Context) {
 			r.note("lift the memory limit of %s: %v", r.res.Target, err)
 		} else {
 			r.event(r.target, EvLimit, "none")
-			r.obs.limit(r.target, 0)
+			r.obs.Limit(r.target, 0)
 		}
 	}
 	deadline := time.Now().Add(60 * time.Second)
@@ -44,7 +45,7 @@ func (r *cell) heal(ctx context.Context) {
 func (r *cell) verify(ctx context.Context) {
 	r.phase(PhaseVerify)
 	in := &r.res.Integrity
-	in.Replicas = r.obs.replicas(ctx, 30*time.Second)
+	in.Replicas = r.replicas(ctx, 30*time.Second)
 	in.ReplicasAgree, in.ReplicasDetail = Agreement(in.Replicas)
 	r.logf("replicas: %s", in.ReplicasDetail)
 	acked := r.fleet.acked()
@@ -66,27 +67,12 @@ func (r *cell) verify(ctx context.Context) {
 	}
 }
 
-// finish stops the samplers and fills in the derived figures; the checks
+// finish closes the last phase and sums up the publishers and the
+// reader; the nodes' series are the pipeline's observer's, and the checks
 // are made later, from the files (see Check).
 func (r *cell) finish() {
 	r.phase("")
-	if r.obs != nil {
-		r.obs.stop()
-		r.collect()
-	}
-}
-
-// collect moves the observer's series into the result and derives peaks,
-// events and the catch-up's before/after peaks.
-func (r *cell) collect() {
-	o := r.obs
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	r.res.Lag, r.res.Health, r.res.States = o.lag, o.health, o.states
-	r.res.Memory = o.mem
-	r.res.Events = append(DetectEvents(o.states, r.asked), r.asked...)
-	sortEvents(r.res.Events)
-	r.res.Deaths = Summarize(r.res.Events, r.opts.CrashLoop)
+	r.res.Events = append([]observe.Event(nil), r.asked...)
 	if r.fleet != nil {
 		r.res.Publish = r.fleet.stats.summary()
 		r.res.Publish.AckedMBps = map[Phase]float64{}
@@ -99,58 +85,4 @@ func (r *cell) collect() {
 	if r.reader != nil {
 		r.res.Reads = r.reader.summary()
 	}
-	// Peaks over the catch-up: from the restart to the end of the settle
-	// (or of the wait); the fill is the baseline, not the subject.
-	from, to := r.res.CatchUp.RestartAtMs, r.windowEnd()
-	size := float64(r.res.Stream.RestartBytes)
-	for i := range r.res.Memory {
-		m := &r.res.Memory[i]
-		if from > 0 {
-			m.PeakUsage, m.PeakUsageAt = m.Usage.PeakBetween(from, to)
-			m.PeakRSS, m.PeakRSSAt = m.RSS.PeakBetween(from, to)
-		} else {
-			m.PeakUsage, m.PeakUsageAt = m.Usage.Peak()
-			m.PeakRSS, m.PeakRSSAt = m.RSS.Peak()
-		}
-		if size > 0 {
-			m.PeakUsageRatio = round3(float64(m.PeakUsage) / size)
-			m.PeakRSSRatio = round3(float64(m.PeakRSS) / size)
-		}
-	}
-	cu := &r.res.CatchUp
-	if t := r.targetMem(); t != nil && from > 0 {
-		mid := to
-		if cu.CurrentAtMs > 0 {
-			mid = cu.CurrentAtMs
-		}
-		cu.PeakRSSDuring, _ = t.RSS.PeakBetween(from, mid+1)
-		cu.PeakUsageDuring, _ = t.Usage.PeakBetween(from, mid+1)
-		if cu.CurrentAtMs > 0 {
-			cu.PeakRSSAfter, _ = t.RSS.PeakBetween(mid, to)
-			cu.PeakUsageAfter, _ = t.Usage.PeakBetween(mid, to)
-		}
-	}
 }
-
-// windowEnd is the end of the measured window: the start of the heal, or
-// now.
-func (r *cell) windowEnd() int64 {
-	if h := r.res.Phase(PhaseHeal); h.Name != "" {
-		return h.StartMs
-	}
-	return r.now() + 1
-}
-
-func (r *cell) targetMem() *NodeMemory {
-	for i := range r.res.Memory {
-		if r.res.Memory[i].Node == r.res.Target {
-			return &r.res.Memory[i]
-		}
-	}
-	return nil
-}
-
-func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
-
-// dirFile is a path in the cell's dir.
-func (r *cell) dirFile(name string) string { return filepath.Join(r.dir, name) }

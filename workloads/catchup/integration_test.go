@@ -13,6 +13,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
@@ -107,7 +108,7 @@ func TestIntegrationDockerCatchupValid(t *testing.T) {
 			t.Errorf("%s: %d usage samples over %dms (%.1f/s), peak rss %d", m.Node, n, last-from, rate, m.PeakRSS)
 		}
 	}
-	for _, f := range []string{ResultFile, MemoryFile, LagFile, PublishFile, EventsFile, HealthFile, "logs/n1.log"} {
+	for _, f := range []string{ResultFile, PublishFile, observe.File, "logs/n1.log"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("file %s: %v", f, err)
 		}
@@ -157,9 +158,9 @@ func TestIntegrationDockerCatchupOOMCrashLoop(t *testing.T) {
 	if res.CatchUp.Outcome != OutcomeCrashLoop {
 		t.Errorf("catch-up outcome %q, want %q", res.CatchUp.Outcome, OutcomeCrashLoop)
 	}
-	var kills []Event
+	var kills []observe.Event
 	for _, e := range res.Events {
-		if e.Kind == EvOOMKill && e.Node == res.Target {
+		if e.Kind == observe.EvOOMKill && e.Node == res.Target {
 			kills = append(kills, e)
 		}
 	}

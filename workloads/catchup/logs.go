@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
 // The server's log says what the samples cannot: why a catch-up stalled or
@@ -49,10 +51,10 @@ func ScanLogs(dir string, nodes []string) []LogMatch {
 				}
 				m := found[p]
 				if m == nil {
-					m = &LogMatch{Node: n, Pattern: p, First: oneLine(line, 240)}
+					m = &LogMatch{Node: n, Pattern: p, First: observe.OneLine(line, 240)}
 					found[p] = m
 				} else {
-					m.Last = oneLine(line, 240)
+					m.Last = observe.OneLine(line, 240)
 				}
 				m.Count++
 			}
@@ -69,13 +71,4 @@ func ScanLogs(dir string, nodes []string) []LogMatch {
 		return out[i].Pattern < out[j].Pattern
 	})
 	return out
-}
-
-// oneLine folds s onto one line of at most n bytes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = s[:n] + "..."
-	}
-	return s
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
 // CheckMemory names the catch-up memory check, and the counts it carries.
@@ -67,7 +69,7 @@ func memoryCheck(r *Result) checker.Result {
 		counts[CountLeaderPeakRSS] = int(f.leader.peak)
 	}
 	words := jumpWords(r, f)
-	bound := fmt.Sprintf("the bound of %s (%s)", Bytes(f.bound), f.boundWhy)
+	bound := fmt.Sprintf("the bound of %s (%s)", bytesize.Bytes(f.bound), f.boundWhy)
 	censored := censoredWords(r.Target, f)
 	if censored != "" {
 		counts[CountTargetCensored] = 1
@@ -78,11 +80,11 @@ func memoryCheck(r *Result) checker.Result {
 	case f.target.samples > 0 && f.target.peak > f.bound:
 		return result(CheckMemory, checker.Invalid, words+" Above "+bound+".", counts)
 	case censored != "" && f.limit > f.bound:
-		return result(CheckMemory, checker.Invalid, words+censored+fmt.Sprintf(": its demand was at least the %s limit, above %s.", Bytes(f.limit), bound), counts)
+		return result(CheckMemory, checker.Invalid, words+censored+fmt.Sprintf(": its demand was at least the %s limit, above %s.", bytesize.Bytes(f.limit), bound), counts)
 	case f.target.samples == 0:
 		return result(CheckMemory, checker.Unknown, words+" Its memory while catching up is not known, so it cannot be held to "+bound+".", counts)
 	case censored != "" && f.limit > 0:
-		return result(CheckMemory, checker.Unknown, words+censored+fmt.Sprintf(": its demand was at least the %s limit, which is not above %s, so whether it would pass the bound cannot be seen under this limit (run with a limit above the bound, or none).", Bytes(f.limit), bound), counts)
+		return result(CheckMemory, checker.Unknown, words+censored+fmt.Sprintf(": its demand was at least the %s limit, which is not above %s, so whether it would pass the bound cannot be seen under this limit (run with a limit above the bound, or none).", bytesize.Bytes(f.limit), bound), counts)
 	case censored != "":
 		return result(CheckMemory, checker.Unknown, words+censored+" with no memory limit recorded: its demand is not known.", counts)
 	}
@@ -105,28 +107,28 @@ func censoredWords(target string, f memoryFacts) string {
 func jumpWords(r *Result, f memoryFacts) string {
 	var s string
 	if f.target.samples == 0 {
-		s = fmt.Sprintf("%s sent no RSS sample between its restart at %s and the heal", r.Target, ms(f.from))
+		s = fmt.Sprintf("%s sent no RSS sample between its restart at %s and the heal", r.Target, observe.Secs(f.from))
 		if f.to < math.MaxInt64 {
-			s += " at " + ms(f.to)
+			s += " at " + observe.Secs(f.to)
 		}
 	} else {
-		when := fmt.Sprintf("at %s", ms(f.target.at))
+		when := fmt.Sprintf("at %s", observe.Secs(f.target.at))
 		switch {
 		case f.current && f.sinceCurrentMs >= 0:
-			when = fmt.Sprintf("%s after it was current", ms(f.sinceCurrentMs))
+			when = fmt.Sprintf("%s after it was current", observe.Secs(f.sinceCurrentMs))
 		case f.current:
-			when = fmt.Sprintf("%s before it was current", ms(-f.sinceCurrentMs))
+			when = fmt.Sprintf("%s before it was current", observe.Secs(-f.sinceCurrentMs))
 		}
 		ratio := 0.0
 		if b := r.Stream.RestartBytes; b > 0 {
 			ratio = float64(f.target.peak) / float64(b)
 		}
-		s = fmt.Sprintf("%s peaked at %s RSS %s (%.2fx the %s it caught up)", r.Target, Bytes(f.target.peak), when, ratio, Bytes(r.Stream.RestartBytes))
+		s = fmt.Sprintf("%s peaked at %s RSS %s (%.2fx the %s it caught up)", r.Target, bytesize.Bytes(f.target.peak), when, ratio, bytesize.Bytes(r.Stream.RestartBytes))
 	}
 	if f.other != nil {
-		s += fmt.Sprintf("; the other follower %s peaked at %s", f.other.node, Bytes(f.other.peak))
+		s += fmt.Sprintf("; the other follower %s peaked at %s", f.other.node, bytesize.Bytes(f.other.peak))
 		if f.leader != nil {
-			s += fmt.Sprintf(", the leader %s at %s", f.leader.node, Bytes(f.leader.peak))
+			s += fmt.Sprintf(", the leader %s at %s", f.leader.node, bytesize.Bytes(f.leader.peak))
 		}
 	} else {
 		s += "; " + f.noBaseline
@@ -135,8 +137,8 @@ func jumpWords(r *Result, f memoryFacts) string {
 			if i == 0 {
 				sep, verb = "; ", "peaked "
 			}
-			s += fmt.Sprintf("%s%s %sat %s", sep, p.node, verb, Bytes(p.peak))
+			s += fmt.Sprintf("%s%s %sat %s", sep, p.node, verb, bytesize.Bytes(p.peak))
 		}
 	}
-	return s + fmt.Sprintf("; %s were published while it caught up.", Bytes(f.published))
+	return s + fmt.Sprintf("; %s were published while it caught up.", bytesize.Bytes(f.published))
 }

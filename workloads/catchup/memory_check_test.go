@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
 func TestMemoryCheckFixtures(t *testing.T) {
@@ -57,7 +58,7 @@ func memResult(target, other, leader int64) Result {
 	r.CatchUp = CatchUp{RestartAtMs: 1000, CurrentAtMs: 5000, Seconds: 4}
 	r.Stream.RestartBytes = 1 << 30
 	mem := func(node string, peak int64) NodeMemory {
-		return NodeMemory{Node: node, RSS: Series{T: []int64{1000, 5000}, V: []int64{peak / 2, peak}}, PeakRSS: peak, PeakRSSAt: 5000}
+		return NodeMemory{NodeMemory: observe.NodeMemory{Node: node, RSS: observe.Series{T: []int64{1000, 5000}, V: []int64{peak / 2, peak}}}, PeakRSS: peak, PeakRSSAt: 5000}
 	}
 	r.Memory = []NodeMemory{mem("n1", leader), mem("n2", other), mem("n3", target)}
 	r.Lag = []LagSample{{TMs: 2000, Leader: "n1"}, {TMs: 3000, Leader: "n1"}}
@@ -79,17 +80,17 @@ func TestMemoryCheckRules(t *testing.T) {
 		{"the leader is no baseline", memResult(2000*mib, 100*mib, 3000*mib), checker.Invalid},
 		{"3x a big follower is the bound", memResult(1700*mib, 600*mib, 600*mib), checker.Valid},
 		{"no restart", func() Result { r := memResult(1, 1, 1); r.CatchUp = CatchUp{}; return r }(), checker.Unknown},
-		{"no target samples", func() Result { r := memResult(1, 1, 1); r.Memory[2].RSS = Series{}; return r }(), checker.Unknown},
+		{"no target samples", func() Result { r := memResult(1, 1, 1); r.Memory[2].RSS = observe.Series{}; return r }(), checker.Unknown},
 		{"no other follower samples", func() Result { r := memResult(1, 0, 1); return r }(), checker.Unknown},
 		// The window is the restart to the heal: samples outside it are not
 		// the catch-up's.
 		{"target samples only before the restart and after the heal", tweak(memResult(300*mib, 100*mib, 900*mib), func(r *Result) {
 			r.Phases = []PhaseTime{{Name: PhaseHeal, StartMs: 6000}}
-			r.Memory[2].RSS = Series{T: []int64{500, 6000, 7000}, V: []int64{300 * mib, 300 * mib, 300 * mib}}
+			r.Memory[2].RSS = observe.Series{T: []int64{500, 6000, 7000}, V: []int64{300 * mib, 300 * mib, 300 * mib}}
 		}), checker.Unknown},
 		{"a target sample just before the heal is in the window", tweak(memResult(300*mib, 100*mib, 900*mib), func(r *Result) {
 			r.Phases = []PhaseTime{{Name: PhaseHeal, StartMs: 6000}}
-			r.Memory[2].RSS = Series{T: []int64{5999}, V: []int64{300 * mib}}
+			r.Memory[2].RSS = observe.Series{T: []int64{5999}, V: []int64{300 * mib}}
 		}), checker.Valid},
 		{"an absolute bound replaces the relative one", func() Result {
 			r := memResult(300*mib, 100*mib, 900*mib)
@@ -178,9 +179,9 @@ func TestMemoryCheckLimit(t *testing.T) {
 	limited := func(target, limit int64, ooms ...int64) Result {
 		r := memResult(target, 100*mib, 900*mib)
 		r.Phases = []PhaseTime{{Name: PhaseHeal, StartMs: 6000}}
-		r.Memory[2].Limit = Series{T: []int64{500, 6000}, V: []int64{limit, 0}}
+		r.Memory[2].Limit = observe.Series{T: []int64{500, 6000}, V: []int64{limit, 0}}
 		for _, t := range ooms {
-			r.Events = append(r.Events, Event{TMs: t, Node: "n3", Kind: EvOOMKill})
+			r.Events = append(r.Events, observe.Event{TMs: t, Node: "n3", Kind: observe.EvOOMKill})
 		}
 		return r
 	}
@@ -199,20 +200,20 @@ func TestMemoryCheckLimit(t *testing.T) {
 		{"OOM-killed with no limit recorded", limited(300*mib, 0, 3000), checker.Unknown, "with no memory limit recorded"},
 		{"an OOM kill before the restart is not the catch-up's", limited(300*mib, 2*gib, 900), checker.Valid, "Within the bound"},
 		{"another node's OOM kill is not the target's", tweak(limited(300*mib, 2*gib), func(r *Result) {
-			r.Events = []Event{{TMs: 3000, Node: "n1", Kind: EvOOMKill}}
+			r.Events = []observe.Event{{TMs: 3000, Node: "n1", Kind: observe.EvOOMKill}}
 		}), checker.Valid, "Within the bound"},
 		{"an OOM kill seen after the heal began counts", limited(300*mib, 2*gib, 6100), checker.Invalid, "OOM-killed once"},
 		{"silent and OOM-killed, limit above the bound", tweak(limited(0, 2*gib, 3000), func(r *Result) {
-			r.Memory[2].RSS = Series{}
+			r.Memory[2].RSS = observe.Series{}
 		}), checker.Invalid, "n3 sent no RSS sample"},
 		{"the limit lifted at the heal does not count", tweak(limited(margin, gib), func(r *Result) {
-			r.Memory[2].Limit = Series{T: []int64{500, 800}, V: []int64{gib, 0}}
+			r.Memory[2].Limit = observe.Series{T: []int64{500, 800}, V: []int64{gib, 0}}
 		}), checker.Valid, "Within the bound"},
 		{"a limit set within the window counts", tweak(limited(margin, gib), func(r *Result) {
-			r.Memory[2].Limit = Series{T: []int64{2000}, V: []int64{gib}}
+			r.Memory[2].Limit = observe.Series{T: []int64{2000}, V: []int64{gib}}
 		}), checker.Unknown, "held within 5% of its 1GiB limit"},
 		{"--memory-limit when no change was recorded", tweak(limited(margin, gib), func(r *Result) {
-			r.Memory[2].Limit = Series{}
+			r.Memory[2].Limit = observe.Series{}
 			r.Options.MemoryLimit = gib
 		}), checker.Unknown, "held within 5% of its 1GiB limit"},
 	} {

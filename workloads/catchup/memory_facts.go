@@ -5,6 +5,9 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
 // nodePeak is one node's RSS over the memory check's window, read from its
@@ -83,7 +86,7 @@ func catchupMemory(r *Result) (memoryFacts, string) {
 		f.bound, f.boundWhy = lim, "--max-catchup-memory"
 	case f.other != nil:
 		f.bound = max(DefaultJumpFactor*f.other.peak, f.other.peak+DefaultJumpMargin)
-		f.boundWhy = fmt.Sprintf("%dx and %s over the other follower's peak", DefaultJumpFactor, Bytes(DefaultJumpMargin))
+		f.boundWhy = fmt.Sprintf("%dx and %s over the other follower's peak", DefaultJumpFactor, bytesize.Bytes(DefaultJumpMargin))
 	}
 	f.current = cu.CurrentAtMs > 0
 	if f.current && f.target.samples > 0 {
@@ -190,7 +193,7 @@ func (c censoring) words() string {
 		how = append(how, "was OOM-killed "+times)
 	}
 	if c.held {
-		how = append(how, fmt.Sprintf("held within %d%% of its %s limit", LimitMarginPercent, Bytes(c.limit)))
+		how = append(how, fmt.Sprintf("held within %d%% of its %s limit", LimitMarginPercent, bytesize.Bytes(c.limit)))
 	}
 	return strings.Join(how, " and ")
 }
@@ -218,7 +221,7 @@ func targetLimit(r *Result, t *NodeMemory, from, to int64) int64 {
 func targetOOMKills(r *Result, from int64) int {
 	n := 0
 	for _, e := range r.Events {
-		if e.Node == r.Target && e.Kind == EvOOMKill && e.TMs >= from {
+		if e.Node == r.Target && e.Kind == observe.EvOOMKill && e.TMs >= from {
 			n++
 		}
 	}

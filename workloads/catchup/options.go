@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 )
 
 // Target is which replica is taken down and made to catch up.
@@ -29,22 +30,22 @@ type Options struct {
 	Stream string `json:"stream"` // stream name (not a flag)
 
 	// Phase 1: the backlog the replica must catch up.
-	Backlog Bytes `json:"backlog"` // --backlog: payload bytes to fill the R3 stream with
-	Payload Bytes `json:"payload"` // --payload: message payload size
+	Backlog bytesize.Bytes `json:"backlog"` // --backlog: payload bytes to fill the R3 stream with
+	Payload bytesize.Bytes `json:"payload"` // --payload: message payload size
 
 	// Phases 2-4.
-	Target   Target        `json:"target"`    // --target leader|follower
-	Rate     Bytes         `json:"rate"`      // --rate: payload bytes/s published while the replica is down and catching up (0: none)
-	Down     time.Duration `json:"down"`      // --down: how long the wiped replica stays down, publishing at --rate
-	WriteFor time.Duration `json:"write_for"` // --write-for: how long publishing continues after the restart; 0: until the replica is current
+	Target   Target         `json:"target"`    // --target leader|follower
+	Rate     bytesize.Bytes `json:"rate"`      // --rate: payload bytes/s published while the replica is down and catching up (0: none)
+	Down     time.Duration  `json:"down"`      // --down: how long the wiped replica stays down, publishing at --rate
+	WriteFor time.Duration  `json:"write_for"` // --write-for: how long publishing continues after the restart; 0: until the replica is current
 
 	// The server under test.
-	MemoryLimit           Bytes      `json:"memory_limit"`               // --memory-limit: hard limit of the catching-up node from its restart (0: none)
-	GoMemLimit            GoMemLimit `json:"gomemlimit"`                 // --gomemlimit auto|off|SIZE; see GoMemLimit
-	MaxOutstandingCatchup Bytes      `json:"max_outstanding_catchup"`    // --max-outstanding-catchup (0: server default, 64 MB)
-	MaxMemorySlope        float64    `json:"max_memory_slope,omitempty"` // --max-memory-slope: bytes of peak RSS per byte of backlog a --backlog list may show (0: DefaultMaxSlope)
-	MaxCatchupMemory      Bytes      `json:"max_catchup_memory"`         // --max-catchup-memory: the catching-up node's peak RSS may not pass it (0: relative to the other follower; see DefaultJumpFactor)
-	DirectGet             bool       `json:"direct_get"`                 // --direct-get: allow_direct on the stream (one cell each)
+	MemoryLimit           bytesize.Bytes `json:"memory_limit"`               // --memory-limit: hard limit of the catching-up node from its restart (0: none)
+	GoMemLimit            GoMemLimit     `json:"gomemlimit"`                 // --gomemlimit auto|off|SIZE; see GoMemLimit
+	MaxOutstandingCatchup bytesize.Bytes `json:"max_outstanding_catchup"`    // --max-outstanding-catchup (0: server default, 64 MB)
+	MaxMemorySlope        float64        `json:"max_memory_slope,omitempty"` // --max-memory-slope: bytes of peak RSS per byte of backlog a --backlog list may show (0: DefaultMaxSlope)
+	MaxCatchupMemory      bytesize.Bytes `json:"max_catchup_memory"`         // --max-catchup-memory: the catching-up node's peak RSS may not pass it (0: relative to the other follower; see DefaultJumpFactor)
+	DirectGet             bool           `json:"direct_get"`                 // --direct-get: allow_direct on the stream (one cell each)
 
 	// Bounds and observation.
 	CatchupTimeout  time.Duration `json:"catchup_timeout"`  // --catchup-timeout: bound on restart -> current
@@ -223,7 +224,7 @@ func (o Options) Validate(nodes int) error {
 	case o.Stream == "" || strings.ContainsAny(o.Stream, ".*> \t"):
 		return fmt.Errorf("stream name %q is empty or holds . * > or spaces", o.Stream)
 	case o.Payload < minPayload || o.Payload > maxPayload:
-		return fmt.Errorf("--payload %s: want 1B..%s (the server's max_payload is 1MiB)", o.Payload, Bytes(maxPayload))
+		return fmt.Errorf("--payload %s: want 1B..%s (the server's max_payload is 1MiB)", o.Payload, bytesize.Bytes(maxPayload))
 	case o.Backlog < o.Payload:
 		return fmt.Errorf("--backlog %s is smaller than one --payload (%s)", o.Backlog, o.Payload)
 	case o.Target != Leader && o.Target != Follower:
@@ -355,7 +356,7 @@ func (o Options) Describe() string {
 		parts = append(parts, "no memory limit")
 	}
 	if g := o.GoMemLimitBytes(); g > 0 {
-		parts = append(parts, "GOMEMLIMIT "+Bytes(g).String())
+		parts = append(parts, "GOMEMLIMIT "+bytesize.Bytes(g).String())
 	} else {
 		parts = append(parts, "GOMEMLIMIT unset")
 	}

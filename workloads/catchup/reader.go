@@ -71,7 +71,7 @@ func (r *reader) run(ctx context.Context, perSec float64) {
 			r.hist.add(d)
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 			r.sum.NotFound++
-			t := since(r.t0)
+			t := time.Since(r.t0).Milliseconds()
 			if r.sum.FirstNotFoundMs == 0 {
 				r.sum.FirstNotFoundMs = t
 			}

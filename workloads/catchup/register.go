@@ -96,7 +96,22 @@ func Load(dir string) (Result, error) {
 			*p = filepath.Join(dir, filepath.FromSlash(*p))
 		}
 	}
+	if r.Observed != "" {
+		if err := addObserved(dir, &r); err != nil {
+			return r, err
+		}
+	}
 	return r, nil
+}
+
+// Complete reads the series of a cell's catchup.json already decoded into
+// r (its paths as stored) back from the pipeline's readings of the nodes,
+// as Load does; a cell stored before them holds its series already.
+func Complete(dir string, r *Result) error {
+	if r.Observed == "" {
+		return nil
+	}
+	return addObserved(dir, r)
 }
 
 // machinePaths are the Result's paths on the machine that ran the cell.
@@ -176,7 +191,7 @@ func (i *instance) Run(ctx context.Context, faults *nemesis.Script) error {
 }
 
 // Finish compares the replicas and reads every id back (even after
-// Ctrl-C, so the record is whole), then stops the samplers.
+// Ctrl-C, so the record is whole).
 func (i *instance) Finish(ctx context.Context) error {
 	if i.runErr == nil || errors.Is(i.runErr, context.Canceled) {
 		i.r.verify(context.WithoutCancel(ctx))
@@ -212,3 +227,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // RecoveryBound bounds the wait after the heal (the presets' catch-ups
 // of gigabytes need minutes).
 func (o Options) RecoveryBound() time.Duration { return o.WithDefaults().RecoveryTimeout }
+
+// SamplePeriod is --sample-interval: how often the pipeline's observer
+// reads every node's memory.
+func (o Options) SamplePeriod() time.Duration { return o.WithDefaults().SampleInterval }

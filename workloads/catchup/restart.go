@@ -10,7 +10,9 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
 // takeDown injects the catch-up fault on the target (kill, wait until it
@@ -29,7 +31,6 @@ func (r *cell) takeDown(ctx context.Context, faults *nemesis.Script) error {
 	}
 	name := r.res.Target
 	r.phase(PhaseDown)
-	r.obs.watchTarget(context.Background(), r.target, r.streamInfo)
 	r.event(r.target, EvKill, "")
 	killed := time.Now()
 	held, err := faults.Inject(ctx, nemesis.Rebuild{Node: r.target, MemoryLimit: int64(o.MemoryLimit)})
@@ -40,7 +41,7 @@ func (r *cell) takeDown(ctx context.Context, faults *nemesis.Script) error {
 	r.event(r.target, EvWipe, "store deleted, as a new volume")
 	if o.MemoryLimit > 0 {
 		r.event(r.target, EvLimit, o.MemoryLimit.String())
-		r.obs.limit(r.target, int64(o.MemoryLimit))
+		r.obs.Limit(r.target, int64(o.MemoryLimit))
 	}
 	r.logf("%s killed and wiped%s; publishing %s/s for %s", name, limitNote(o.MemoryLimit), o.Rate, o.Down)
 	select {
@@ -51,7 +52,7 @@ func (r *cell) takeDown(ctx context.Context, faults *nemesis.Script) error {
 	return nil
 }
 
-func limitNote(l Bytes) string {
+func limitNote(l bytesize.Bytes) string {
 	if l <= 0 {
 		return ""
 	}
@@ -60,12 +61,12 @@ func limitNote(l Bytes) string {
 
 // restart starts the target and the reader on it.
 func (r *cell) restart(ctx context.Context) error {
-	// The stream's size now is what the target must catch up. The lag
-	// sampler has been reading it from the leader since the kill; asking
-	// again here could hold the restart up for seconds while a killed
-	// leader's successor is elected.
-	if ls, ok := r.obs.lastLeaderView(); ok {
-		r.res.Stream.RestartMsgs, r.res.Stream.RestartBytes = ls.LeaderMsgs, ls.LeaderBytes
+	// The stream's size now is what the target must catch up. The
+	// observer has been reading every copy of it; asking the leader again
+	// here could hold the restart up for seconds while a killed leader's
+	// successor is elected.
+	if l, ok := r.leaderView(); ok && l.Stream.Bytes > 0 {
+		r.res.Stream.RestartMsgs, r.res.Stream.RestartBytes = l.Stream.Msgs, l.Stream.Bytes
 	}
 	r.res.CatchUp.RestartAtMs = r.now()
 	r.event(r.target, EvStart, "")
@@ -91,7 +92,7 @@ func (r *cell) restart(ctx context.Context) error {
 	}
 	r.base = st
 	r.logf("%s restarted empty; %s to catch up (%d msgs); waiting until current (bound %s)",
-		r.res.Target, Bytes(r.res.Stream.RestartBytes), r.res.Stream.RestartMsgs, r.opts.CatchupTimeout)
+		r.res.Target, bytesize.Bytes(r.res.Stream.RestartBytes), r.res.Stream.RestartMsgs, r.opts.CatchupTimeout)
 	if r.opts.WriteFor > 0 && r.opts.Rate > 0 {
 		// The timer calls the captured stop, never r.liveStop, which this
 		// goroutine reassigns.
@@ -155,7 +156,7 @@ func (r *cell) waitCurrent(ctx context.Context) {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	lastStatus := time.Now()
-	seenLag := 0
+	seen := int64(-1) // the latest reading of the target's copy taken into account
 	var downSince time.Time
 	for {
 		select {
@@ -165,8 +166,9 @@ func (r *cell) waitCurrent(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		if cur, prev, n := r.obs.lastLag(); n > seenLag {
-			seenLag = n
+		if cur, ok := r.lagNow(); ok && cur.TMs > seen {
+			seen = cur.TMs
+			prev := r.lagBefore(cur)
 			r.track(cur, prev)
 			if cu.CurrentAtMs > 0 {
 				cu.Outcome = OutcomeCurrent
@@ -177,7 +179,7 @@ func (r *cell) waitCurrent(ctx context.Context) {
 				return
 			}
 		}
-		st := r.obs.lastState(r.target)
+		st := r.lastState()
 		if restarts := st.Restarts - r.base.Restarts; restarts >= o.CrashLoop {
 			cu.Outcome = OutcomeCrashLoop
 			cu.Detail = fmt.Sprintf("%s restarted by the runtime %d times (%d OOM kills) since its restart", r.res.Target, restarts, st.OOMKills-r.base.OOMKills)
@@ -202,7 +204,7 @@ func (r *cell) waitCurrent(ctx context.Context) {
 			downSince = time.Time{}
 		}
 		if time.Now().After(deadline) {
-			cur, _, _ := r.obs.lastLag()
+			cur, _ := r.lagNow()
 			cu.Outcome = OutcomeTimeout
 			cu.Detail = fmt.Sprintf("after %s: %d msgs behind the leader, /healthz: %s", o.CatchupTimeout, cur.Behind, orOK(cur.TargetHealth))
 			r.endCatchup(restart)
@@ -223,6 +225,15 @@ func orOK(s string) string {
 	return s
 }
 
+// lastState is what the runtime last said of the target: a reading that
+// failed leaves the one before it standing.
+func (r *cell) lastState() cluster.NodeState {
+	if s, ok := r.obs.Latest(observe.KindState, r.target); ok && s.State != nil {
+		r.stateSeen = *s.State
+	}
+	return r.stateSeen
+}
+
 // track updates the catch-up milestones from a new lag sample.
 func (r *cell) track(cur, prev LagSample) {
 	cu := &r.res.CatchUp
@@ -234,9 +245,8 @@ func (r *cell) track(cur, prev LagSample) {
 	if cur.TargetHas && cur.TMs >= cu.RestartAtMs {
 		cu.MaxBehind = max(cu.MaxBehind, cur.Behind)
 	}
-	// Caught up on data: the target holds what the leader held one sample
-	// (half a second) earlier; with writes going on, equality with the
-	// same instant is a race.
+	// Caught up on data: the target holds what the leader held half a
+	// second earlier (prev; see lagBefore).
 	ref := prev.LeaderLastSeq
 	if ref == 0 {
 		ref = cur.LeaderLastSeq
@@ -291,7 +301,7 @@ func (r *cell) watchUntil(ctx context.Context, t time.Time) bool {
 			return false
 		case <-time.After(250 * time.Millisecond):
 		}
-		st := r.obs.lastState(r.target)
+		st := r.lastState()
 		if restarts := st.Restarts - r.base.Restarts; restarts >= r.opts.CrashLoop {
 			r.logf("crash loop after the catch-up: %s restarted %d times", r.res.Target, restarts)
 			r.stopLive()
@@ -314,13 +324,14 @@ func (r *cell) watchMore(ctx context.Context, d time.Duration) {
 }
 
 func (r *cell) status(st cluster.NodeState) {
-	cur, _, _ := r.obs.lastLag()
+	cur, _ := r.lagNow()
+	rss, _ := r.obs.Latest(observe.KindRSS, r.target)
 	_, acked, failed, timedOut := r.fleet.stats.counts()
 	h := "healthy"
 	if !cur.TargetHealthy {
-		h = "unhealthy: " + oneLine(cur.TargetHealth, 60)
+		h = "unhealthy: " + observe.OneLine(cur.TargetHealth, 60)
 	}
 	r.logf("  %s rss %s, %d msgs behind (leader last %d), %s; restarts %d, OOM kills %d; publishes ok %d failed %d timed out %d",
-		r.res.Target, Bytes(r.obs.lastRSS(r.target)), cur.Behind, cur.LeaderLastSeq, h,
+		r.res.Target, bytesize.Bytes(rss.Bytes), cur.Behind, cur.LeaderLastSeq, h,
 		st.Restarts-r.base.Restarts, st.OOMKills-r.base.OOMKills, acked, failed, timedOut)
 }

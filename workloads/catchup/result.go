@@ -7,7 +7,9 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
 // Result is everything one catch-up cell measured and decided. It is
@@ -34,14 +36,20 @@ type Result struct {
 	Stream  StreamStats `json:"stream"`
 	CatchUp CatchUp     `json:"catchup"`
 
-	Memory  []NodeMemory   `json:"memory"`
-	Events  []Event        `json:"events"`
-	Deaths  []Deaths       `json:"deaths"`
-	Lag     []LagSample    `json:"lag"`
-	Health  []HealthSample `json:"health"`
-	States  []StateSample  `json:"-"` // states.jsonl
-	Publish PublishSummary `json:"publish"`
-	Reads   ReadSummary    `json:"reads"`
+	// Observed names the file of the pipeline's readings of every node
+	// (observe.File), from which Load puts back Memory, Lag, Health, States,
+	// the events nobody asked for and Deaths; catchup.json then stores only
+	// the harness's own Events. Empty in cells stored before the pipeline
+	// observed the nodes, which hold those series here.
+	Observed string                 `json:"observed,omitempty"`
+	Memory   []NodeMemory           `json:"memory,omitempty"`
+	Events   []observe.Event        `json:"events"`
+	Deaths   []observe.Deaths       `json:"deaths,omitempty"`
+	Lag      []LagSample            `json:"lag,omitempty"`
+	Health   []observe.HealthSample `json:"health,omitempty"`
+	States   []observe.StateSample  `json:"-"` // from nodes.jsonl (states.jsonl in older cells)
+	Publish  PublishSummary         `json:"publish"`
+	Reads    ReadSummary            `json:"reads"`
 
 	// Recovery is only in older files: the pipeline's recovery check has
 	// replaced the cell's own wait.
@@ -151,7 +159,7 @@ func result(name string, v checker.Verdict, summary string, counts map[string]in
 	return r
 }
 
-func oomCheck(deaths []Deaths, limit Bytes, target string) checker.Result {
+func oomCheck(deaths []observe.Deaths, limit bytesize.Bytes, target string) checker.Result {
 	total := 0
 	var parts []string
 	for _, d := range deaths {
@@ -170,7 +178,7 @@ func oomCheck(deaths []Deaths, limit Bytes, target string) checker.Result {
 	return result("oom-kill", checker.Valid, "no OOM kill (no memory limit set)", counts)
 }
 
-func crashLoopCheck(deaths []Deaths, threshold int, autoRestart bool) checker.Result {
+func crashLoopCheck(deaths []observe.Deaths, threshold int, autoRestart bool) checker.Result {
 	restarts, died := 0, 0
 	var loop, other []string
 	for _, d := range deaths {

@@ -2,6 +2,7 @@ package catchup
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -11,16 +12,23 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // newCell prepares one catch-up cell on env's started cluster (see
 // Options.ClusterConfig for how it should be started); the cell's files go
-// into env.Dir.
+// into env.Dir. Its times are ms on the history's clock, as the
+// observer's readings and the fault windows are.
 func newCell(opts Options, env *workloads.Env) *cell {
 	c := env.Cluster
-	r := &cell{c: c, opts: opts, dir: env.Dir, say: env.Logf, phaseHook: env.Phase, t0: time.Now()}
+	t0 := time.Now()
+	if env.History != nil {
+		t0 = env.History.Start()
+	}
+	r := &cell{c: c, opts: opts, dir: env.Dir, say: env.Logf, phaseHook: env.Phase, t0: t0, obs: env.Observer}
 	r.res = Result{Options: r.opts, Runtime: c.Runtime(), Cluster: c.Config(), Nodes: c.Nodes(),
 		ServerVersion: c.Config().ServerVersion, GoMemLimit: c.Config().GoMemLimitFor(),
 		StartedAt: r.t0, Dir: env.Dir, TargetRole: r.opts.Target}
@@ -42,18 +50,21 @@ type cell struct {
 	t0        time.Time
 	res       Result
 
-	obs    *observer
+	obs    *observe.Observer // the pipeline's, sampling every node
 	admin  *nats.Conn
 	js     jetstream.JetStream
 	fleet  *fleet
 	reader *reader
 	target int
-	asked  []Event
+	asked  []observe.Event
 	ph     phaseNow
 	held   *nemesis.Held // the catch-up fault, from the kill to the restart
 
 	phaseName  Phase
 	phaseStart int64
+
+	stateSeen cluster.NodeState // the target's last state that was read (lastState)
+	recentLag []LagSample       // the last 2 s of the target's lag (lagBefore)
 
 	liveStop func() // stops publishing at --rate and waits for in-flight acks
 	readStop func()
@@ -66,7 +77,7 @@ func (r *cell) logf(format string, args ...any) {
 	}
 }
 
-func (r *cell) now() int64 { return since(r.t0) }
+func (r *cell) now() int64 { return time.Since(r.t0).Milliseconds() }
 
 // phase closes the current phase and opens p ("" closes only).
 func (r *cell) phase(p Phase) {
@@ -84,8 +95,8 @@ func (r *cell) phase(p Phase) {
 	}
 }
 
-func (r *cell) event(i int, kind EventKind, detail string) {
-	e := Event{TMs: r.now(), Node: r.c.Nodes()[i].Name, Kind: kind, Detail: detail}
+func (r *cell) event(i int, kind observe.EventKind, detail string) {
+	e := observe.Event{TMs: r.now(), Node: r.c.Nodes()[i].Name, Kind: kind, Detail: detail}
 	r.asked = append(r.asked, e)
 }
 
@@ -96,7 +107,7 @@ func (r *cell) note(format string, args ...any) {
 }
 
 // setup creates the stream, picks the target and connects the publishers
-// on the other nodes; the samplers start here and run through the heal.
+// on the other nodes; the pipeline's observer samples the nodes throughout.
 func (r *cell) setup(ctx context.Context) error {
 	o := r.opts
 	if err := o.Validate(len(r.c.Nodes())); err != nil {
@@ -108,10 +119,11 @@ func (r *cell) setup(ctx context.Context) error {
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return err
 	}
+	if r.obs == nil {
+		return errors.New("catchup: no observer of the nodes: the cell runs in the pipeline, which observes them (workloads.Env.Observer)")
+	}
 	r.checkConfig()
 	r.logf("%s", o.Describe())
-	r.obs = newObserver(r.c, r.t0, o.SampleInterval, o.Stream)
-	r.obs.start(context.WithoutCancel(ctx)) // samples through the heal, even after Ctrl-C
 	r.phase(PhaseFill)
 	if err := r.createStream(ctx); err != nil {
 		return err
@@ -160,7 +172,7 @@ func (r *cell) checkConfig() {
 		r.note("the nodes run with GOMEMLIMIT %s, the --gomemlimit policy asks for %s (start the cluster with Options.ClusterConfig)", gml(got), gml(w))
 	}
 	if cfg.MemoryLimit > 0 {
-		r.note("every node was started with a %s memory limit; the healthy nodes are limited too", Bytes(cfg.MemoryLimit))
+		r.note("every node was started with a %s memory limit; the healthy nodes are limited too", bytesize.Bytes(cfg.MemoryLimit))
 	}
 	if !cfg.AutoRestart {
 		r.note("the cluster has no AutoRestart: a node that dies stays down, so a crash loop cannot show")
@@ -169,7 +181,7 @@ func (r *cell) checkConfig() {
 		r.note("stores are on tmpfs: they count against memory, which changes what is measured")
 	}
 	if cfg.MaxOutstandingCatchup != int64(r.opts.MaxOutstandingCatchup) {
-		r.note("the nodes run with max_outstanding_catchup %s, not the %s asked", Bytes(cfg.MaxOutstandingCatchup), r.opts.MaxOutstandingCatchup)
+		r.note("the nodes run with max_outstanding_catchup %s, not the %s asked", bytesize.Bytes(cfg.MaxOutstandingCatchup), r.opts.MaxOutstandingCatchup)
 	}
 }
 
@@ -177,5 +189,5 @@ func gml(b int64) string {
 	if b <= 0 {
 		return "unset"
 	}
-	return Bytes(b).String()
+	return bytesize.Bytes(b).String()
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 )
 
 // Runs under a memory limit (testdata/slope_censored, README.md there): a
@@ -60,7 +61,7 @@ func TestSlopeCensored(t *testing.T) {
 func TestJudgeLine(t *testing.T) {
 	const gib = 1 << 30
 	pt := func(backlog, demand int64, censored bool) SlopeCell {
-		p := SlopeCell{Cell: Bytes(backlog).String(), Asked: backlog, Backlog: backlog, Demand: demand}
+		p := SlopeCell{Cell: bytesize.Bytes(backlog).String(), Asked: backlog, Backlog: backlog, Demand: demand}
 		if censored {
 			p.Censored = "was OOM-killed once"
 		}
@@ -117,7 +118,7 @@ func TestJudgeLine(t *testing.T) {
 				}
 				slope, _ := fitLine(moved.Points)
 				if (slope > DefaultMaxSlope) == (l.Slope > DefaultMaxSlope) {
-					t.Errorf("%s at %s: slope %.3f, on the same side as %.3f", s.cell.Cell, Bytes(int64(s.cross)), slope, l.Slope)
+					t.Errorf("%s at %s: slope %.3f, on the same side as %.3f", s.cell.Cell, bytesize.Bytes(int64(s.cross)), slope, l.Slope)
 				}
 			}
 		})

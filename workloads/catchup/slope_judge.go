@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 )
 
 // swing is a censored point whose true demand could carry its line's
@@ -82,7 +83,7 @@ func censoredClause(ps []SlopeCell) string {
 	for _, p := range ps {
 		if p.Censored != "" {
 			who = append(who, fmt.Sprintf("%s (which %s)", p.Cell, p.Censored))
-			least = append(least, Bytes(p.Demand).String())
+			least = append(least, bytesize.Bytes(p.Demand).String())
 		}
 	}
 	switch len(who) {
@@ -102,7 +103,7 @@ func swingWords(ss []swing) string {
 		if i == 0 {
 			verb = "'s demand was above "
 		}
-		s = append(s, w.cell.Cell+verb+Bytes(int64(w.cross)).String())
+		s = append(s, w.cell.Cell+verb+bytesize.Bytes(int64(w.cross)).String())
 	}
 	return strings.Join(s, " or ")
 }

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
 // ReplicaState is one server's own copy of the stream after the heal.
@@ -51,15 +54,16 @@ func Agreement(reps []ReplicaState) (ok bool, detail string) {
 
 // replicas reads every node's copy until they agree or bound passes (with
 // publishing stopped they converge within moments of the heal).
-func (o *observer) replicas(ctx context.Context, bound time.Duration) []ReplicaState {
+func (c *cell) replicas(ctx context.Context, bound time.Duration) []ReplicaState {
+	var mon cluster.Monitor
 	deadline := time.Now().Add(bound)
 	for {
 		var reps []ReplicaState
-		for _, n := range o.c.Nodes() {
+		for _, n := range c.c.Nodes() {
 			r := ReplicaState{Node: n.Name}
-			s, ok, err := o.mon.LocalStream(ctx, n, o.stream)
+			s, ok, err := mon.LocalStream(ctx, n, c.opts.Stream)
 			if err != nil {
-				r.Err = oneLine(err.Error(), 160)
+				r.Err = observe.OneLine(err.Error(), 160)
 			}
 			r.Has, r.FirstSeq, r.LastSeq, r.Msgs, r.Bytes = ok, s.State.FirstSeq, s.State.LastSeq, s.State.Msgs, s.State.Bytes
 			reps = append(reps, r)

@@ -6,19 +6,29 @@ import (
 	"path"
 	"strings"
 
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
-// catchupFiles are a catch-up cell's own files, with what each holds.
+// catchupFiles are a catch-up cell's files, with what each holds.
 var catchupFiles = []struct{ rel, text string }{
-	{catchup.ResultFile, catchup.ResultFile + " (everything measured, the series and the checks)"},
-	{catchup.MemoryFile, catchup.MemoryFile + " (memory per node: cgroup usage and RSS, with the limit)"},
-	{catchup.LagFile, catchup.LagFile + " (the target against the stream leader)"},
+	{catchup.ResultFile, catchup.ResultFile + " (what the catch-up measured: its phases, milestones and the harness's own events)"},
+	{observe.File, observe.File + " (every node over time: memory, the runtime's state, /healthz, its copy of the stream)"},
 	{catchup.PublishFile, catchup.PublishFile + " (publishes per second: acks, errors, latency)"},
-	{catchup.EventsFile, catchup.EventsFile + " (kills, wipes, starts, limits, OOM kills, restarts)"},
-	{catchup.HealthFile, catchup.HealthFile + " (every /healthz answer)"},
-	{catchup.StatesFile, catchup.StatesFile + " (the runtime's view of each node)"},
+	{"results.json", "results.json (this cell's verdict and checks)"},
+}
+
+// unobservedFiles are those of a cell stored before the pipeline observed
+// the nodes: catchup.json held the series, and these files them again.
+var unobservedFiles = []struct{ rel, text string }{
+	{catchup.ResultFile, catchup.ResultFile + " (everything measured, the series and the checks)"},
+	{"memory.csv", "memory.csv (memory per node: cgroup usage and RSS, with the limit)"},
+	{"lag.csv", "lag.csv (the target against the stream leader)"},
+	{catchup.PublishFile, catchup.PublishFile + " (publishes per second: acks, errors, latency)"},
+	{"events.jsonl", "events.jsonl (kills, wipes, starts, limits, OOM kills, restarts)"},
+	{"health.jsonl", "health.jsonl (every /healthz answer)"},
+	{"states.jsonl", "states.jsonl (the runtime's view of each node)"},
 	{"results.json", "results.json (this cell's verdict and checks)"},
 }
 
@@ -27,13 +37,17 @@ var catchupFiles = []struct{ rel, text string }{
 func catchupCell(r *reports.Run, c *reports.Cell, v *reports.CellSection, s CatchupSummary) {
 	v.Sentence = s.Sentence()
 	v.ChartNote, v.Recovery, v.Charts = "", "", nil
+	m := measuredOf(c)
 	if c.Rel != "" {
+		files := catchupFiles
+		if m != nil && m.Observed == "" {
+			files = unobservedFiles
+		}
 		v.Files = nil
-		for _, f := range catchupFiles {
+		for _, f := range files {
 			v.Files = append(v.Files, reports.FileLink(r.Dir, path.Join(c.Rel, f.rel), f.text))
 		}
 	}
-	m := measuredOf(c)
 	if m == nil {
 		why := cmp.Or(c.DataErr, "no "+catchup.ResultFile)
 		v.ChartNote = "No charts: " + why + " (the cell did not get far enough to save its measurements)."
@@ -123,7 +137,7 @@ func phaseWords(p catchup.Phase) string {
 	return string(p)
 }
 
-func eventWords(k catchup.EventKind) string {
+func eventWords(k observe.EventKind) string {
 	switch k {
 	case catchup.EvKill:
 		return "killed (SIGKILL, by the harness)"
@@ -133,11 +147,11 @@ func eventWords(k catchup.EventKind) string {
 		return "started (by the harness)"
 	case catchup.EvLimit:
 		return "memory limit set"
-	case catchup.EvOOMKill:
+	case observe.EvOOMKill:
 		return "OOM-killed"
-	case catchup.EvRestart:
+	case observe.EvRestart:
 		return "restarted by the runtime"
-	case catchup.EvDied:
+	case observe.EvDied:
 		return "died"
 	}
 	return string(k)

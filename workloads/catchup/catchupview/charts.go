@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
@@ -53,7 +54,7 @@ func catchupXMax(r *catchup.Result) float64 {
 		end = max(end, l.TMs)
 	}
 	for _, n := range r.Memory {
-		for _, s := range []catchup.Series{n.Usage, n.RSS} {
+		for _, s := range []observe.Series{n.Usage, n.RSS} {
 			if len(s.T) > 0 {
 				end = max(end, s.T[len(s.T)-1])
 			}
@@ -70,7 +71,7 @@ func catchupXMax(r *catchup.Result) float64 {
 func catchupMarks(r *catchup.Result) []reports.Mark {
 	var ms []reports.Mark
 	for _, e := range r.Events {
-		if e.Kind == catchup.EvOOMKill {
+		if e.Kind == observe.EvOOMKill {
 			ms = append(ms, reports.Mark{X: float64(e.TMs) / 1000, Label: "OOM " + e.Node, Color: reports.ColRed, Solid: true})
 		}
 	}
@@ -87,7 +88,7 @@ func unaskedMemory(m *reports.Memory) *reports.Memory {
 	out := *m
 	out.Events = nil
 	for _, e := range m.Events {
-		if e.Kind != string(catchup.EvRestart) && e.Kind != string(catchup.EvDied) {
+		if e.Kind != string(observe.EvRestart) && e.Kind != string(observe.EvDied) {
 			continue
 		}
 		// The restart that follows an OOM kill is in the kill's mark.
@@ -110,7 +111,7 @@ func lagChart(r *catchup.Result, bands []reports.Band, xmax float64) *reports.Ch
 	c := reports.NewTimeChart("How far "+t+" is behind the stream leader", "messages behind", xmax, bands)
 	c.Kind = kindLag
 	if len(r.Lag) == 0 {
-		c.Empty = "no catch-up samples (lag.csv is empty)"
+		c.Empty = "no catch-up samples (no reading of the target's copy of the stream)"
 		return c
 	}
 	var behind, raft plotter.XYs
@@ -284,7 +285,7 @@ func catchupMemory(cellDir string, _ record.CellResult) (*reports.Memory, error)
 // are ms since the cell began, the chart's ns.
 func memoryOfCatchup(r catchup.Result) *reports.Memory {
 	m := &reports.Memory{}
-	samples := func(s catchup.Series) []reports.MemSample {
+	samples := func(s observe.Series) []reports.MemSample {
 		out := make([]reports.MemSample, 0, len(s.T))
 		for i := range s.T {
 			if i < len(s.V) {
@@ -299,9 +300,9 @@ func memoryOfCatchup(r catchup.Result) *reports.Memory {
 	for _, e := range r.Events {
 		ev := reports.OOMKill{Node: e.Node, T: e.TMs * 1e6, Kind: string(e.Kind), Detail: e.Detail}
 		switch e.Kind {
-		case catchup.EvOOMKill:
+		case observe.EvOOMKill:
 			m.OOMKills = append(m.OOMKills, ev)
-		case catchup.EvKill, catchup.EvWipe, catchup.EvStart, catchup.EvRestart, catchup.EvDied:
+		case catchup.EvKill, catchup.EvWipe, catchup.EvStart, observe.EvRestart, observe.EvDied:
 			m.Events = append(m.Events, ev)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
@@ -62,7 +64,7 @@ func mkCatchupCell(o cuOpts) (record.CellResult, *catchup.Result) {
 	cell := record.Cell{DirectGet: o.directGet, ServerVersion: o.version, Nemesis: "none"}
 	cell.Name = o.version + "_direct-get-" + reports.OnOff(o.directGet)
 	opts := catchup.Defaults
-	opts.DirectGet, opts.MemoryLimit, opts.CatchupTimeout = o.directGet, catchup.Bytes(o.limit), o.bound
+	opts.DirectGet, opts.MemoryLimit, opts.CatchupTimeout = o.directGet, bytesize.Bytes(o.limit), o.bound
 	r := &catchup.Result{Options: opts, Runtime: "docker", ServerVersion: o.version, Target: "n1", TargetRole: catchup.Follower,
 		LeaderAtKill: "n3", StartedAt: time.Date(2026, 11, 30, 5, 43, 16, 0, time.UTC)}
 	r.GoMemLimit = opts.GoMemLimit.Bytes(opts.MemoryLimit)
@@ -126,14 +128,14 @@ func mkCatchupCell(o cuOpts) (record.CellResult, *catchup.Result) {
 // cuMemory fills every node's memory series and peaks.
 func cuMemory(r *catchup.Result, end int64, o cuOpts) {
 	for i, n := range []string{"n1", "n2", "n3"} {
-		nm := catchup.NodeMemory{Node: n}
+		nm := catchup.NodeMemory{NodeMemory: observe.NodeMemory{Node: n}}
 		for ms := int64(0); ms <= end+1250; ms += 250 {
 			v := int64(60<<20) + ms*int64(i+1)*1000
 			nm.Usage.T, nm.Usage.V = append(nm.Usage.T, ms), append(nm.Usage.V, 2*v)
 			nm.RSS.T, nm.RSS.V = append(nm.RSS.T, ms), append(nm.RSS.V, v)
 		}
 		if n == "n1" && o.limit > 0 {
-			nm.Limit = catchup.Series{T: []int64{0, 7300}, V: []int64{0, o.limit}}
+			nm.Limit = observe.Series{T: []int64{0, 7300}, V: []int64{0, o.limit}}
 		}
 		r.Memory = append(r.Memory, nm)
 	}
@@ -150,27 +152,27 @@ func cuEvents(r *catchup.Result, o cuOpts) {
 	if restart == 0 {
 		restart = cuRestart
 	}
-	r.Events = []catchup.Event{{TMs: 7200, Node: "n1", Kind: catchup.EvKill}, {TMs: 7300, Node: "n1", Kind: catchup.EvWipe, Detail: "store deleted, as a new volume"}}
+	r.Events = []observe.Event{{TMs: 7200, Node: "n1", Kind: catchup.EvKill}, {TMs: 7300, Node: "n1", Kind: catchup.EvWipe, Detail: "store deleted, as a new volume"}}
 	if o.limit > 0 {
-		r.Events = append(r.Events, catchup.Event{TMs: 7300, Node: "n1", Kind: catchup.EvLimit, Detail: catchup.Bytes(o.limit).String()})
+		r.Events = append(r.Events, observe.Event{TMs: 7300, Node: "n1", Kind: catchup.EvLimit, Detail: bytesize.Bytes(o.limit).String()})
 	}
 	if !o.noRestart {
-		r.Events = append(r.Events, catchup.Event{TMs: restart, Node: "n1", Kind: catchup.EvStart})
+		r.Events = append(r.Events, observe.Event{TMs: restart, Node: "n1", Kind: catchup.EvStart})
 	}
 	var oomAt []int64
 	for k := range o.oomKills {
 		t := restart + int64(2100*(k+1))
 		oomAt = append(oomAt, t)
-		r.Events = append(r.Events, catchup.Event{TMs: t, Node: "n1", Kind: catchup.EvOOMKill, Detail: fmt.Sprintf("OOM kill #%d", k+1)},
-			catchup.Event{TMs: t, Node: "n1", Kind: catchup.EvRestart, Detail: fmt.Sprintf("restart #%d by the runtime", k+1)})
+		r.Events = append(r.Events, observe.Event{TMs: t, Node: "n1", Kind: observe.EvOOMKill, Detail: fmt.Sprintf("OOM kill #%d", k+1)},
+			observe.Event{TMs: t, Node: "n1", Kind: observe.EvRestart, Detail: fmt.Sprintf("restart #%d by the runtime", k+1)})
 	}
 	if o.oomKills > 0 {
-		r.Deaths = append(r.Deaths, catchup.Deaths{Node: "n1", OOMKills: o.oomKills, Restarts: o.oomKills, Deaths: o.oomKills,
+		r.Deaths = append(r.Deaths, observe.Deaths{Node: "n1", OOMKills: o.oomKills, Restarts: o.oomKills, Deaths: o.oomKills,
 			CrashLoop: o.crashLoop, TimesMs: oomAt})
 	}
 	if o.otherOOM != "" {
-		r.Events = append(r.Events, catchup.Event{TMs: 15000, Node: o.otherOOM, Kind: catchup.EvOOMKill, Detail: "OOM kill #1"})
-		r.Deaths = append(r.Deaths, catchup.Deaths{Node: o.otherOOM, OOMKills: 1, Restarts: 1, Deaths: 1, TimesMs: []int64{15000}})
+		r.Events = append(r.Events, observe.Event{TMs: 15000, Node: o.otherOOM, Kind: observe.EvOOMKill, Detail: "OOM kill #1"})
+		r.Deaths = append(r.Deaths, observe.Deaths{Node: o.otherOOM, OOMKills: 1, Restarts: 1, Deaths: 1, TimesMs: []int64{15000}})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
@@ -55,7 +56,7 @@ func fmtDur(d time.Duration) string {
 // fmtSize writes a size that was asked for (a flag) as it was most likely
 // written, with a space: 1.5 GiB, 6 GB, 40 MB.
 func fmtSize(b int64) string {
-	s := catchup.Bytes(b).String()
+	s := bytesize.Bytes(b).String()
 	if i := strings.IndexFunc(s, unicode.IsLetter); i > 0 {
 		return s[:i] + " " + s[i:]
 	}

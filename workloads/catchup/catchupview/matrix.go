@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
@@ -239,7 +240,7 @@ func (t *cuTable) deaths() {
 				continue
 			}
 			total += d.OOMKills
-			parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, times(d.OOMKills), secsList(s.eventTimes(d.Node, catchup.EvOOMKill))))
+			parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, times(d.OOMKills), secsList(s.eventTimes(d.Node, observe.EvOOMKill))))
 		}
 		if total == 0 {
 			return good("none")
@@ -250,7 +251,7 @@ func (t *cuTable) deaths() {
 		var parts []string
 		for _, d := range r.Deaths {
 			if d.Restarts > 0 {
-				parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, times(d.Restarts), secsList(s.eventTimes(d.Node, catchup.EvRestart))))
+				parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, times(d.Restarts), secsList(s.eventTimes(d.Node, observe.EvRestart))))
 			}
 		}
 		if len(parts) == 0 {

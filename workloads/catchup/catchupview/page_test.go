@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
@@ -30,7 +31,7 @@ func writeCatchupResult(t testing.TB, cellDir string) {
 	t.Helper()
 	var r catchup.Result
 	for i, n := range []string{"n1", "n2", "n3"} {
-		nm := catchup.NodeMemory{Node: n}
+		nm := catchup.NodeMemory{NodeMemory: observe.NodeMemory{Node: n}}
 		for ms := int64(0); ms <= 60000; ms += 250 {
 			v := int64(200<<20) + ms*int64(i+1)*1000
 			if n == "n2" && ms > 30000 {
@@ -44,12 +45,12 @@ func writeCatchupResult(t testing.TB, cellDir string) {
 		}
 		r.Memory = append(r.Memory, nm)
 	}
-	r.Events = []catchup.Event{
+	r.Events = []observe.Event{
 		{TMs: 10000, Node: "n2", Kind: catchup.EvKill},
 		{TMs: 10100, Node: "n2", Kind: catchup.EvWipe},
 		{TMs: 20000, Node: "n2", Kind: catchup.EvStart},
-		{TMs: 30000, Node: "n2", Kind: catchup.EvOOMKill, Detail: "exit 137"},
-		{TMs: 30400, Node: "n2", Kind: catchup.EvRestart},
+		{TMs: 30000, Node: "n2", Kind: observe.EvOOMKill, Detail: "exit 137"},
+		{TMs: 30400, Node: "n2", Kind: observe.EvRestart},
 	}
 	if err := catchup.Save(cellDir, r); err != nil {
 		t.Fatal(err)

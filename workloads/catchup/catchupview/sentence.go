@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
@@ -74,13 +75,13 @@ func (s CatchupSummary) harnessClause() string {
 
 // targetDeaths are the target's deaths nobody asked for; without
 // catchup.json the checks tell the counts, not the node.
-func (s CatchupSummary) targetDeaths() (d catchup.Deaths, dying bool) {
+func (s CatchupSummary) targetDeaths() (d observe.Deaths, dying bool) {
 	d = s.deaths(s.Target())
 	dying = d.OOMKills > 0 || d.Deaths > 0 || d.CrashLoop
 	if s.R == nil {
 		if n := s.OOMKills(); n > 0 {
 			dying = true
-			d = catchup.Deaths{OOMKills: n, CrashLoop: s.count(catchup.CheckCrashLoop, catchup.CountCrashLoops) > 0}
+			d = observe.Deaths{OOMKills: n, CrashLoop: s.count(catchup.CheckCrashLoop, catchup.CountCrashLoops) > 0}
 		}
 	}
 	return d, dying
@@ -88,7 +89,7 @@ func (s CatchupSummary) targetDeaths() (d catchup.Deaths, dying bool) {
 
 // catchUpClauses say how the target's catch-up went: caught up (with its
 // memory, and its deaths), died, undecided, or not caught up.
-func (s CatchupSummary) catchUpClauses(cl *clauses, d catchup.Deaths, dying bool) {
+func (s CatchupSummary) catchUpClauses(cl *clauses, d observe.Deaths, dying bool) {
 	target := cmp.Or(s.Target(), "the target")
 	limit, sec := s.limit(), s.catchupSeconds()
 	size := ""
@@ -199,7 +200,7 @@ func (s CatchupSummary) memoryClause(limit int64, kept bool) string {
 
 // deathClause says a node's deaths nobody asked for: "OOM-killed 3 times
 // (crash loop) under its 1.5 GiB limit, first 2.1 s after its restart".
-func (s CatchupSummary) deathClause(d catchup.Deaths, limit int64) string {
+func (s CatchupSummary) deathClause(d observe.Deaths, limit int64) string {
 	var c string
 	if d.OOMKills > 0 {
 		c = "OOM-killed " + times(d.OOMKills)
@@ -212,7 +213,7 @@ func (s CatchupSummary) deathClause(d catchup.Deaths, limit int64) string {
 	if limit > 0 && d.OOMKills > 0 {
 		c += " under its " + fmtSize(limit) + " limit"
 	}
-	ts := s.eventTimes(d.Node, catchup.EvOOMKill)
+	ts := s.eventTimes(d.Node, observe.EvOOMKill)
 	if len(ts) == 0 {
 		ts = d.TimesMs
 	}

@@ -2,6 +2,7 @@ package catchupview
 
 import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
@@ -128,7 +129,7 @@ func (s CatchupSummary) node(name string) *catchup.NodeMemory {
 	return nil
 }
 
-func (s CatchupSummary) deaths(node string) catchup.Deaths {
+func (s CatchupSummary) deaths(node string) observe.Deaths {
 	if s.R != nil {
 		for _, d := range s.R.Deaths {
 			if d.Node == node {
@@ -136,11 +137,11 @@ func (s CatchupSummary) deaths(node string) catchup.Deaths {
 			}
 		}
 	}
-	return catchup.Deaths{Node: node}
+	return observe.Deaths{Node: node}
 }
 
 // eventTimes are the times (ms) of a node's events of one kind.
-func (s CatchupSummary) eventTimes(node string, kind catchup.EventKind) []int64 {
+func (s CatchupSummary) eventTimes(node string, kind observe.EventKind) []int64 {
 	if s.R == nil {
 		return nil
 	}

@@ -58,7 +58,7 @@ var tablesTmpl = template.Must(template.New("catchup-cell").Parse(`
     <thead><tr><th>at</th><th>node</th><th>what</th><th>detail</th></tr></thead>
     <tbody>{{range .Events}}<tr><td class="num">{{.At}}</td><td>{{.Node}}</td><td class="{{.Class}}">{{.What}}</td><td class="detail">{{.Detail}}</td></tr>{{end}}</tbody>
   </table></div>
-  {{- if .MoreEvents}}<p class="note">{{.MoreEvents}} more events in events.jsonl.</p>{{end}}
+  {{- if .MoreEvents}}<p class="note">{{.MoreEvents}} more events not shown.</p>{{end}}
   {{- end}}
   {{- if .Phases}}
   <h3>Phases and publishing</h3>
@@ -140,7 +140,7 @@ func eventRows(r *catchup.Result) (rows []cuEventRow, more int) {
 		if e.Kind == catchup.EvLimit && (e.Detail == "" || e.Detail == "none" || e.Detail == "0B") {
 			row.What, row.Detail = "memory limit lifted", ""
 		}
-		if !e.Asked() {
+		if !catchup.Asked(e) {
 			row.Class = reports.ClassBad
 		}
 		rows = append(rows, row)

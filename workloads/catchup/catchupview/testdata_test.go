@@ -1,7 +1,6 @@
 package catchupview
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
@@ -35,17 +35,17 @@ func unpackCatchup(t testing.TB, name string) string {
 //
 //	CHAOS_TESTDATA_CATCHUP=store/<run-id> CHAOS_TESTDATA_NAME=catchup go test ./workloads/catchup/catchupview -run TestMakeCatchupTestdata
 //
-// Every number the report shows comes from results.json and catchup.json,
-// which keep their verdicts, checks, peaks, events, lag and publish
-// series as measured. What is trimmed: the memory series keep every
-// other sample (and every peak, and the samples around a gap), the
-// health samples keep the first and last of each node and every change,
-// states.jsonl keeps each node's first sample and every change, and the
-// node logs keep their first lines and the warnings, errors and lines of
-// interest. memory.csv and health.jsonl are written again from the
-// trimmed series; lag.csv, publish.csv, events.jsonl and the configs are
-// copied. Store paths and the rerun command read as a run in the default
-// store/.
+// Every number the report shows comes from results.json, catchup.json and
+// the nodes' readings (nodes.jsonl), which keep their verdicts, checks,
+// phases, events, stream readings and per-second publish figures as
+// measured. What is trimmed: the memory readings keep every other one (and
+// each node's peak and last, and the readings around a gap), the state
+// and health readings each node's first and last and every change, and
+// the node logs their first lines and the warnings, errors and lines of
+// interest. publish.csv and the configs are copied. Store paths and the
+// rerun command read as a run in the default store/. A run stored before
+// the pipeline observed the nodes is refused: the archives made of such
+// runs are here already.
 func TestMakeCatchupTestdata(t *testing.T) {
 	src, name := os.Getenv("CHAOS_TESTDATA_CATCHUP"), os.Getenv("CHAOS_TESTDATA_NAME")
 	if src == "" || name == "" {
@@ -73,30 +73,20 @@ func TestMakeCatchupTestdata(t *testing.T) {
 		from, to := filepath.Join(src, c.Name), filepath.Join(dst, c.Name)
 		reportstest.WriteJSON(t, filepath.Join(to, "results.json"), c)
 		reportstest.CopyDir(t, filepath.Join(from, "config"), filepath.Join(to, "config"))
-		for _, f := range []string{catchup.LagFile, catchup.PublishFile, catchup.EventsFile} {
-			reportstest.CopyFile(t, filepath.Join(from, f), filepath.Join(to, f))
-		}
+		reportstest.CopyFile(t, filepath.Join(from, catchup.PublishFile), filepath.Join(to, catchup.PublishFile))
 		m, err := readMeasured(from)
 		if err != nil || m == nil {
 			t.Fatalf("%s: no catchup.json (%v)", from, err)
 		}
+		if m.Observed == "" {
+			t.Fatalf("%s was stored before the pipeline observed the nodes: its series are in catchup.json", from)
+		}
 		cu := &m.Result
 		cu.Dir, cu.Cluster.Dir = to, to // stored as "." (catchup.Save writes them relative to the cell)
-		for j := range cu.Memory {
-			m := &cu.Memory[j]
-			m.Usage, m.RSS = thinSeries(m.Usage), thinSeries(m.RSS)
-		}
-		cu.Health = thinHealth(cu.Health)
 		if err := catchup.Save(to, *cu); err != nil {
 			t.Fatal(err)
 		}
-		var mem strings.Builder
-		if err := catchup.WriteMemoryCSV(&mem, cu.Memory); err != nil {
-			t.Fatal(err)
-		}
-		reportstest.WriteText(t, filepath.Join(to, catchup.MemoryFile), mem.String())
-		reportstest.WriteJSONLines(t, filepath.Join(to, catchup.HealthFile), cu.Health)
-		thinStates(t, filepath.Join(from, catchup.StatesFile), filepath.Join(to, catchup.StatesFile))
+		thinNodes(t, filepath.Join(from, observe.File), filepath.Join(to, observe.File))
 		logs, _ := filepath.Glob(filepath.Join(from, "logs", "*.log"))
 		for _, l := range logs {
 			thinLog(t, l, filepath.Join(to, "logs", filepath.Base(l)))
@@ -111,70 +101,71 @@ func TestMakeCatchupTestdata(t *testing.T) {
 	t.Logf("%s rebuilt from %s: %s", archive, src, reports.Headline(res))
 }
 
-// thinSeries keeps every other sample, each peak, the last one and the
-// samples on either side of a gap (a node down), so the chart keeps its
-// shape, its peaks and its breaks.
-func thinSeries(s catchup.Series) catchup.Series {
-	peak, _ := s.Peak()
-	var out catchup.Series
-	for i := range s.T {
-		gap := (i > 0 && s.T[i]-s.T[i-1] > 600) || (i+1 < len(s.T) && s.T[i+1]-s.T[i] > 600)
-		if i%2 == 0 || i == len(s.T)-1 || s.V[i] == peak || gap {
-			out.T, out.V = append(out.T, s.T[i]), append(out.V, s.V[i])
-		}
-	}
-	return out
-}
-
-// thinHealth keeps each node's first and last answer and every change.
-func thinHealth(hs []catchup.HealthSample) []catchup.HealthSample {
-	last := map[string]int{}
-	for i, h := range hs {
-		last[h.Node] = i
-	}
-	prev := map[string]*catchup.HealthSample{}
-	var out []catchup.HealthSample
-	for i := range hs {
-		h := &hs[i]
-		p := prev[h.Node]
-		if p == nil || p.OK != h.OK || p.Status != h.Status || p.Error != h.Error || last[h.Node] == i {
-			out = append(out, *h)
-		}
-		prev[h.Node] = h
-	}
-	return out
-}
-
-// thinStates keeps each node's first state sample and every change.
-func thinStates(t testing.TB, from, to string) {
+// thinNodes copies a nodes.jsonl keeping every line but some readings of
+// memory, state and health: of each node's memory readings of a kind every
+// other one, the peak, the last and those on either side of a gap (a node
+// down); of its state and health readings the first, the last and every
+// change. The stream and limit readings, and the start and stop lines,
+// are all kept.
+func thinNodes(t testing.TB, from, to string) {
 	t.Helper()
-	f, err := os.Open(from)
+	b, err := os.ReadFile(from)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	samples := make([]observe.Sample, len(lines))
 	type key struct {
-		Running        bool
-		OOMKills, Rest int
-		Exit           int
-		Err            string
+		node string
+		kind observe.Kind
 	}
-	seen := map[string]key{}
+	idx := map[key][]int{}
+	for i, l := range lines {
+		if err := json.Unmarshal([]byte(l), &samples[i]); err != nil {
+			t.Fatalf("%s:%d: %v", from, i+1, err)
+		}
+		s := samples[i]
+		idx[key{s.Node, s.Kind}] = append(idx[key{s.Node, s.Kind}], i)
+	}
+	keep := make([]bool, len(lines))
+	for k, is := range idx {
+		var peak int64
+		for _, i := range is {
+			peak = max(peak, samples[i].Bytes)
+		}
+		for j, i := range is {
+			s, first, last := samples[i], j == 0, j == len(is)-1
+			switch k.kind {
+			case observe.KindUsage, observe.KindRSS:
+				gap := (!first && s.T-samples[is[j-1]].T > 600e6) || (!last && samples[is[j+1]].T-s.T > 600e6)
+				keep[i] = j%2 == 0 || last || s.Bytes == peak || gap
+			case observe.KindState, observe.KindHealth:
+				keep[i] = first || last || !sameReading(samples[is[j-1]], s)
+			default:
+				keep[i] = true
+			}
+		}
+	}
 	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	for sc.Scan() {
-		var s catchup.StateSample
-		if json.Unmarshal(sc.Bytes(), &s) != nil {
-			continue
+	for i, l := range lines {
+		if keep[i] {
+			out = append(out, l)
 		}
-		k := key{s.Running, s.OOMKills, s.Restarts, s.ExitCode, s.Err}
-		if old, ok := seen[s.Node]; !ok || old != k {
-			out = append(out, sc.Text())
-		}
-		seen[s.Node] = k
 	}
 	reportstest.WriteText(t, to, strings.Join(out, "\n")+"\n")
+}
+
+// sameReading says two readings of a node's state or health say the same.
+func sameReading(a, b observe.Sample) bool {
+	if a.Status != b.Status || a.Err != b.Err || (a.State == nil) != (b.State == nil) {
+		return false
+	}
+	if a.State == nil {
+		return true
+	}
+	x, y := *a.State, *b.State
+	return x.Running == y.Running && x.Paused == y.Paused && x.OOMKills == y.OOMKills && x.Restarts == y.Restarts &&
+		x.ExitCode == y.ExitCode && x.StartedAt.Equal(y.StartedAt)
 }
 
 // thinLog keeps a node log's first lines (the server's banner and

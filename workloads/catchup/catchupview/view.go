@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
@@ -49,6 +50,9 @@ func readMeasured(cellDir string) (*measured, error) {
 	var m measured
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if err := catchup.Complete(cellDir, &m.Result); err != nil {
+		return &m, err
 	}
 	return &m, nil
 }
@@ -266,7 +270,7 @@ func optionParams(o catchup.Options) []reports.Param {
 		lim = o.MemoryLimit.String()
 	}
 	if g := o.GoMemLimit.Bytes(o.MemoryLimit); g > 0 {
-		gml += " (" + catchup.Bytes(g).String() + ")"
+		gml += " (" + bytesize.Bytes(g).String() + ")"
 	} else if o.GoMemLimit == catchup.GoMemLimitAuto {
 		gml += " (unset: no limit)"
 	}

@@ -1,10 +1,9 @@
-package catchup
+package observe
 
 import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
@@ -14,10 +13,12 @@ import (
 // down: Docker restarts an OOM-killed node within a fraction of a second,
 // between two samples, but OOMKills and Restarts remember it.
 
-// StateSample is one reading of a node's State.
+// StateSample is one reading of a node's State, answered at TMs and asked
+// for at AskedMs (ms since the history's zero).
 type StateSample struct {
-	TMs  int64  `json:"t_ms"`
-	Node string `json:"node"`
+	TMs     int64  `json:"t_ms"`
+	AskedMs int64  `json:"asked_ms,omitempty"`
+	Node    string `json:"node"`
 	cluster.NodeState
 	Err string `json:"error,omitempty"`
 }
@@ -25,30 +26,30 @@ type StateSample struct {
 // EventKind names what happened to a node.
 type EventKind string
 
+// What the runtime saw of a node that nobody asked for. A workload names
+// the kinds of what it did itself (the catch-up workload's kill, wipe).
 const (
-	// What the harness did.
-	EvKill  EventKind = "kill"         // SIGKILL, asked
-	EvWipe  EventKind = "wipe"         // store deleted, asked
-	EvStart EventKind = "start"        // start, asked
-	EvLimit EventKind = "memory-limit" // hard limit changed, asked (Detail has the value)
-	// What the runtime saw, nobody asked.
 	EvOOMKill EventKind = "oom-kill" // the kernel killed the node at its memory limit
 	EvRestart EventKind = "restart"  // the runtime restarted a node that died by itself
 	EvDied    EventKind = "died"     // seen down with nobody having asked
 )
 
-// Event is one thing that happened to a node, at TMs ms after the run began.
+// Event is one thing that happened to a node, seen at TMs ms since the
+// history's zero. FromMs, when set, is the earliest it can have happened:
+// when the reading before the one that saw it was asked for.
 type Event struct {
 	TMs    int64     `json:"t_ms"`
+	FromMs int64     `json:"from_ms,omitempty"`
 	Node   string    `json:"node"`
 	Kind   EventKind `json:"kind"`
 	Detail string    `json:"detail,omitempty"`
 }
 
-// Asked reports whether the harness did it (kill, wipe, start, limit).
-func (e Event) Asked() bool {
+// Unasked says whether the event is one nobody asked for (an OOM kill, a
+// restart by the runtime, a death).
+func (e Event) Unasked() bool {
 	switch e.Kind {
-	case EvKill, EvWipe, EvStart, EvLimit:
+	case EvOOMKill, EvRestart, EvDied:
 		return true
 	}
 	return false
@@ -56,10 +57,12 @@ func (e Event) Asked() bool {
 
 // DetectEvents turns state samples into the events nobody asked for: one
 // oom-kill per increase of OOMKills, one restart per increase of Restarts,
-// and a died event when a node is seen down with no kill asked since it was
-// last seen up. asked are the harness's own events, used to tell an asked
-// kill from a death. Samples may be in any order; errors are skipped.
-func DetectEvents(samples []StateSample, asked []Event) []Event {
+// and a died event when a node is seen down after it was seen running. The
+// counters start at zero with the cluster, so increases already in a
+// node's first sample count. asked, which may be nil, says that the
+// harness took the node down between two samples: that is no death.
+// Samples may be in any order; errors are skipped.
+func DetectEvents(samples []StateSample, asked func(prev, cur StateSample) bool) []Event {
 	byNode := map[string][]StateSample{}
 	for _, s := range samples {
 		if s.Err == "" {
@@ -69,41 +72,37 @@ func DetectEvents(samples []StateSample, asked []Event) []Event {
 	var out []Event
 	for node, ss := range byNode {
 		sort.SliceStable(ss, func(i, j int) bool { return ss[i].TMs < ss[j].TMs })
-		for i := 1; i < len(ss); i++ {
-			prev, cur := ss[i-1], ss[i]
+		prev := StateSample{Node: node, TMs: -1}
+		for _, cur := range ss {
+			from := prev.AskedMs
+			if from == 0 {
+				from = prev.TMs
+			}
+			from = max(from, 0)
 			for k := prev.OOMKills + 1; k <= cur.OOMKills; k++ {
-				out = append(out, Event{TMs: cur.TMs, Node: node, Kind: EvOOMKill,
-					Detail: fmt.Sprintf("OOM kill #%d (seen between %s and %s)", k, ms(prev.TMs), ms(cur.TMs))})
+				out = append(out, Event{TMs: cur.TMs, FromMs: from, Node: node, Kind: EvOOMKill,
+					Detail: fmt.Sprintf("OOM kill #%d (seen between %s and %s)", k, Secs(from), Secs(cur.TMs))})
 			}
 			for k := prev.Restarts + 1; k <= cur.Restarts; k++ {
-				out = append(out, Event{TMs: cur.TMs, Node: node, Kind: EvRestart,
+				out = append(out, Event{TMs: cur.TMs, FromMs: from, Node: node, Kind: EvRestart,
 					Detail: fmt.Sprintf("restart #%d by the runtime", k)})
 			}
-			if prev.Running && !cur.Running && !askedDown(asked, node, prev.TMs, cur.TMs) {
+			if prev.Running && !cur.Running && (asked == nil || !asked(prev, cur)) {
 				d := fmt.Sprintf("down, exit code %d", cur.ExitCode)
 				if cur.OOMKilled {
 					d += ", OOM killed"
 				}
-				out = append(out, Event{TMs: cur.TMs, Node: node, Kind: EvDied, Detail: d})
+				out = append(out, Event{TMs: cur.TMs, FromMs: from, Node: node, Kind: EvDied, Detail: d})
 			}
+			prev = cur
 		}
 	}
-	sortEvents(out)
+	SortEvents(out)
 	return out
 }
 
-// askedDown: did the harness kill the node between two samples? The kill
-// is recorded just before it is sent, so it falls in the window.
-func askedDown(asked []Event, node string, from, to int64) bool {
-	for _, e := range asked {
-		if e.Node == node && e.Kind == EvKill && e.TMs >= from-1000 && e.TMs <= to {
-			return true
-		}
-	}
-	return false
-}
-
-func sortEvents(ev []Event) {
+// SortEvents orders events by time, then node.
+func SortEvents(ev []Event) {
 	sort.SliceStable(ev, func(i, j int) bool {
 		if ev[i].TMs != ev[j].TMs {
 			return ev[i].TMs < ev[j].TMs
@@ -182,14 +181,11 @@ func (d Deaths) Describe() string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(ms(t))
+			b.WriteString(Secs(t))
 		}
 	}
 	return b.String()
 }
 
-// ms prints a time offset in ms as seconds, e.g. 12.3s.
-func ms(t int64) string { return fmt.Sprintf("%.1fs", float64(t)/1000) }
-
-// since is ms since t0.
-func since(t0 time.Time) int64 { return time.Since(t0).Milliseconds() }
+// Secs prints a time in ms as seconds to a tenth, e.g. 12.3s.
+func Secs(t int64) string { return fmt.Sprintf("%.1fs", float64(t)/1000) }

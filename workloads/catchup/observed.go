@@ -1,0 +1,136 @@
+package catchup
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
+)
+
+// The pipeline observes every node of the cell (package observe) into
+// nodes.jsonl: memory, the runtime's state, /healthz and each copy of the
+// stream. catchup.json keeps what is the catch-up's own (its phases, its
+// milestones, what the harness did, the publishers) and names that file in
+// Observed; Load puts the series back from it. Cells stored before the
+// pipeline observed the nodes hold their series in catchup.json itself.
+
+// What the harness did to the target (the events nobody asked for are
+// package observe's).
+const (
+	EvKill  observe.EventKind = "kill"         // SIGKILL, asked
+	EvWipe  observe.EventKind = "wipe"         // store deleted, asked
+	EvStart observe.EventKind = "start"        // start, asked
+	EvLimit observe.EventKind = "memory-limit" // hard limit changed, asked (Detail has the value)
+)
+
+// Asked says whether the harness did it (kill, wipe, start, limit).
+func Asked(e observe.Event) bool {
+	switch e.Kind {
+	case EvKill, EvWipe, EvStart, EvLimit:
+		return true
+	}
+	return false
+}
+
+// NodeMemory is one node's memory over the cell, with its peaks from the
+// target's restart to the heal (over the whole cell when the target never
+// restarted).
+type NodeMemory struct {
+	observe.NodeMemory
+
+	PeakUsage   int64 `json:"peak_usage"`
+	PeakUsageAt int64 `json:"peak_usage_at_ms"`
+	PeakRSS     int64 `json:"peak_rss"`
+	PeakRSSAt   int64 `json:"peak_rss_at_ms"`
+	// Peaks as a ratio to the stream's bytes when the target restarted (the
+	// data it had to catch up).
+	PeakUsageRatio float64 `json:"peak_usage_ratio"`
+	PeakRSSRatio   float64 `json:"peak_rss_ratio"`
+}
+
+// detectEvents are the events nobody asked for in the state samples; a
+// node seen down within a second of a kill the harness asked for (recorded
+// just before it was sent) did not die by itself.
+func detectEvents(states []observe.StateSample, asked []observe.Event) []observe.Event {
+	return observe.DetectEvents(states, func(prev, cur observe.StateSample) bool {
+		for _, e := range asked {
+			if e.Node == cur.Node && e.Kind == EvKill && e.TMs >= prev.TMs-1000 && e.TMs <= cur.TMs {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// addObserved puts the observer's series of the cell in dir into r, whose
+// Events are the harness's own, and derives what the checks and the
+// summary read: each node's peaks, the events nobody asked for and each
+// node's deaths, the target's lag and its peaks while catching up and
+// after.
+func addObserved(dir string, r *Result) error {
+	rec, err := observe.Load(dir)
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		return fmt.Errorf("%s: %s names the nodes' series in %s, which is missing", dir, ResultFile, r.Observed)
+	}
+	r.States, r.Health, r.Lag = rec.States(), rec.Health(), lagSamples(rec, r.Target)
+	asked := r.Events
+	r.Events = append(detectEvents(r.States, asked), asked...)
+	observe.SortEvents(r.Events)
+	r.Deaths = observe.Summarize(r.Events, r.Options.CrashLoop)
+	r.Memory = nil
+	for _, m := range rec.Memory() {
+		r.Memory = append(r.Memory, NodeMemory{NodeMemory: m})
+	}
+	r.derivePeaks()
+	return nil
+}
+
+// derivePeaks fills every node's peaks and ratios, and the target's peaks
+// while catching up and after it was current. The window is the target's
+// restart to the heal, which lifts its limit: the fill is the baseline,
+// not the subject.
+func (r *Result) derivePeaks() {
+	from, to := r.CatchUp.RestartAtMs, int64(math.MaxInt64)
+	if h := r.Phase(PhaseHeal); h.Name != "" {
+		to = h.StartMs
+	}
+	size := float64(r.Stream.RestartBytes)
+	for i := range r.Memory {
+		m := &r.Memory[i]
+		if from > 0 {
+			m.PeakUsage, m.PeakUsageAt = m.Usage.PeakBetween(from, to)
+			m.PeakRSS, m.PeakRSSAt = m.RSS.PeakBetween(from, to)
+		} else {
+			m.PeakUsage, m.PeakUsageAt = m.Usage.Peak()
+			m.PeakRSS, m.PeakRSSAt = m.RSS.Peak()
+		}
+		if size > 0 {
+			m.PeakUsageRatio = round3(float64(m.PeakUsage) / size)
+			m.PeakRSSRatio = round3(float64(m.PeakRSS) / size)
+		}
+	}
+	cu := &r.CatchUp
+	t := targetMemory(*r)
+	if t == nil || from <= 0 {
+		return
+	}
+	mid := to
+	if cu.CurrentAtMs > 0 {
+		mid = cu.CurrentAtMs
+	}
+	through := mid // the sample at the moment it was current counts as during
+	if through < math.MaxInt64 {
+		through++
+	}
+	cu.PeakRSSDuring, _ = t.RSS.PeakBetween(from, through)
+	cu.PeakUsageDuring, _ = t.Usage.PeakBetween(from, through)
+	if cu.CurrentAtMs > 0 {
+		cu.PeakRSSAfter, _ = t.RSS.PeakBetween(mid, to)
+		cu.PeakUsageAfter, _ = t.Usage.PeakBetween(mid, to)
+	}
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
