@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -25,12 +26,19 @@ const ReplicasFile = "replicas.json"
 
 func replicaFile(node string) string { return "replica-" + node + ".jsonl" }
 
-// placeTries bounds the attempts to get a consumer onto one server. The
-// server places an R1 consumer on a random current peer of the stream
-// (nats-server jetstream_cluster.go, createGroupForConsumer), so each try
-// lands on a given replica with probability 1/R: 20 tries miss with
-// probability (2/3)^20 < 0.03 % for R3.
-const placeTries = 20
+// placeBound bounds the attempts to get a consumer onto one server. The
+// server places an R1 consumer on a random active peer of the stream, but
+// puts first the peers the meta leader counts as caught up
+// (nats-server jetstream_cluster.go, createGroupForConsumer,
+// IsFollowerCaughtUp). A server just restarted is skipped until the meta
+// layer catches it up, however many tries are made in the meantime (a CI
+// run saw 20 quick tries all land elsewhere), so the bound is a time, and
+// tries are spaced. Once caught up, each try lands on a given replica with
+// probability 1/R: the misses in 15 s are negligible.
+const placeBound = 15 * time.Second
+
+// placePause spaces the placement tries.
+const placePause = 150 * time.Millisecond
 
 // readReplicaBound bounds reading one replica.
 const readReplicaBound = 60 * time.Second
@@ -182,12 +190,16 @@ func (w *Workload) readReplica(ctx context.Context, rp *checker.Replica) error {
 func (w *Workload) consumerOn(ctx context.Context, node string) (jetstream.Consumer, error) {
 	cfg := jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy, AckPolicy: jetstream.AckNonePolicy,
 		MemoryStorage: true, Replicas: 1, InactiveThreshold: time.Minute}
-	var seen []string
-	for try := 0; try < placeTries && ctx.Err() == nil; try++ {
+	hosts := map[string]int{}
+	var lastErr error
+	tries := 0
+	for start := time.Now(); time.Since(start) < placeBound && ctx.Err() == nil; tries++ {
+		if tries > 0 {
+			time.Sleep(placePause)
+		}
 		cons, err := w.js.CreateConsumer(ctx, w.StreamName(), cfg)
 		if err != nil {
-			seen = append(seen, err.Error())
-			time.Sleep(200 * time.Millisecond)
+			lastErr = err
 			continue
 		}
 		info := cons.CachedInfo()
@@ -198,11 +210,35 @@ func (w *Workload) consumerOn(ctx context.Context, node string) (jetstream.Consu
 			return cons, nil
 		}
 		if info.Cluster != nil {
-			seen = append(seen, info.Cluster.Leader)
+			hosts[info.Cluster.Leader]++
 		}
 		_ = w.js.DeleteConsumer(ctx, w.StreamName(), info.Name)
 	}
-	return nil, fmt.Errorf("no consumer landed on %s in %d tries (hosts: %v)", node, placeTries, seen)
+	why := fmt.Sprintf("no consumer landed on %s in %d tries over %s (hosts: %s)", node, tries, placeBound, placedHosts(hosts))
+	if len(hosts) > 0 {
+		why += "; the server places consumers on the peers the meta leader counts as caught up first"
+	}
+	if lastErr != nil {
+		why += "; last create error: " + lastErr.Error()
+	}
+	return nil, errors.New(why)
+}
+
+// placedHosts lists how many tries landed on each host, sorted by name.
+func placedHosts(hosts map[string]int) string {
+	if len(hosts) == 0 {
+		return "none"
+	}
+	names := make([]string, 0, len(hosts))
+	for h := range hosts {
+		names = append(names, h)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, h := range names {
+		parts[i] = fmt.Sprintf("%s %d", h, hosts[h])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // jszState is node's own account of the bucket's stream (/jsz), nil when it
