@@ -1,13 +1,16 @@
 package record
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
-	"github.com/jetstream-chaos/jetstream-chaos/online"
 )
 
 // Result is the run's results.json.
@@ -74,16 +77,49 @@ type WatchSummary struct {
 	Notes  map[string]string `json:"notes,omitempty"`
 }
 
-// Online is what the online checks saw during the workload (package
-// online); the offline checks are the verdict.
+// Online is what a workload's live checks saw during the workload
+// (kv-update's: package workloads/kvupdate/online); the offline checks are
+// the verdict.
 type Online struct {
-	Counts online.Counts `json:"counts"`
-	First  *online.First `json:"first,omitempty"`
+	// Counts are the live checks' counts by name (kv-update's: gets,
+	// stale_reads, ryw_violations, ...).
+	Counts map[string]int64 `json:"counts"`
+	// Words say the counts in a line, as the workload's live checker put
+	// them ("3 stale reads, ..."); Line falls back on the counts for cells
+	// stored before the field.
+	Words string       `json:"words,omitempty"`
+	First *LiveAnomaly `json:"first,omitempty"`
 	// FirstAfter is the first anomaly's completion, from the start of the
 	// workload phase.
 	FirstAfter time.Duration `json:"first_after_ns,omitempty"`
 	// Stopped says --stop-on-anomaly ended the workload early.
 	Stopped bool `json:"stopped,omitempty"`
+}
+
+// LiveAnomaly is the first anomaly the live checks found: its kind and the
+// op that showed it.
+type LiveAnomaly struct {
+	Kind string     `json:"kind"`
+	Op   history.Op `json:"op"`
+}
+
+// Line says the live counts in words: the live checker's own, or, for a
+// cell stored before Words, kv-update's counts as that version said them
+// (the only workload that had live checks then), or the counts by name.
+func (o Online) Line() string {
+	if o.Words != "" {
+		return o.Words
+	}
+	if _, kv := o.Counts["stale_reads"]; kv {
+		c := o.Counts
+		return fmt.Sprintf("%d stale reads, %d read-your-writes and %d monotonic-read violations, %d updates rejected by stale reads",
+			c["stale_reads"], c["ryw_violations"], c["monotonic_violations"], c["rejected_by_stale_reads"])
+	}
+	parts := make([]string, 0, len(o.Counts))
+	for _, k := range slices.Sorted(maps.Keys(o.Counts)) {
+		parts = append(parts, fmt.Sprintf("%s %d", strings.ReplaceAll(k, "_", " "), o.Counts[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // OpCounts summarises a history.

@@ -131,9 +131,7 @@ func onlineWords(o *record.Online) string {
 	if o == nil {
 		return ""
 	}
-	c := o.Counts
-	s := fmt.Sprintf("during the workload: %s stale reads, %s read-your-writes and %s monotonic-read violations, %s updates rejected by stale reads",
-		FormatCount(int(c.StaleReads)), FormatCount(int(c.RYW)), FormatCount(int(c.Monotonic)), FormatCount(int(c.RejectedStale)))
+	s := "during the workload: " + o.Line()
 	if o.First != nil {
 		s += fmt.Sprintf("; the first anomaly (%s) came %.2f s into the workload", strings.ReplaceAll(o.First.Kind, "_", " "), o.FirstAfter.Seconds())
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
-	"github.com/jetstream-chaos/jetstream-chaos/online"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/watch"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
@@ -37,7 +36,7 @@ type cellRun struct {
 	rec      *history.Recorder
 	ops      record.OpCounts
 	inst     workloads.Instance
-	online   *online.Checker
+	online   workloads.LiveChecker
 	obs      *observe.Observer // every node, from before setup to before teardown
 }
 
@@ -219,7 +218,7 @@ func (cr *cellRun) watch(ctx context.Context, cancel context.CancelFunc) (int64,
 	if !ok {
 		return start, func() bool { return false }
 	}
-	cr.online = w.Online()
+	cr.online = w.Live()
 	cr.rec.Watch(cr.online.Add)
 	cr.prog.watchOnline(cr.online)
 	if !cr.r.spec.StopOnAnomaly {
@@ -235,7 +234,7 @@ func (cr *cellRun) watch(ctx context.Context, cancel context.CancelFunc) (int64,
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if _, found := cr.online.FirstAnomaly(); found {
+				if cr.online.Tally().First != nil {
 					mu.Lock()
 					hit = true
 					mu.Unlock()
@@ -255,11 +254,12 @@ func (cr *cellRun) settleOnline(start int64, stopped func() bool) {
 		return
 	}
 	cr.online.Flush()
-	o := &record.Online{Counts: cr.online.Counts(), Stopped: stopped()}
-	if f, ok := cr.online.FirstAnomaly(); ok {
-		o.First, o.FirstAfter = &f, time.Duration(f.Op.Complete-start)
+	o := cr.online.Tally()
+	o.Stopped = stopped()
+	if o.First != nil {
+		o.FirstAfter = time.Duration(o.First.Op.Complete - start)
 	}
-	cr.res.Online = o
+	cr.res.Online = &o
 }
 
 func (cr *cellRun) recoveryBound() time.Duration {

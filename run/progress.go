@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jetstream-chaos/jetstream-chaos/online"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -29,7 +28,7 @@ type progress struct {
 	timed  bool
 	start  time.Time
 	stats  func() workloads.Stats
-	online *online.Checker
+	online workloads.LiveChecker
 	stop   chan struct{}
 	done   chan struct{}
 }
@@ -73,7 +72,7 @@ func (p *progress) logf(print func(string, ...any)) func(string, ...any) {
 }
 
 // watchOnline adds the online checks' counts to the live line.
-func (p *progress) watchOnline(c *online.Checker) {
+func (p *progress) watchOnline(c workloads.LiveChecker) {
 	p.mu.Lock()
 	p.online = c
 	p.mu.Unlock()
@@ -124,8 +123,7 @@ func (p *progress) print(s workloads.Stats, rate float64) {
 		fault = "  fault " + p.fault
 	}
 	if p.online != nil {
-		c := p.online.Counts()
-		fault += fmt.Sprintf("  anomalies so far: %d stale, %d ryw, %d monotonic", c.StaleReads, c.RYW, c.Monotonic)
+		fault += "  so far: " + p.online.Tally().Line()
 	}
 	line := fmt.Sprintf("[%s] %s %s  %d ops  %.0f ops/s  errors %d%s%s",
 		p.cell, p.phase, elapsed, s.Ops, rate, s.Errors, errorKinds(s.ErrorsByKind), fault)

@@ -50,9 +50,7 @@ func PrintCell(w io.Writer, r record.CellResult) {
 		fmt.Fprintf(w, "  recovery: %s\n", r.Recovery.Detail)
 	}
 	if o := r.Online; o != nil {
-		c := o.Counts
-		line := fmt.Sprintf("  online: %d stale reads, %d read-your-writes and %d monotonic-read violations, %d rejections by stale reads",
-			c.StaleReads, c.RYW, c.Monotonic, c.RejectedStale)
+		line := "  online: " + o.Line()
 		if o.First != nil {
 			line += fmt.Sprintf("; first anomaly (%s) %.2fs into the workload", o.First.Kind, o.FirstAfter.Seconds())
 		}

@@ -187,7 +187,7 @@ func TestIntegrationStopOnAnomaly(t *testing.T) {
 		}
 	}
 	// The offline check also sees the final reads, so it can only find more.
-	if stale.Verdict != checker.Invalid || int64(stale.Counts["stale_reads"]) < c.Online.Counts.StaleReads {
+	if stale.Verdict != checker.Invalid || int64(stale.Counts["stale_reads"]) < c.Online.Counts["stale_reads"] {
 		t.Errorf("offline stale-read %s %v, online %+v", stale.Verdict, stale.Counts, c.Online.Counts)
 	}
 	t.Logf("first anomaly %s after %s; workload %.1fs", c.Online.First.Kind, c.Online.FirstAfter, c.Phases["workload"])

@@ -33,7 +33,6 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
-	"github.com/jetstream-chaos/jetstream-chaos/online"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
@@ -234,8 +233,22 @@ type RunChecker interface {
 }
 
 // Watcher is an optional Instance: checks that judge every op as it is
-// recorded (package online), for the live line and --stop-on-anomaly. The
-// offline checkers stay the verdict.
+// recorded, for the live line and --stop-on-anomaly. The offline checkers
+// stay the verdict. It is optional because only a workload whose anomalies
+// show op by op, from the ops alone, can judge them live (kv-update's
+// stale reads can; a queue's lost message shows only in the read-back).
 type Watcher interface {
-	Online() *online.Checker
+	Live() LiveChecker
+}
+
+// LiveChecker judges ops as they are recorded. It is called from the
+// recorder's goroutine and from the live line's, so it must be safe for
+// concurrent use.
+type LiveChecker interface {
+	// Add takes an op as it is recorded.
+	Add(history.Op)
+	// Flush judges whatever is still held, at the end of the workload.
+	Flush()
+	// Tally is the counts so far and the first anomaly, if any.
+	Tally() record.Online
 }

@@ -16,9 +16,9 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
-	"github.com/jetstream-chaos/jetstream-chaos/online"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate/online"
 )
 
 // Name is what --workload takes.
@@ -195,9 +195,9 @@ type instance struct {
 	online   *online.Checker
 }
 
-// Online judges ops as they are recorded: held 1s for ops recorded a little
+// Live judges ops as they are recorded: held 1s for ops recorded a little
 // out of order, with writes kept for the op timeout and some slack.
-func (i *instance) Online() *online.Checker {
+func (i *instance) Live() workloads.LiveChecker {
 	if i.online == nil {
 		i.online = online.New(time.Second, i.w.opts.OpTimeout+5*time.Second)
 	}

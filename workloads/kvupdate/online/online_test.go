@@ -3,6 +3,7 @@ package online
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,6 +175,18 @@ func TestOnlineCases(t *testing.T) {
 			_, first := c.FirstAnomaly()
 			if first != (tc.want.Anomalies() > 0) {
 				t.Errorf("first anomaly %v with %d anomalies", first, tc.want.Anomalies())
+			}
+			// What the pipeline stores says the same.
+			tally := c.Tally()
+			if tally.Counts["gets"] != tc.want.Gets || tally.Counts["stale_reads"] != tc.want.StaleReads ||
+				tally.Counts["ryw_violations"] != tc.want.RYW || tally.Counts["monotonic_violations"] != tc.want.Monotonic {
+				t.Errorf("tally %v, want %+v", tally.Counts, tc.want)
+			}
+			if (tally.First != nil) != first {
+				t.Errorf("tally's first anomaly %v, checker's %v", tally.First, first)
+			}
+			if want := fmt.Sprintf("%d stale reads, %d read-your-writes", tc.want.StaleReads, tc.want.RYW); !strings.HasPrefix(tally.Line(), want) {
+				t.Errorf("words %q, want them to start %q", tally.Line(), want)
 			}
 		})
 	}

@@ -22,11 +22,13 @@ package online
 
 import (
 	"container/heap"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // Counts are the anomalies found so far.
@@ -134,6 +136,24 @@ func (c *Checker) FirstAnomaly() (First, bool) {
 		return First{}, false
 	}
 	return *c.first, true
+}
+
+// Tally is the counts so far by their JSON names, in words, and the first
+// anomaly (workloads.LiveChecker).
+func (c *Checker) Tally() record.Online {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.counts
+	o := record.Online{
+		Counts: map[string]int64{"gets": n.Gets, "stale_reads": n.StaleReads, "ryw_violations": n.RYW,
+			"monotonic_violations": n.Monotonic, "rejected_by_stale_reads": n.RejectedStale, "late_ops": n.Late},
+		Words: fmt.Sprintf("%d stale reads, %d read-your-writes and %d monotonic-read violations, %d updates rejected by stale reads",
+			n.StaleReads, n.RYW, n.Monotonic, n.RejectedStale),
+	}
+	if c.first != nil {
+		o.First = &record.LiveAnomaly{Kind: c.first.Kind, Op: c.first.Op}
+	}
+	return o
 }
 
 // drain judges the held ops that completed before upTo, in completion
