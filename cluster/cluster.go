@@ -35,9 +35,21 @@ const (
 // ErrUnsupported wraps every "this runtime cannot do that" refusal.
 var ErrUnsupported = errors.New("unsupported")
 
+// capabilityDoes says what each capability does, for refusals.
+var capabilityDoes = map[Capability]string{
+	CapKill: "kill a node", CapStop: "stop a node", CapPause: "pause a node", CapWipe: "wipe a node's store",
+	CapMemoryLimit: "limit a node's memory", CapPartition: "partition nodes", CapLatency: "add network latency",
+	CapPowerLoss: "cut a node's power", CapLoss: "drop packets", CapBandwidth: "limit bandwidth",
+	CapStoreFiles: "edit a node's store files", CapRename: "restart a node under a new name", CapLogs: "follow node logs",
+}
+
 // Unsupported builds a refusal that says why.
 func Unsupported(runtime string, c Capability, why string) error {
-	return fmt.Errorf("%w: the %s runtime cannot %s: %s", ErrUnsupported, runtime, c, why)
+	does := string(c)
+	if d, ok := capabilityDoes[c]; ok {
+		does = d + " (" + string(c) + ")"
+	}
+	return fmt.Errorf("%w: the %s runtime cannot %s: %s", ErrUnsupported, runtime, does, why)
 }
 
 var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)

@@ -321,7 +321,7 @@ func TestDataFaultsUnverified(t *testing.T) {
 		{"bitflip", nil, "injection failed: bitflip=block on n"},
 		{"truncate", func(f *fake, _ *Env) {
 			f.caps[cluster.CapStoreFiles] = cluster.Unsupported("docker", cluster.CapStoreFiles, "the store is on tmpfs")
-		}, "not injected: truncate=block: unsupported: the docker runtime cannot store-files: the store is on tmpfs"},
+		}, "not injected: truncate=block: unsupported: the docker runtime cannot edit a node's store files (store-files): the store is on tmpfs"},
 		{"truncate=snapshot", func(f *fake, _ *Env) { writeStores(t, f); f.noop["stop"] = true }, "store left alone"},
 		{"member-replace", func(f *fake, _ *Env) { f.fail["remove-server"] = "member change in flight" }, "still failing after"},
 		{"member-replace", func(f *fake, _ *Env) { f.noop["remove-stream-peer"] = true }, "not as asked within"},
@@ -378,8 +378,8 @@ func TestRefuseDataFaults(t *testing.T) {
 	}
 	for list, want := range map[string]string{
 		"kill-majority,kill-all,restart-all,pause-kill,bitflip,truncate=wal,member-replace": "",
-		"loss=5%":         "nemesis loss=5% refused: unsupported: the local runtime cannot loss: one network namespace",
-		"bandwidth=1mbit": "nemesis bandwidth=1mbit refused: unsupported: the local runtime cannot bandwidth",
+		"loss=5%":         "nemesis loss=5% refused: unsupported: the local runtime cannot drop packets (loss): one network namespace",
+		"bandwidth=1mbit": "nemesis bandwidth=1mbit refused: unsupported: the local runtime cannot limit bandwidth (bandwidth)",
 	} {
 		fs, err := Parse(list)
 		if err != nil {

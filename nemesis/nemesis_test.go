@@ -96,9 +96,9 @@ func TestRefuse(t *testing.T) {
 		wantErr string
 	}{
 		{list: "kill,restart,pause,wipe,stepdown", caps: local},
-		{list: "kill,partition-one", caps: local, wantErr: "nemesis partition-one refused: unsupported: the local runtime cannot partition: processes share the loopback interface"},
+		{list: "kill,partition-one", caps: local, wantErr: "nemesis partition-one refused: unsupported: the local runtime cannot partition nodes (partition): processes share the loopback interface"},
 		{list: "partition-halves", caps: local, wantErr: "nemesis partition-halves refused"},
-		{list: "latency=50ms", caps: local, wantErr: "nemesis latency=50ms refused: unsupported: the local runtime cannot latency: no sch_netem"},
+		{list: "latency=50ms", caps: local, wantErr: "nemesis latency=50ms refused: unsupported: the local runtime cannot add network latency (latency): no sch_netem"},
 		{list: "loss", caps: local, wantErr: "nemesis loss=10% refused"},
 		{list: "wipe", caps: map[cluster.Capability]error{cluster.CapWipe: errors.New("tmpfs store")}, wantErr: "nemesis wipe refused: tmpfs store"},
 		{list: "partition-one,latency,loss", caps: nil},

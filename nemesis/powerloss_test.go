@@ -102,7 +102,7 @@ func TestPowerLossFault(t *testing.T) {
 		{name: "not restarted", list: "power-loss-majority", discard: written, broken: "start", injected: true, targets: 2,
 			wantDetail: "heal: NOT VERIFIED"},
 		{name: "no control", list: "power-loss", plain: true, wantDetail: "not injected: power-loss: unsupported: the fake runtime has no power-loss control"},
-		{name: "refused", list: "power-loss-all", refused: true, wantDetail: "not injected: power-loss-all: unsupported: the fake runtime cannot power-loss: no FUSE"},
+		{name: "refused", list: "power-loss-all", refused: true, wantDetail: "not injected: power-loss-all: unsupported: the fake runtime cannot cut a node's power (power-loss): no FUSE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -147,7 +147,7 @@ func TestPowerLossRefused(t *testing.T) {
 	fs, _ := Parse("kill,power-loss-all")
 	caps := map[cluster.Capability]error{cluster.CapPowerLoss: cluster.Unsupported("local", cluster.CapPowerLoss, "the page cache survives a kill")}
 	err := Refuse(fs, &fake{caps: caps})
-	if err == nil || err.Error() != "nemesis power-loss-all refused: unsupported: the local runtime cannot power-loss: the page cache survives a kill" {
+	if err == nil || err.Error() != "nemesis power-loss-all refused: unsupported: the local runtime cannot cut a node's power (power-loss): the page cache survives a kill" {
 		t.Errorf("Refuse = %v", err)
 	}
 }
