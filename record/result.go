@@ -40,6 +40,9 @@ type Result struct {
 // CellResult is one cell's results.json.
 type CellResult struct {
 	Cell
+	// Workload names the workload, so that a cell copied out of its run
+	// folder (without run.json) is still judged by its own checkers.
+	Workload  string         `json:"workload,omitempty"`
 	Label     string         `json:"label"`
 	Dir       string         `json:"dir"`
 	Runtime   string         `json:"runtime"`

@@ -44,7 +44,7 @@ type cellRun struct {
 // result; a harness failure is recorded there too, and whatever history
 // was written stays on disk.
 func (r *runner) runCell(ctx context.Context, cell record.Cell, dir string) (res record.CellResult) {
-	res = record.CellResult{Cell: cell, Label: r.label(cell), Dir: dir, Runtime: r.rt.Name(), StartedAt: time.Now(), Verdict: record.Error}
+	res = record.CellResult{Cell: cell, Workload: r.spec.Workload, Label: r.label(cell), Dir: dir, Runtime: r.rt.Name(), StartedAt: time.Now(), Verdict: record.Error}
 	cr := &cellRun{r: r, res: &res}
 	defer cr.teardown()
 	if err := cr.start(ctx, cell, dir); err != nil {

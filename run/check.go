@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
@@ -14,36 +15,48 @@ import (
 )
 
 // Recheck judges a stored cell again from its files, as the run did: the
-// workload named by the run's run.json (workloads.Default for runs stored
-// before it was recorded) and the recovery stored in the cell's results.json, if any.
-// An interrupted cell with a partial history is checked as it is.
+// workload named by the run's run.json, or else by the cell's own
+// results.json, and the recovery stored in the cell's results.json, if any.
+// A cell that names no workload either way (stored before cells named
+// theirs, and copied out of its run folder) is judged as workloads.Default,
+// the only workload of the runs stored before run.json named one, and the
+// returned name says so. An interrupted cell with a partial history is
+// checked as it is.
 func Recheck(cellDir string, opts checker.Options) (string, []checker.Result, error) {
 	cellDir = filepath.Clean(cellDir) // "cell/" names the same cell as "cell"
-	name, err := storedWorkload(filepath.Dir(cellDir))
-	if err != nil {
-		return name, nil, err
-	}
-	w, err := workloads.Get(name)
-	if err != nil {
-		return name, nil, fmt.Errorf("%s: %w", filepath.Join(filepath.Dir(cellDir), record.SpecFile), err)
-	}
 	var cell struct {
+		Workload string            `json:"workload"`
 		Recovery *nemesis.Recovery `json:"recovery"`
 	}
 	if b, err := os.ReadFile(filepath.Join(cellDir, record.ResultFile)); err == nil {
 		_ = json.Unmarshal(b, &cell)
 	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", nil, err
+	}
+	name, named, err := storedWorkload(filepath.Dir(cellDir))
+	if err != nil {
 		return name, nil, err
+	}
+	switch {
+	case named:
+	case cell.Workload != "":
+		name = cell.Workload
+	default:
+		name += " (assumed: neither a run.json beside the cell nor its results.json names a workload)"
+	}
+	w, err := workloads.Get(strings.Fields(name)[0])
+	if err != nil {
+		return name, nil, fmt.Errorf("%s: %w", filepath.Join(filepath.Dir(cellDir), record.SpecFile), err)
 	}
 	checks, err := CheckCell(cellDir, w, cell.Recovery, opts)
 	return name, checks, err
 }
 
-// storedWorkload is the workload run.json in runDir names: workloads.Default
-// when there is no run.json or it names none (runs stored before it was
-// recorded). A run.json that cannot be read or decoded is an error, never
-// silently the default workload.
-func storedWorkload(runDir string) (string, error) {
+// storedWorkload is the workload run.json in runDir names, and whether
+// there is a run.json to say: workloads.Default when it names none (runs
+// stored before it was recorded, when there was no other workload). A run.json that cannot be read or
+// decoded is an error, never silently the default workload.
+func storedWorkload(runDir string) (string, bool, error) {
 	var spec struct {
 		Workload string `json:"workload"`
 	}
@@ -51,23 +64,23 @@ func storedWorkload(runDir string) (string, error) {
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return workloads.Default, nil
+		return workloads.Default, false, nil
 	case err != nil:
-		return workloads.Default, err
+		return workloads.Default, false, err
 	}
 	if err := json.Unmarshal(b, &spec); err != nil {
-		return workloads.Default, fmt.Errorf("%s: %w", path, err)
+		return workloads.Default, false, fmt.Errorf("%s: %w", path, err)
 	}
-	if spec.Workload == "" {
-		return workloads.Default, nil
+	if spec.Workload == "" { // a run stored before run.json named its workload: there was one then
+		return workloads.Default, true, nil
 	}
-	return spec.Workload, nil
+	return spec.Workload, true, nil
 }
 
 // RecheckRun is the workload's checks across the stored cells of a run
 // folder, as the run made them.
 func RecheckRun(runDir string, cellDirs []string) []checker.Result {
-	name, err := storedWorkload(filepath.Clean(runDir))
+	name, _, err := storedWorkload(filepath.Clean(runDir))
 	if err != nil {
 		return nil
 	}

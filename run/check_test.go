@@ -34,7 +34,10 @@ func TestStoredWorkload(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := storedWorkload(dir)
+			got, named, err := storedWorkload(dir)
+			if c.err == "" && named != (c.runJSON != "") {
+				t.Errorf("named %v with run.json %q", named, c.runJSON)
+			}
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("error %v, want one naming %q", err, c.err)
@@ -43,6 +46,44 @@ func TestStoredWorkload(t *testing.T) {
 			}
 			if err != nil || got != c.want {
 				t.Fatalf("%q, %v; want %q", got, err, c.want)
+			}
+		})
+	}
+}
+
+// TestRecheckNamesTheWorkload: a cell is judged by the workload its run's
+// run.json names, else by the one its own results.json names (a cell
+// copied out of its run folder), and only when neither says is the
+// default assumed, and the name says it was.
+func TestRecheckNamesTheWorkload(t *testing.T) {
+	for _, c := range []struct {
+		name, runJSON, cellJSON, want string
+	}{
+		{"run.json names it", `{"workload":"tiny"}`, `{"verdict":"valid"}`, "tiny"},
+		{"the cell names it", "", `{"workload":"tiny"}`, "tiny"},
+		{"run.json wins", `{"workload":"tiny"}`, `{"workload":"kv-update"}`, "tiny"},
+		{"nothing names it", "", `{"verdict":"valid"}`, workloads.Default + " (assumed: neither a run.json beside the cell nor its results.json names a workload)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cell := filepath.Join(t.TempDir(), "cell")
+			files := map[string]string{"history.jsonl": "", "stored.json": "{}", "results.json": c.cellJSON}
+			if c.runJSON != "" {
+				files["../run.json"] = c.runJSON
+			}
+			if err := os.MkdirAll(cell, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for f, body := range files {
+				if err := os.WriteFile(filepath.Join(cell, f), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			name, res, err := Recheck(cell, checker.Options{})
+			if name != c.want {
+				t.Fatalf("workload %q, want %q", name, c.want)
+			}
+			if c.want == "tiny" && (err != nil || len(res) == 0 || res[0].Name != "tiny-acked") {
+				t.Errorf("judged by %v (%v), want tiny's checks", res, err)
 			}
 		})
 	}

@@ -166,7 +166,7 @@ func Execute(ctx context.Context, spec record.Spec, rt cluster.Runtime, out *os.
 func (r *runner) runOne(ctx context.Context, res *record.Result, cell record.Cell) record.CellResult {
 	cdir := filepath.Join(r.dir, cell.Name)
 	if err := os.MkdirAll(cdir, 0o755); err != nil {
-		cr := record.CellResult{Cell: cell, Label: cell.Label(), Dir: cdir, Verdict: record.Error, Error: err.Error()}
+		cr := record.CellResult{Cell: cell, Workload: r.spec.Workload, Label: cell.Label(), Dir: cdir, Verdict: record.Error, Error: err.Error()}
 		res.Cells = append(res.Cells, cr)
 		res.Verdict = record.Worse(res.Verdict, record.Error)
 		return cr

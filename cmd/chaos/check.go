@@ -20,8 +20,9 @@ func checkCmd() *cobra.Command {
 		Short: "Run the checkers again on a stored cell (a cell folder, or a run folder with cells)",
 		Long: `Check judges a stored cell again from its files alone (history.jsonl and the
 workload's own files: stream.jsonl for kv-update, catchup.json for catchup),
-with the checkers of the workload its run.json names, and prints the
-verdicts. It works on partial histories of interrupted runs too, and gives
+with the checkers of the workload its run.json names (or, for a cell copied
+out of its run folder, its own results.json; when neither names one, the
+heading says kv-update was assumed), and prints the verdicts. It works on partial histories of interrupted runs too, and gives
 the same verdict as the run. Exit codes as for run.`,
 		Example: "  chaos check store/latest",
 		Args:    cobra.ExactArgs(1),
