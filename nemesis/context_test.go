@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
 func TestWithContext(t *testing.T) {
@@ -96,5 +98,39 @@ func TestNoDoubledWords(t *testing.T) {
 				t.Errorf("detail %q: want %q in it, the error once", w.Detail, tt.want)
 			}
 		})
+	}
+}
+
+// TestPartlyInjectedIsInjected: a composite whose second part fails to
+// apply still applied its first, which is held and healed; its window is
+// injected (not verified), so its history record is info, not fail, and
+// what it did to its targets explains their state (a hunt's node-health
+// once called a restart's death unexplained because the window said
+// "not injected").
+func TestPartlyInjectedIsInjected(t *testing.T) {
+	faults, err := Parse("partition-one+kill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, env := testEnv(t, 3)
+	f.mu.Lock()
+	f.fail["kill"] = "cgroup gone"
+	f.mu.Unlock()
+	env.Logf = func(string, ...any) {}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ws := Schedule{Faults: stopAfter(1, cancel, faults), Interval: 10 * time.Millisecond, Seed: 7}.Run(ctx, env, nil)
+	if len(ws) != 1 {
+		t.Fatalf("%d windows", len(ws))
+	}
+	w := ws[0]
+	if !w.Injected || w.Verified || len(w.Targets) == 0 {
+		t.Fatalf("injected %v, verified %v, targets %v: %s", w.Injected, w.Verified, w.Targets, w.Detail)
+	}
+	if op := w.Op(); op.Outcome != history.Info {
+		t.Errorf("outcome %s, want info", op.Outcome)
+	}
+	if !strings.Contains(w.Detail, "injection failed") || !strings.Contains(w.Detail, "heal: ") {
+		t.Errorf("detail %q names neither the failure nor the heal", w.Detail)
 	}
 }

@@ -39,7 +39,7 @@ type Window struct {
 	End      time.Duration `json:"end_ns"`
 	Inject   time.Duration `json:"inject_ns"` // applying the fault until its effect was seen (or the check gave up)
 	Heal     time.Duration `json:"heal_ns"`   // undoing it until the heal was seen (or the check gave up)
-	Injected bool          `json:"injected"`  // the fault was applied (false: refused or failed, nothing to hold)
+	Injected bool          `json:"injected"`  // the fault was applied, at least in part (false: refused or failed, nothing to hold)
 	Verified bool          `json:"verified"`  // both the effect and the heal were seen
 	Detail   string        `json:"detail,omitempty"`
 	// Effect is when the fault took effect: its first control call that

@@ -133,8 +133,9 @@ func injectWindow(ctx context.Context, env *Env, f Fault, now func() time.Durati
 		w.Detail = "not injected: " + err.Error()
 		w.End = now()
 		return w, nil, Check{}
-	case err != nil:
+	case err != nil: // partly applied: what was applied is held and healed like the rest
 		inj = Check{Detail: "injection failed: " + err.Error()}
+		w.Injected = true
 	default:
 		inj = act.Check()
 		w.Injected = true

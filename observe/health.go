@@ -41,11 +41,15 @@ type Window struct {
 	Start, End int64
 }
 
-// FaultWindows reads the injected faults of a cell's history.jsonl (a
-// fault that was refused or never fired touched no node).
+// FaultWindows reads the injected faults of a cell's history.jsonl, partly
+// injected ones included (a fault that was refused or never fired touched
+// no node). Cells stored before a partly injected fault was recorded as
+// such mark it failed; its heal ran, so its detail has one ("inject: ...;
+// heal: ..."), where a fault that touched nothing says "not injected" or
+// "refused".
 func FaultWindows(historyPath string) ([]Window, error) {
 	ops, err := history.ReadOpsWhere(historyPath, func(o *history.Op) bool {
-		return o.Type == history.Fault && o.Outcome != history.Fail
+		return o.Type == history.Fault && (o.Outcome != history.Fail || strings.HasPrefix(o.Detail, "inject: "))
 	})
 	if err != nil {
 		return nil, err

@@ -27,6 +27,9 @@ func TestCheckFixtures(t *testing.T) {
 		{"restart_explained", checker.Valid, 0, 0, 0, 1, "n3 restart #1 by the runtime between 5.0s and 5.3s (corrupt n3, 4.0s-6.0s)"},
 		{"died_unexplained", checker.Invalid, 0, 0, 1, 0, "n1 died (down, exit code 2) between 8.0s and 8.2s, no fault aimed at n1 then"},
 		{"died_fault_not_injected", checker.Invalid, 0, 0, 1, 0, "n3 died (down, exit code 137)"},
+		// A composite fault whose restart part was applied and healed though
+		// its partition part failed, stored (as before the fix) as failed.
+		{"died_fault_partly_injected", checker.Valid, 0, 0, 0, 1, "(partition-leader+restart n3, 4.0s-6.0s)"},
 		{"tie_window_ends_when_asked", checker.Valid, 0, 0, 0, 1, "(kill n3, 4.0s-6.0s)"},
 		{"window_ends_before", checker.Invalid, 0, 0, 1, 0, "no fault aimed at n3 then"},
 		{"zero_length_window", checker.Valid, 0, 0, 0, 1, "(kill n3, 6.1s-6.1s)"},

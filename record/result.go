@@ -42,7 +42,7 @@ type CellResult struct {
 	Cell
 	// Workload names the workload, so that a cell copied out of its run
 	// folder (without run.json) is still judged by its own checkers.
-	Workload  string         `json:"workload,omitempty"`
+	Workload  string         `json:"workload_name,omitempty"`
 	Label     string         `json:"label"`
 	Dir       string         `json:"dir"`
 	Runtime   string         `json:"runtime"`

@@ -361,7 +361,13 @@ func CheckCell(dir string, w workloads.Workload, rec *nemesis.Recovery, opts che
 		return nil, err
 	}
 	if rec != nil {
-		checks = append(checks, recoveryCheck(*rec))
+		var unhealed []string
+		if !rec.Recovered {
+			if unhealed, err = unhealedFaults(filepath.Join(dir, "history.jsonl")); err != nil {
+				unhealed = []string{"the fault windows could not be read: " + err.Error()}
+			}
+		}
+		checks = append(checks, recoveryCheck(*rec, unhealed))
 	}
 	health, err := observe.Check(dir)
 	if err != nil {

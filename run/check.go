@@ -25,7 +25,7 @@ import (
 func Recheck(cellDir string, opts checker.Options) (string, []checker.Result, error) {
 	cellDir = filepath.Clean(cellDir) // "cell/" names the same cell as "cell"
 	var cell struct {
-		Workload string            `json:"workload"`
+		Workload string            `json:"workload_name"`
 		Recovery *nemesis.Recovery `json:"recovery"`
 	}
 	if b, err := os.ReadFile(filepath.Join(cellDir, record.ResultFile)); err == nil {

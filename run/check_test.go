@@ -60,8 +60,8 @@ func TestRecheckNamesTheWorkload(t *testing.T) {
 		name, runJSON, cellJSON, want string
 	}{
 		{"run.json names it", `{"workload":"tiny"}`, `{"verdict":"valid"}`, "tiny"},
-		{"the cell names it", "", `{"workload":"tiny"}`, "tiny"},
-		{"run.json wins", `{"workload":"tiny"}`, `{"workload":"kv-update"}`, "tiny"},
+		{"the cell names it", "", `{"workload_name":"tiny"}`, "tiny"},
+		{"run.json wins", `{"workload":"tiny"}`, `{"workload_name":"kv-update"}`, "tiny"},
 		{"nothing names it", "", `{"verdict":"valid"}`, workloads.Default + " (assumed: neither a run.json beside the cell nor its results.json names a workload)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -132,4 +132,23 @@ func (validWorkload) Flags(*pflag.FlagSet) workloads.Expander            { retur
 func (validWorkload) Decode(json.RawMessage) (workloads.Settings, error) { return nil, nil }
 func (validWorkload) Check(string, checker.Options) ([]checker.Result, error) {
 	return []checker.Result{{Name: "own", Verdict: checker.Valid}}, nil
+}
+
+// TestUnhealedFaults: the windows whose heal was not verified, read from
+// history.jsonl as a hunt's run stored them; an unverified injection
+// with a verified heal, and a trigger that never fired, are not among them.
+func TestUnhealedFaults(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	lines := `{"client":-1,"type":"fault","outcome":"info","invoke":1,"complete":2,"fault":"partition-one+member-replace","targets":["n2","n3"],"verified":false,"detail":"inject: cut n2 from n1 n3: routes cut after 3.9s + NOT VERIFIED: n3 replaced by n3-r1; heal: routes full after 0.3s + NOT VERIFIED: n3-r1 not a current replica within 20.1s"}
+{"client":-1,"type":"fault","outcome":"info","invoke":3,"complete":4,"fault":"kill","targets":["n1"],"verified":false,"detail":"inject: NOT VERIFIED: n1 still answers; heal: n1 back with full routes after 0.0s"}
+{"client":-1,"type":"fault","outcome":"fail","invoke":5,"complete":6,"fault":"pause@snapshot","verified":false,"detail":"never fired: no snapshot event in the 20.0s the trigger was armed"}
+`
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := unhealedFaults(path)
+	want := "partition-one+member-replace n2,n3: heal: routes full after 0.3s + NOT VERIFIED: n3-r1 not a current replica within 20.1s"
+	if err != nil || len(got) != 1 || got[0] != want {
+		t.Fatalf("%q, %v; want [%q]", got, err, want)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
@@ -104,16 +105,43 @@ func verifiedWord(f nemesis.Window) string {
 }
 
 // recoveryCheck turns the wait after the final heal into a result: a
-// cluster that does not come back is a finding, not a crash.
-func recoveryCheck(r nemesis.Recovery) checker.Result {
+// cluster that does not come back is a finding, not a crash, unless the
+// toolkit itself could not undo a fault (unhealed: the windows whose heal
+// was not verified, e.g. a member replaced while its removal could not
+// commit). Then the cluster was not given back whole, so its not
+// recovering proves nothing: unknown, naming them.
+func recoveryCheck(r nemesis.Recovery, unhealed []string) checker.Result {
 	res := checker.Result{Name: "recovery", Verdict: checker.Valid, Summary: r.Detail,
 		Counts: map[string]int{"recovered": 0}}
-	if r.Recovered {
+	switch {
+	case r.Recovered:
 		res.Counts["recovered"] = 1
-	} else {
+	case len(unhealed) > 0:
+		res.Verdict = checker.Unknown
+		res.Reason = "the cluster did not recover, but the toolkit could not verify that it undid every fault, which can explain it: " +
+			strings.Join(unhealed, "; ")
+	default:
 		res.Verdict = checker.Invalid
 	}
 	return res
+}
+
+// unhealedFaults lists the cell's fault windows whose heal was not
+// verified, from history.jsonl: "fault targets: the heal's words". A
+// window's detail is "inject: ...; heal: ..." (nemesis.healWindow).
+func unhealedFaults(historyPath string) ([]string, error) {
+	ops, err := history.ReadOpsWhere(historyPath, func(o *history.Op) bool { return o.Type == history.Fault })
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, o := range ops {
+		_, heal, ok := strings.Cut(o.Detail, "; heal: ")
+		if ok && strings.Contains(heal, "NOT VERIFIED") {
+			out = append(out, fmt.Sprintf("%s %s: heal: %s", o.Fault, strings.Join(o.Targets, ","), heal))
+		}
+	}
+	return out, nil
 }
 
 func joinCounts(m map[string]int) string {
