@@ -68,23 +68,7 @@ func TestNoDoubledWords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.list+"/"+tt.failing, func(t *testing.T) {
-			faults, err := Parse(tt.list)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, env := testEnv(t, 3)
-			f.mu.Lock()
-			f.fail[tt.failing] = "cgroup gone"
-			f.mu.Unlock()
-			var logged []string // the final restore logs its errors
-			env.Logf = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			ws := Schedule{Faults: stopAfter(1, cancel, faults), Interval: 10 * time.Millisecond, Seed: 7}.Run(ctx, env, nil)
-			if len(ws) != 1 {
-				t.Fatalf("%d windows", len(ws))
-			}
-			w := ws[0]
+			w, logged := oneFailingWindow(t, tt.list, tt.failing)
 			if w.Verified {
 				t.Errorf("verified although %s failed: %+v", tt.failing, w)
 			}
@@ -108,22 +92,7 @@ func TestNoDoubledWords(t *testing.T) {
 // once called a restart's death unexplained because the window said
 // "not injected").
 func TestPartlyInjectedIsInjected(t *testing.T) {
-	faults, err := Parse("partition-one+kill")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, env := testEnv(t, 3)
-	f.mu.Lock()
-	f.fail["kill"] = "cgroup gone"
-	f.mu.Unlock()
-	env.Logf = func(string, ...any) {}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ws := Schedule{Faults: stopAfter(1, cancel, faults), Interval: 10 * time.Millisecond, Seed: 7}.Run(ctx, env, nil)
-	if len(ws) != 1 {
-		t.Fatalf("%d windows", len(ws))
-	}
-	w := ws[0]
+	w, _ := oneFailingWindow(t, "partition-one+kill", "kill")
 	if !w.Injected || w.Verified || len(w.Targets) == 0 {
 		t.Fatalf("injected %v, verified %v, targets %v: %s", w.Injected, w.Verified, w.Targets, w.Detail)
 	}
@@ -133,4 +102,28 @@ func TestPartlyInjectedIsInjected(t *testing.T) {
 	if !strings.Contains(w.Detail, "injection failed") || !strings.Contains(w.Detail, "heal: ") {
 		t.Errorf("detail %q names neither the failure nor the heal", w.Detail)
 	}
+}
+
+// oneFailingWindow runs one window of list on a fake cluster whose control
+// failing fails ("cgroup gone"), and returns it with what was logged (the
+// final restore logs its errors).
+func oneFailingWindow(t *testing.T, list, failing string) (Window, []string) {
+	t.Helper()
+	faults, err := Parse(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, env := testEnv(t, 3)
+	f.mu.Lock()
+	f.fail[failing] = "cgroup gone"
+	f.mu.Unlock()
+	var logged []string
+	env.Logf = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ws := Schedule{Faults: stopAfter(1, cancel, faults), Interval: 10 * time.Millisecond, Seed: 7}.Run(ctx, env, nil)
+	if len(ws) != 1 {
+		t.Fatalf("%d windows", len(ws))
+	}
+	return ws[0], logged
 }

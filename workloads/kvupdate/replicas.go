@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -214,7 +213,7 @@ func (w *Workload) consumerOn(ctx context.Context, node string) (jetstream.Consu
 		}
 		_ = w.js.DeleteConsumer(ctx, w.StreamName(), info.Name)
 	}
-	why := fmt.Sprintf("no consumer landed on %s in %d tries over %s (hosts: %s)", node, tries, placeBound, placedHosts(hosts))
+	why := fmt.Sprintf("no consumer landed on %s in %d tries over %s (tries per host: %v)", node, tries, placeBound, hosts)
 	if len(hosts) > 0 {
 		why += "; the server places consumers on the peers the meta leader counts as caught up first"
 	}
@@ -222,23 +221,6 @@ func (w *Workload) consumerOn(ctx context.Context, node string) (jetstream.Consu
 		why += "; last create error: " + lastErr.Error()
 	}
 	return nil, errors.New(why)
-}
-
-// placedHosts lists how many tries landed on each host, sorted by name.
-func placedHosts(hosts map[string]int) string {
-	if len(hosts) == 0 {
-		return "none"
-	}
-	names := make([]string, 0, len(hosts))
-	for h := range hosts {
-		names = append(names, h)
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, h := range names {
-		parts[i] = fmt.Sprintf("%s %d", h, hosts[h])
-	}
-	return strings.Join(parts, ", ")
 }
 
 // jszState is node's own account of the bucket's stream (/jsz), nil when it
