@@ -13,6 +13,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
@@ -114,7 +115,8 @@ func assertCell(t *testing.T, cell record.CellResult, o Options, nemesis string)
 	for _, r := range cell.Checks {
 		checks[r.Name] = r
 	}
-	want := []string{CheckLost, CheckUnexpected, CheckDuplicate, CheckOrder, CheckStall, CheckIntegrity, "recovery"}
+	// The pipeline's observer judges every cell's nodes too (node-health).
+	want := []string{CheckLost, CheckUnexpected, CheckDuplicate, CheckOrder, CheckStall, CheckIntegrity, "recovery", observe.CheckName}
 	if o.Pattern == Pull {
 		want = append(want, CheckRedelivery)
 	}
