@@ -51,7 +51,7 @@ func (c *dockerCluster) FollowLog(ctx context.Context, i int) (io.ReadCloser, er
 	if st.Config != nil && st.Config.Tty {
 		return r, nil // a TTY's output comes raw, not multiplexed
 	}
-	return demux(r), nil
+	return demux(ctx, r), nil
 }
 
 // demux turns the daemon's multiplexed log stream (8-byte frame headers
@@ -59,13 +59,19 @@ func (c *dockerCluster) FollowLog(ctx context.Context, i int) (io.ReadCloser, er
 // in the order the daemon sent them. Each frame is handed on as soon as it
 // is whole: the daemon frames a log line at a time, so a line never waits
 // for the next. An error the daemon writes into the stream ends it with that
-// error. Close stops the copy and waits for it.
-func demux(src io.ReadCloser) io.ReadCloser {
+// error. A stream that ends because ctx was cancelled ends with ctx's
+// error: the HTTP client closes the body then, and the read fails with
+// whatever the race gives ("http: read on closed response body" was seen).
+// Close stops the copy and waits for it.
+func demux(ctx context.Context, src io.ReadCloser) io.ReadCloser {
 	pr, pw := io.Pipe()
 	d := &demuxed{PipeReader: pr, src: src, done: make(chan struct{})}
 	go func() {
 		defer close(d.done)
 		_, err := stdcopy.StdCopy(pw, pw, src)
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
 		pw.CloseWithError(err) // nil: io.EOF for the reader
 	}()
 	return d

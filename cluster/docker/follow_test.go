@@ -2,6 +2,7 @@ package docker
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -42,7 +43,7 @@ func TestDemux(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := io.NopCloser(bytes.NewReader(bytes.Join(tc.frames, nil)))
-			r := demux(src)
+			r := demux(context.Background(), src)
 			got, err := io.ReadAll(r)
 			if string(got) != tc.want {
 				t.Errorf("read %q, want %q", got, tc.want)
@@ -62,7 +63,7 @@ func TestDemux(t *testing.T) {
 // it) is handed on once its second half arrives, not before.
 func TestDemuxHandsOnEachFrameAtOnce(t *testing.T) {
 	pr, pw := io.Pipe()
-	r := demux(pr)
+	r := demux(context.Background(), pr)
 	defer r.Close()
 	lines := make(chan string, 10)
 	go func() {
@@ -130,7 +131,7 @@ func (b *blockingSource) Close() error { close(b.closed); return nil }
 // stream and ended the copy; a Read blocked meanwhile returns.
 func TestDemuxCloseWhileBlocked(t *testing.T) {
 	src := &blockingSource{closed: make(chan struct{})}
-	r := demux(src)
+	r := demux(context.Background(), src)
 	readErr := make(chan error, 1)
 	go func() {
 		_, err := r.Read(make([]byte, 10))
@@ -161,5 +162,27 @@ func TestDemuxCloseWhileBlocked(t *testing.T) {
 	}
 	if err := r.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// closedBody fails its reads the way an HTTP body closed under a read does.
+type closedBody struct{}
+
+func (closedBody) Read([]byte) (int, error) {
+	return 0, errors.New("http: read on closed response body")
+}
+func (closedBody) Close() error { return nil }
+
+// TestDemuxCancelledEndsWithCtxErr: a stream whose ctx was cancelled ends
+// with context.Canceled, whatever error the closed body's read gave (a
+// clean-clone run saw "http: read on closed response body" reach the
+// reader).
+func TestDemuxCancelledEndsWithCtxErr(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := demux(ctx, closedBody{})
+	defer r.Close()
+	if _, err := io.ReadAll(r); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
 	}
 }
