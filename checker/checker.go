@@ -200,24 +200,37 @@ func Run(h history.History, checkers []Checker) []Result {
 	return out
 }
 
-func runOne(h history.History, c Checker) (r Result) {
+func runOne(h history.History, c Checker) Result {
+	return Guard(c.Name(), func() Result { return c.Check(h) })
+}
+
+// Guard runs one check, of any workload, so that it cannot kill the run or
+// leave a gap: a check that panics yields an unknown result naming the
+// panic (and the stack goes to stderr, since a panic is our bug); a result
+// without a name or verdict gets name and unknown; ElapsedMs is the time
+// the check took. Every workload's checks run under it (the kv checkers
+// through Run).
+func Guard(name string, check func() Result) (r Result) {
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
-			fmt.Fprintf(os.Stderr, "checker %s panicked: %v\n%s", c.Name(), p, debug.Stack())
-			r = Result{Name: c.Name(), Verdict: Unknown, Counts: map[string]int{},
+			fmt.Fprintf(os.Stderr, "checker %s panicked: %v\n%s", name, p, debug.Stack())
+			r = Result{Name: name, Verdict: Unknown, Counts: map[string]int{},
 				Reason:  fmt.Sprintf("checker panicked: %v", p),
 				Summary: fmt.Sprintf("checker failed: %v", p)}
 		}
 		if r.Name == "" {
-			r.Name = c.Name()
+			r.Name = name
 		}
 		if r.Verdict == "" {
 			r.Verdict = Unknown
+			if r.Reason == "" {
+				r.Reason = "the checker returned no verdict"
+			}
 		}
 		r.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
 	}()
-	return c.Check(h)
+	return check()
 }
 
 // Worst is the verdict of a set of results: invalid if any is invalid, else

@@ -342,6 +342,28 @@ func TestRunRecoversPanics(t *testing.T) {
 	}
 }
 
+// TestGuard: whatever a check of any workload does, Guard returns a named
+// result with a verdict: a panic and an empty result are unknown, saying
+// why; a verdict given is kept.
+func TestGuard(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		check  func() Result
+		want   Verdict
+		reason string
+	}{
+		{"panics", func() Result { panic("index out of range") }, Unknown, "checker panicked: index out of range"},
+		{"no verdict", func() Result { return Result{} }, Unknown, "the checker returned no verdict"},
+		{"invalid", func() Result { return Result{Verdict: Invalid, Summary: "1 lost"} }, Invalid, ""},
+		{"valid", func() Result { return Result{Name: "valid", Verdict: Valid} }, Valid, ""},
+	} {
+		r := Guard(tc.name, tc.check)
+		if r.Name != tc.name || r.Verdict != tc.want || r.Reason != tc.reason {
+			t.Errorf("%s: %q %s %q; want %q %s %q", tc.name, r.Name, r.Verdict, r.Reason, tc.name, tc.want, tc.reason)
+		}
+	}
+}
+
 func TestEmptyHistoryIsNeverValid(t *testing.T) {
 	for _, r := range Run(history.History{StreamComplete: true}, All(Options{})) {
 		if r.Verdict == Valid && r.Name != cAttrib && r.Name != cIntegrity {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -356,7 +357,7 @@ func CheckCell(dir string, w workloads.Workload, rec *nemesis.Recovery, opts che
 	if opts.OutDir == "" {
 		opts.OutDir = filepath.Join(dir, "porcupine")
 	}
-	checks, err := w.Check(dir, opts)
+	checks, err := checkGuarded(dir, w, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -377,6 +378,19 @@ func CheckCell(dir string, w workloads.Workload, rec *nemesis.Recovery, opts che
 		checks = append(checks, *health)
 	}
 	return checks, nil
+}
+
+// checkGuarded is w.Check, with a panic outside any one check (reading
+// the cell's files, say) returned as an error naming it: a harness error,
+// never a verdict. The checks themselves run under checker.Guard.
+func checkGuarded(dir string, w workloads.Workload, opts checker.Options) (checks []checker.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(os.Stderr, "%s checks panicked: %v\n%s", w.Name(), p, debug.Stack())
+			checks, err = nil, fmt.Errorf("%s checks panicked (a bug of the toolkit): %v", w.Name(), p)
+		}
+	}()
+	return w.Check(dir, opts)
 }
 
 func sortWindows(ws []nemesis.Window) []nemesis.Window {

@@ -134,6 +134,23 @@ func (validWorkload) Check(string, checker.Options) ([]checker.Result, error) {
 	return []checker.Result{{Name: "own", Verdict: checker.Valid}}, nil
 }
 
+// panickyWorkload's checks panic before any one check runs (reading its
+// files, say).
+type panickyWorkload struct{ validWorkload }
+
+func (panickyWorkload) Check(string, checker.Options) ([]checker.Result, error) {
+	panic("nil map")
+}
+
+// TestCheckCellPanicIsAnError: a workload's Check that panics is a harness
+// error naming the panic, never a verdict and never a crash of chaos check.
+func TestCheckCellPanicIsAnError(t *testing.T) {
+	checks, err := CheckCell(t.TempDir(), panickyWorkload{}, nil, checker.Options{})
+	if err == nil || checks != nil || !strings.Contains(err.Error(), "valid checks panicked (a bug of the toolkit): nil map") {
+		t.Fatalf("%v, %v; want an error naming the panic", checks, err)
+	}
+}
+
 // TestUnhealedFaults: the windows whose heal was not verified, read from
 // history.jsonl as a hunt's run stored them; an unverified injection
 // with a verified heal, and a trigger that never fired, are not among them.

@@ -138,14 +138,22 @@ type CatchUp struct {
 // buildChecks decides every check from a filled Result.
 func buildChecks(r *Result) []checker.Result {
 	o := r.Options
-	return []checker.Result{
-		oomCheck(r.Deaths, o.MemoryLimit, r.Target),
-		crashLoopCheck(r.Deaths, o.CrashLoop, r.Cluster.AutoRestart),
-		catchUpCheck(r.CatchUp),
-		memoryCheck(r),
-		agreementCheck(r.Integrity),
-		ackedCheck(r.Integrity),
+	checks := []struct {
+		name string
+		run  func() checker.Result
+	}{
+		{CheckOOMKill, func() checker.Result { return oomCheck(r.Deaths, o.MemoryLimit, r.Target) }},
+		{CheckCrashLoop, func() checker.Result { return crashLoopCheck(r.Deaths, o.CrashLoop, r.Cluster.AutoRestart) }},
+		{CheckCatchUp, func() checker.Result { return catchUpCheck(r.CatchUp) }},
+		{CheckMemory, func() checker.Result { return memoryCheck(r) }},
+		{CheckReplicasAgree, func() checker.Result { return agreementCheck(r.Integrity) }},
+		{CheckAckedPresent, func() checker.Result { return ackedCheck(r.Integrity) }},
 	}
+	out := make([]checker.Result, 0, len(checks))
+	for _, c := range checks {
+		out = append(out, checker.Guard(c.name, c.run))
+	}
+	return out
 }
 
 func result(name string, v checker.Verdict, summary string, counts map[string]int) checker.Result {
@@ -170,12 +178,12 @@ func oomCheck(deaths []observe.Deaths, limit bytesize.Bytes, target string) chec
 	}
 	counts := map[string]int{"oom_kills": total}
 	if total > 0 {
-		return result("oom-kill", checker.Invalid, strings.Join(parts, "; "), counts)
+		return result(CheckOOMKill, checker.Invalid, strings.Join(parts, "; "), counts)
 	}
 	if limit > 0 {
-		return result("oom-kill", checker.Valid, fmt.Sprintf("no OOM kill (limit %s on %s)", limit, target), counts)
+		return result(CheckOOMKill, checker.Valid, fmt.Sprintf("no OOM kill (limit %s on %s)", limit, target), counts)
 	}
-	return result("oom-kill", checker.Valid, "no OOM kill (no memory limit set)", counts)
+	return result(CheckOOMKill, checker.Valid, "no OOM kill (no memory limit set)", counts)
 }
 
 func crashLoopCheck(deaths []observe.Deaths, threshold int, autoRestart bool) checker.Result {
@@ -193,13 +201,13 @@ func crashLoopCheck(deaths []observe.Deaths, threshold int, autoRestart bool) ch
 	counts := map[string]int{"restarts": restarts, "deaths": died, "crash_loops": len(loop)}
 	switch {
 	case len(loop) > 0:
-		return result("crash-loop", checker.Invalid, strings.Join(append(loop, other...), "; "), counts)
+		return result(CheckCrashLoop, checker.Invalid, strings.Join(append(loop, other...), "; "), counts)
 	case died > 0 && !autoRestart:
-		return result("crash-loop", checker.Unknown, "a node died and the cluster has no AutoRestart, so a loop cannot show: "+strings.Join(other, "; "), counts)
+		return result(CheckCrashLoop, checker.Unknown, "a node died and the cluster has no AutoRestart, so a loop cannot show: "+strings.Join(other, "; "), counts)
 	case died > 0:
-		return result("crash-loop", checker.Unknown, fmt.Sprintf("a node died by itself, below the crash-loop threshold of %d restarts: %s", threshold, strings.Join(other, "; ")), counts)
+		return result(CheckCrashLoop, checker.Unknown, fmt.Sprintf("a node died by itself, below the crash-loop threshold of %d restarts: %s", threshold, strings.Join(other, "; ")), counts)
 	}
-	return result("crash-loop", checker.Valid, "no node died or restarted by itself", counts)
+	return result(CheckCrashLoop, checker.Valid, "no node died or restarted by itself", counts)
 }
 
 func catchUpCheck(c CatchUp) checker.Result {
@@ -207,27 +215,27 @@ func catchUpCheck(c CatchUp) checker.Result {
 	switch c.Outcome {
 	case OutcomeCurrent:
 		counts["completed"] = 1
-		return result("catch-up", checker.Valid, fmt.Sprintf("current %.1fs after the restart (bound %s): %s", c.Seconds, c.Bound, c.Detail), counts)
+		return result(CheckCatchUp, checker.Valid, fmt.Sprintf("current %.1fs after the restart (bound %s): %s", c.Seconds, c.Bound, c.Detail), counts)
 	case OutcomeInterrupted, "":
-		return result("catch-up", checker.Unknown, "not decided: "+orWhy(c.Detail, "catchup.json records no outcome (the cell ended before the catch-up was judged)"), counts)
+		return result(CheckCatchUp, checker.Unknown, "not decided: "+orWhy(c.Detail, "catchup.json records no outcome (the cell ended before the catch-up was judged)"), counts)
 	}
-	return result("catch-up", checker.Invalid, fmt.Sprintf("not current after %.1fs (%s, bound %s): %s", c.Seconds, c.Outcome, c.Bound, c.Detail), counts)
+	return result(CheckCatchUp, checker.Invalid, fmt.Sprintf("not current after %.1fs (%s, bound %s): %s", c.Seconds, c.Outcome, c.Bound, c.Detail), counts)
 }
 
 func agreementCheck(in Integrity) checker.Result {
 	counts := map[string]int{"replicas": len(in.Replicas)}
 	switch {
 	case len(in.Replicas) == 0:
-		return result("replicas-agree", checker.Unknown, "replicas not read: "+orWhy(in.ReplicasDetail, "catchup.json records no reading of them (the cell ended before its verify phase)"), counts)
+		return result(CheckReplicasAgree, checker.Unknown, "replicas not read: "+orWhy(in.ReplicasDetail, "catchup.json records no reading of them (the cell ended before its verify phase)"), counts)
 	case in.ReplicasAgree:
-		return result("replicas-agree", checker.Valid, in.ReplicasDetail, counts)
+		return result(CheckReplicasAgree, checker.Valid, in.ReplicasDetail, counts)
 	}
 	for _, r := range in.Replicas {
 		if r.Err != "" {
-			return result("replicas-agree", checker.Unknown, in.ReplicasDetail, counts)
+			return result(CheckReplicasAgree, checker.Unknown, in.ReplicasDetail, counts)
 		}
 	}
-	return result("replicas-agree", checker.Invalid, in.ReplicasDetail, counts)
+	return result(CheckReplicasAgree, checker.Invalid, in.ReplicasDetail, counts)
 }
 
 func ackedCheck(in Integrity) checker.Result {
@@ -235,17 +243,17 @@ func ackedCheck(in Integrity) checker.Result {
 		"duplicates": int(in.Dups), "malformed": int(in.Malformed), "unacked_present": int(in.Unacked)}
 	switch {
 	case in.Acked == 0 && in.Read == 0 && !in.Complete:
-		return result("acked-present", checker.Unknown, "the stream was not read back: "+orWhy(in.ReadDetail, "catchup.json records no read-back (the cell ended before its verify phase)"), counts)
+		return result(CheckAckedPresent, checker.Unknown, "the stream was not read back: "+orWhy(in.ReadDetail, "catchup.json records no read-back (the cell ended before its verify phase)"), counts)
 	case in.Complete && in.Missing > 0:
-		return result("acked-present", checker.Invalid, fmt.Sprintf("%d of %d acknowledged ids missing from the stream (e.g. %s)",
+		return result(CheckAckedPresent, checker.Invalid, fmt.Sprintf("%d of %d acknowledged ids missing from the stream (e.g. %s)",
 			in.Missing, in.Acked, strings.Join(in.MissingExamples, ", ")), counts)
 	case in.Dups > 0 || in.Malformed > 0:
-		return result("acked-present", checker.Invalid, fmt.Sprintf("%d ids stored more than once, %d messages without a valid id (%s)",
+		return result(CheckAckedPresent, checker.Invalid, fmt.Sprintf("%d ids stored more than once, %d messages without a valid id (%s)",
 			in.Dups, in.Malformed, in.ReadDetail), counts)
 	case !in.Complete:
-		return result("acked-present", checker.Unknown, fmt.Sprintf("read back incomplete, %d acknowledged ids not seen so far: %s", in.Missing, in.ReadDetail), counts)
+		return result(CheckAckedPresent, checker.Unknown, fmt.Sprintf("read back incomplete, %d acknowledged ids not seen so far: %s", in.Missing, in.ReadDetail), counts)
 	}
-	return result("acked-present", checker.Valid, fmt.Sprintf("all %d acknowledged ids present once (%d unacknowledged also stored); %s",
+	return result(CheckAckedPresent, checker.Valid, fmt.Sprintf("all %d acknowledged ids present once (%d unacknowledged also stored); %s",
 		in.Acked, in.Unacked, in.ReadDetail), counts)
 }
 

@@ -52,12 +52,13 @@ func RunCheckers(c *Cell, maxExamples int) []checker.Result {
 		if !ch.applies {
 			continue
 		}
-		t := time.Now()
-		r := newResult(ch.name, ix, maxExamples)
-		ch.run(ix, r)
-		res := r.Result
+		res := checker.Guard(ch.name, func() checker.Result {
+			r := newResult(ch.name, ix, maxExamples)
+			ch.run(ix, r)
+			return r.Result
+		})
 		// The shared index is part of every checker's cost.
-		res.ElapsedMs = float64((time.Since(t) + indexed).Microseconds()) / 1000
+		res.ElapsedMs += float64(indexed.Microseconds()) / 1000
 		out = append(out, res)
 	}
 	return out
