@@ -21,11 +21,11 @@ type appliedCase struct {
 
 // failedWriteApplied is stream-integrity's failed_write_applied: a write
 // answered with a definite error whose (unique) value is in the stream.
-func (c *cell) failedWriteApplied(r *checker.Result, cl class) section {
-	n := count(r, cl.kind)
+func (c *cell) failedWriteApplied(r *checker.Result, cl Class) section {
+	n := count(r, cl.Kind)
 	var cases []appliedCase
 	for _, a := range r.Anomalies {
-		if a.Kind != cl.kind || len(a.Ops) == 0 || len(a.Entries) == 0 {
+		if a.Kind != cl.Kind || len(a.Ops) == 0 || len(a.Entries) == 0 {
 			continue
 		}
 		ac := appliedCase{op: a.Ops[0].Op, entry: a.Entries[0]}
@@ -42,7 +42,7 @@ func (c *cell) failedWriteApplied(r *checker.Result, cl class) section {
 	if len(cases) > 0 && allUpdates(cases) {
 		calls = "`kv.Update` calls"
 	}
-	s := section{f: Finding{Class: cl.slug, Title: cl.title, Check: r.Name, Kind: cl.kind, Count: n}, promise: cl.promise}
+	s := section{f: Finding{Class: cl.Slug, Title: cl.Title, Check: r.Name, Kind: cl.Kind, Count: n}, promise: cl.Promise}
 	if len(cases) > 0 && allUpdates(cases) {
 		s.f.Title = failedUpdateTitle
 	}

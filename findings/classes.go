@@ -4,23 +4,30 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
-// class is what a finding knows about one anomaly kind of one checker.
-type class struct {
-	check, kind string
-	slug        string
-	title       string
-	promise     string
-	rank        int // lower first in the file: lost data before wrong answers
+// Class is what a finding knows about one anomaly kind of one check: the
+// section's anchor (Slug, unique across workloads), its heading in the
+// client's terms, the promise it breaks, and its place in the file.
+type Class struct {
+	Check, Kind string
+	Slug        string
+	Title       string
+	// Promise is what the client was promised, in its API's terms, with
+	// the upstream source that makes it.
+	Promise string
+	// Rank orders sections: lower first, lost data before wrong answers.
+	Rank int
 }
 
-// classes are the anomaly kinds of the checkers (checker/*.go, and the
-// catch-up workload's checks), with the promise each one breaks.
-var classes = []class{
+// classes are kv-update's anomaly kinds (checker/*.go) and the nodes'
+// (observe.Check, every workload's), with the promise each one breaks;
+// other workloads register theirs (RegisterClasses).
+var classes = []Class{
 	{"stream-integrity", "lost_write", "lost-write", "Acknowledged writes are missing from the stream", promiseAck, 0},
 	{"stream-integrity", "failed_write_applied", "failed-write-applied", "A write answered with an error was applied", promiseCAS, 1},
 	{"stream-integrity", "rev_mismatch", "revision-mismatch", "An acknowledged write is stored at another revision than the one acknowledged", promiseAck, 2},
@@ -58,13 +65,87 @@ const (
 		"its call and its reply, so there is one order of all the operations that explains every reply."
 )
 
-func classOf(check, kind string) (class, bool) {
+var (
+	registryMu sync.RWMutex
+	registered = map[string][]Class{} // by check, in registration order
+)
+
+// RegisterClasses adds a workload's finding classes; its view package
+// calls it from an init function, beside reports.RegisterView. A check
+// with registered classes gets a section only for those of its kinds: the
+// kinds it counts as unknown (an unsure case) are not anomalies. It panics
+// on a class without check or slug, or a slug or check and kind already
+// taken: programming errors found at start.
+func RegisterClasses(cs ...Class) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	for _, c := range cs {
+		if c.Check == "" || c.Slug == "" || c.Title == "" {
+			panic(fmt.Sprintf("findings: class %+v needs a check, a slug and a title", c))
+		}
+		if _, taken := lookupClass(c.Check, c.Kind); taken || slugTaken(c.Slug) {
+			panic("findings: class " + c.Check + "/" + c.Kind + " (" + c.Slug + ") registered twice")
+		}
+		registered[c.Check] = append(registered[c.Check], c)
+	}
+}
+
+func slugTaken(slug string) bool {
 	for _, c := range classes {
-		if c.check == check && c.kind == kind {
+		if c.Slug == slug {
+			return true
+		}
+	}
+	for _, cs := range registered {
+		for _, c := range cs {
+			if c.Slug == slug {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func classOf(check, kind string) (Class, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	return lookupClass(check, kind)
+}
+
+func lookupClass(check, kind string) (Class, bool) {
+	for _, c := range classes {
+		if c.Check == check && c.Kind == kind {
 			return c, true
 		}
 	}
-	return class{}, false
+	for _, c := range registered[check] {
+		if c.Kind == kind {
+			return c, true
+		}
+	}
+	return Class{}, false
+}
+
+// registeredKinds are the kinds of r that a workload registered classes
+// for and r found (examples or counts), in registration order; ok is
+// false when r's check registered none.
+func registeredKinds(r *checker.Result) (kinds []string, ok bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	cs, ok := registered[r.Name]
+	if !ok {
+		return nil, false
+	}
+	for _, c := range cs {
+		found := r.Counts[c.Kind] > 0
+		for _, a := range r.Anomalies {
+			found = found || a.Kind == c.Kind
+		}
+		if found {
+			kinds = append(kinds, c.Kind)
+		}
+	}
+	return kinds, true
 }
 
 // sections finds the cell's anomaly classes: one section for each anomaly
@@ -93,10 +174,10 @@ func sections(c *cell) []section {
 			case known:
 				s = c.generic(r, cl)
 			default:
-				cl = class{check: r.Name, kind: kind, slug: slug(r.Name, kind), title: checkTitle(r), rank: 7}
+				cl = Class{Check: r.Name, Kind: kind, Slug: slug(r.Name, kind), Title: checkTitle(r), Rank: 7}
 				s = c.generic(r, cl)
 			}
-			out = append(out, ranked{s, cl.rank})
+			out = append(out, ranked{s, cl.Rank})
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].rank < out[b].rank })
@@ -110,6 +191,12 @@ func sections(c *cell) []section {
 // invalidKinds are the anomaly kinds that make a check invalid, in the
 // order of its examples; a check with none is one kind, "".
 func invalidKinds(r *checker.Result) []string {
+	if kinds, ok := registeredKinds(r); ok {
+		if len(kinds) == 0 {
+			kinds = []string{""}
+		}
+		return kinds
+	}
 	var kinds []string
 	seen := map[string]bool{}
 	add := func(k string) {
@@ -187,15 +274,15 @@ func count(r *checker.Result, kind string) int {
 // generic is the section of a class without its own builder: the check's
 // summary, its examples with their ops and stream entries, the faults and
 // logs around them.
-func (c *cell) generic(r *checker.Result, cl class) section {
-	n := count(r, cl.kind)
-	s := section{f: Finding{Class: cl.slug, Title: cl.title, Check: r.Name, Kind: cl.kind, Count: n}}
+func (c *cell) generic(r *checker.Result, cl Class) section {
+	n := count(r, cl.Kind)
+	s := section{f: Finding{Class: cl.Slug, Title: cl.Title, Check: r.Name, Kind: cl.Kind, Count: n}}
 	s.f.Summary = fmt.Sprintf("The %s check: %s.", r.Name, strings.TrimSuffix(r.Summary, "."))
-	s.promise = cl.promise
+	s.promise = cl.Promise
 	if s.promise == "" {
 		s.promise = fmt.Sprintf("The %s check's expectation (see its documentation in jetstream-chaos): %s", r.Name, r.Summary)
 	}
-	keep := func(a checker.Anomaly) bool { return a.Kind == cl.kind && countsAsAnomaly(r, a) }
+	keep := func(a checker.Anomaly) bool { return a.Kind == cl.Kind && countsAsAnomaly(r, a) }
 	var examples []checker.Anomaly
 	for _, a := range r.Anomalies {
 		if keep(a) {

@@ -38,9 +38,9 @@ func missingRanges(entries []history.Entry) []seqRange {
 // lostWrites is stream-integrity's lost_write: acknowledged writes whose
 // values are not in the stream. When the stream starts past sequence 1
 // the class is the lost stream head.
-func (c *cell) lostWrites(r *checker.Result, cl class) section {
+func (c *cell) lostWrites(r *checker.Result, cl Class) section {
 	lost, acked := count(r, "lost_write"), r.Counts["acked_writes"]
-	s := section{f: Finding{Class: cl.slug, Title: cl.title, Check: r.Name, Kind: cl.kind, Count: lost}, promise: cl.promise, allFaults: true}
+	s := section{f: Finding{Class: cl.Slug, Title: cl.Title, Check: r.Name, Kind: cl.Kind, Count: lost}, promise: cl.Promise, allFaults: true}
 	c.markStream() // the missing ranges need every entry
 	missing := missingRanges(c.stream)
 	head := len(c.stream) == 0 || c.stream[0].Seq > 1

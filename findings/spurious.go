@@ -11,14 +11,14 @@ import (
 // spurious is wrong-last-seq's spurious class with code 10071: an update
 // rejected with "wrong last sequence: N" although the revision it expected
 // was the key's latest and nothing else wrote the key.
-func (c *cell) spurious(r *checker.Result, cl class) section {
-	n := count(r, cl.kind)
-	s := section{f: Finding{Class: cl.slug, Title: cl.title, Check: r.Name, Kind: cl.kind, Count: n}, promise: cl.promise}
+func (c *cell) spurious(r *checker.Result, cl Class) section {
+	n := count(r, cl.Kind)
+	s := section{f: Finding{Class: cl.Slug, Title: cl.Title, Check: r.Name, Kind: cl.Kind, Count: n}, promise: cl.Promise}
 	s.f.Summary = fmt.Sprintf("%s rejected with 10071 `wrong last sequence: N` although the revision %s was the key's latest and no other client wrote the key.",
 		plural(n, "`kv.Update` call was", "`kv.Update` calls were"), map[bool]string{true: "it expected", false: "they expected"}[n == 1])
 	var ups []history.Op
 	for _, a := range r.Anomalies {
-		if a.Kind == cl.kind && countsAsAnomaly(r, a) {
+		if a.Kind == cl.Kind && countsAsAnomaly(r, a) {
 			ups = append(ups, a.Ops[len(a.Ops)-1].Op)
 		}
 	}

@@ -273,3 +273,39 @@ func TestNodeHealthClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestRegisteredClasses: a workload's registered classes name its
+// sections; a kind the check counts as unsure gets none, a check invalid
+// with no registered kind found is one generic section, and a slug or
+// kind registered twice panics.
+func TestRegisteredClasses(t *testing.T) {
+	RegisterClasses(Class{Check: "fake-lost", Kind: "lost", Slug: "fake-lost-message", Title: "A message was lost", Promise: "kept", Rank: 0})
+	r := checker.Result{Name: "fake-lost", Verdict: checker.Invalid, Summary: "1 lost, 2 unconfirmed",
+		Counts:    map[string]int{"lost": 1, "unconfirmed": 2},
+		Anomalies: []checker.Anomaly{{Kind: "unconfirmed", Description: "p1-3 maybe"}, {Kind: "lost", Description: "p1-4 lost"}}}
+	secs := sections(&cell{res: record.CellResult{Checks: []checker.Result{r}}})
+	if len(secs) != 1 || secs[0].f.Class != "fake-lost-message" || secs[0].promise != "kept" || secs[0].f.Count != 1 ||
+		!strings.Contains(strings.Join(secs[0].happened, "\n"), "p1-4 lost") || strings.Contains(strings.Join(secs[0].happened, "\n"), "p1-3") {
+		t.Fatalf("sections %+v; want one fake-lost-message section with the lost example alone", secs)
+	}
+	r.Counts, r.Anomalies = map[string]int{"other": 1}, nil
+	secs = sections(&cell{res: record.CellResult{Checks: []checker.Result{r}}})
+	if len(secs) != 1 || secs[0].f.Class != "fake-lost" || secs[0].f.Title != "The fake-lost check failed" {
+		t.Fatalf("sections %+v; want the check's generic section", secs)
+	}
+	for _, c := range []Class{
+		{Check: "fake-lost", Kind: "lost", Slug: "fake-other", Title: "t"},
+		{Check: "fake-other", Kind: "x", Slug: "fake-lost-message", Title: "t"},
+		{Check: "fake-other", Kind: "y", Slug: "oom-kill", Title: "t"},
+		{Check: "fake-other", Kind: "z", Title: "no slug"},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%+v registered", c)
+				}
+			}()
+			RegisterClasses(c)
+		}()
+	}
+}

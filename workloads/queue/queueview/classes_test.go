@@ -1,0 +1,71 @@
+package queueview
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jetstream-chaos/jetstream-chaos/findings"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads/queue"
+)
+
+// TestFindingOfALostMessage: the queue's stored lost cell, judged, gets a
+// finding.md section of its own class with the queue's promise and the
+// lost value, as a kv-update anomaly does; the clean cell gets none.
+func TestFindingOfALostMessage(t *testing.T) {
+	for _, tc := range []struct {
+		cell, class, example string
+	}{
+		{"lost", "queue-lost-message", "p"},
+		{"clean", "", ""},
+	} {
+		dir := t.TempDir()
+		src := filepath.Join("..", "testdata", tc.cell)
+		entries, err := os.ReadDir(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := queue.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checks := queue.RunCheckers(c, 0)
+		res := record.CellResult{Checks: checks, Verdict: record.VerdictOf(checks)}
+		fs, err := findings.WriteResult(dir, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.class == "" {
+			if len(fs) != 0 {
+				t.Errorf("%s: findings %+v on a clean cell", tc.cell, fs)
+			}
+			continue
+		}
+		md, err := os.ReadFile(filepath.Join(dir, findings.FileName))
+		if os.Getenv("SHOW_FINDING") != "" {
+			t.Logf("%s", md)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fs) != 1 || fs[0].Class != tc.class || fs[0].Count == 0 {
+			t.Fatalf("%s: findings %+v; want one %s", tc.cell, fs, tc.class)
+		}
+		for _, want := range []string{`<a id="` + tc.class + `"></a>`, "An acknowledged message was never delivered", "PubAck"} {
+			if !strings.Contains(string(md), want) {
+				t.Errorf("%s: finding.md lacks %q:\n%s", tc.cell, want, md)
+			}
+		}
+	}
+}
