@@ -31,6 +31,7 @@ type cellRun struct {
 	res      *record.CellResult
 	w        workloads.Workload
 	settings workloads.Settings
+	plan     workloads.Plan
 	faults   []nemesis.Fault
 	prog     *progress
 	c        cluster.Cluster
@@ -93,7 +94,8 @@ func (cr *cellRun) start(ctx context.Context, cell record.Cell, dir string) erro
 	}
 	cfg := r.spec.Cluster
 	cfg.ServerVersion, cfg.Dir, cfg.RunID = cell.ServerVersion, dir, r.id
-	cfg = cr.settings.ClusterConfig(cfg)
+	cr.plan = cr.settings.Plan(cfg)
+	cfg = cr.plan.Cluster
 	cfg.PowerLossStore = cfg.PowerLossStore || nemesis.NeedsPowerLossStore(cr.faults) // the FUSE store power-loss faults act on
 	cr.res.Cluster = cfg
 	cr.prog = newProgress(r.out, cell.Name, r.spec.TimeLimit)
@@ -115,10 +117,7 @@ func (cr *cellRun) start(ctx context.Context, cell record.Cell, dir string) erro
 	cr.rec.Watch(cr.ops.Add)
 	// The nodes are observed through the heal and the workload's finish,
 	// even after Ctrl-C; teardown stops the observer.
-	every := time.Duration(0)
-	if p, ok := cr.settings.(workloads.SamplePeriod); ok {
-		every = p.SamplePeriod()
-	}
+	every := cr.plan.SampleEvery
 	if cr.obs, err = observe.Start(context.WithoutCancel(ctx), observe.Options{Cluster: cr.c, Path: filepath.Join(dir, observe.File),
 		Now: cr.rec.Now, Every: every, Monitor: cluster.Monitor{Timeout: cfg.ProbeTimeout}}); err != nil {
 		return fmt.Errorf("observe the nodes: %w", err)
@@ -148,13 +147,13 @@ func (cr *cellRun) drive(ctx context.Context, cell record.Cell) error {
 	cr.prog.setPhase("workload")
 	var runCtx context.Context
 	var cancel context.CancelFunc
-	if cr.settings.Timed() {
+	if cr.plan.Timed {
 		runCtx, cancel = context.WithTimeout(ctx, r.spec.TimeLimit)
 	} else {
 		runCtx, cancel = context.WithCancel(ctx)
 	}
 	start, stopped := cr.watch(runCtx, cancel)
-	cr.prog.track(cr.inst.Stats, cr.settings.Timed())
+	cr.prog.track(cr.inst.Stats, cr.plan.Timed)
 	stopWatch := cr.watchCluster(ctx, env)
 	windows := make(chan []nemesis.Window, 1)
 	go func() { windows <- sched.Run(runCtx, env, cr.rec) }()
@@ -267,8 +266,8 @@ func (cr *cellRun) recoveryBound() time.Duration {
 	if d := cr.r.spec.RecoveryTimeout; d > 0 {
 		return d
 	}
-	if b, ok := cr.settings.(workloads.RecoveryBounder); ok {
-		return b.RecoveryBound()
+	if b := cr.plan.RecoveryBound; b > 0 {
+		return b
 	}
 	return DefaultRecoveryTimeout
 }

@@ -90,11 +90,12 @@ func (tinyWorkload) Check(dir string, _ checker.Options) ([]checker.Result, erro
 	return []checker.Result{res}, nil
 }
 
-func (s tinySettings) Tags() []record.Tag                               { return nil }
-func (s tinySettings) Validate(int) error                               { return nil }
-func (s tinySettings) Needs() []cluster.Capability                      { return nil }
-func (s tinySettings) ClusterConfig(base cluster.Config) cluster.Config { return base }
-func (s tinySettings) Timed() bool                                      { return true }
+func (s tinySettings) Tags() []record.Tag { return nil }
+func (s tinySettings) Validate(int) error { return nil }
+func (s tinySettings) Plan(base cluster.Config) workloads.Plan {
+	return workloads.Plan{Cluster: base, Timed: true, Streams: []workloads.Stream{{Name: "TINY", Filter: "tiny", Subject: "tiny", Replicas: 3}}}
+}
+func (s tinySettings) Named(string) workloads.Settings { return s }
 func (s tinySettings) Setup(ctx context.Context, env *workloads.Env) (workloads.Instance, error) {
 	var urls []string
 	for _, n := range env.Cluster.Nodes() {

@@ -36,7 +36,7 @@ func Validate(s record.Spec) error {
 	if len(ss) == 0 {
 		return fmt.Errorf("empty matrix: the workload flags need a value")
 	}
-	if ss[0].Timed() && s.TimeLimit < time.Second {
+	if ss[0].Plan(s.Cluster).Timed && s.TimeLimit < time.Second {
 		return fmt.Errorf("--time-limit %s is below 1s", s.TimeLimit)
 	}
 	if len(s.DirectGet) == 0 || len(s.ServerVersions) == 0 || len(s.Nemeses) == 0 {
@@ -85,16 +85,8 @@ func Refuse(s record.Spec, rt cluster.Runtime) error {
 		return err
 	}
 	for _, x := range ss {
-		if r, ok := x.(workloads.Refuser); ok {
-			if err := r.Refuse(rt.Supports); err != nil {
-				return err
-			}
-			continue
-		}
-		for _, c := range x.Needs() {
-			if err := rt.Supports(c); err != nil {
-				return fmt.Errorf("--workload %s refused: %w", s.Workload, err)
-			}
+		if err := workloads.Refuse(s.Workload, x.Plan(s.Cluster).Needs, rt.Supports); err != nil {
+			return err
 		}
 	}
 	for _, n := range s.Nemeses {

@@ -8,7 +8,7 @@
 // The life of one cell, as package run drives it:
 //
 //	settings := expander(...)               // flags -> one Settings per cell
-//	cfg := settings.ClusterConfig(base)     // memory limits, server knobs
+//	plan := settings.Plan(base)             // cluster, needs, streams: data
 //	inst := settings.Setup(ctx, env)        // bucket or stream on the started cluster
 //	inst.Run(ctx, script)                   // while the nemesis schedule runs
 //	... heal, wait for recovery ...
@@ -66,15 +66,76 @@ type Settings interface {
 	Tags() []record.Tag
 	// Validate returns a one-line usage error for the first bad value.
 	Validate(nodes int) error
-	// Needs lists the runtime controls the workload itself uses.
-	Needs() []cluster.Capability
-	// ClusterConfig is the cluster this cell needs, from the run's base.
-	ClusterConfig(base cluster.Config) cluster.Config
-	// Timed says whether the workload runs for --time-limit (true), or
-	// until its own phases are over (false).
-	Timed() bool
+	// Plan is what the cell needs and creates, from the run's base
+	// cluster: data the pipeline reads before the cell starts.
+	Plan(base cluster.Config) Plan
+	// Named is the settings with every stream (or bucket) the cell
+	// creates named under name, so that a run on a cluster it shares
+	// creates its own and deletes exactly those (--runtime external).
+	Named(name string) Settings
 	// Setup prepares the workload on a started cluster.
 	Setup(ctx context.Context, env *Env) (Instance, error)
+}
+
+// Plan is what one cell of a workload needs and creates, as plain data.
+type Plan struct {
+	// Cluster is the cluster the cell needs: the run's base with the
+	// workload's memory limits and server knobs.
+	Cluster cluster.Config
+	// Needs are the runtime controls the workload itself uses, each with
+	// what asks for it in the user's terms.
+	Needs []Need
+	// Timed: the cell runs for --time-limit (true), or until its own
+	// phases are over (false).
+	Timed bool
+	// RecoveryBound bounds the wait for recovery when --recovery-timeout
+	// is not given (a catch-up of gigabytes needs longer than the
+	// pipeline's default); 0 is the pipeline's default.
+	RecoveryBound time.Duration
+	// SampleEvery is how often the pipeline's observer reads every node;
+	// 0 is observe.DefaultEvery.
+	SampleEvery time.Duration
+	// Streams are the streams the cell creates.
+	Streams []Stream
+}
+
+// Need is one runtime control a workload uses, and what asks for it:
+// "--memory-limit 160MiB", or "" for the workload as a whole. A runtime
+// that cannot do it refuses the run in those words.
+type Need struct {
+	Capability cluster.Capability
+	For        string
+}
+
+// Refuse is the first need a runtime does not support (supports), in
+// the need's own words, or in the workload's when it has none; nil when
+// every need is supported.
+func Refuse(workload string, needs []Need, supports func(cluster.Capability) error) error {
+	for _, n := range needs {
+		if err := supports(n.Capability); err != nil {
+			if n.For != "" {
+				return fmt.Errorf("%s: %w", n.For, err)
+			}
+			return fmt.Errorf("--workload %s refused: %w", workload, err)
+		}
+	}
+	return nil
+}
+
+// Stream is one stream a cell creates: its name, its subjects (Filter),
+// one subject under them (for a permission probe) and its replicas.
+type Stream struct {
+	Name, Filter, Subject string
+	Replicas              int
+}
+
+// NeedsOf lists caps as needs of the workload as a whole.
+func NeedsOf(caps ...cluster.Capability) []Need {
+	out := make([]Need, len(caps))
+	for i, c := range caps {
+		out[i] = Need{Capability: c}
+	}
+	return out
 }
 
 // Env is what a workload gets from the pipeline.
@@ -191,26 +252,6 @@ func Names() []string {
 func Marshal(s Settings) (json.RawMessage, error) {
 	b, err := json.Marshal(s)
 	return json.RawMessage(b), err
-}
-
-// SamplePeriod is an optional Settings: how often the pipeline's observer
-// reads every node's memory (the catch-up workload's --sample-interval);
-// without it, observe.DefaultEvery.
-type SamplePeriod interface {
-	SamplePeriod() time.Duration
-}
-
-// RecoveryBounder is an optional Settings: the bound on the wait for
-// recovery when --recovery-timeout is not given (a catch-up of gigabytes
-// needs longer than the pipeline's default).
-type RecoveryBounder interface {
-	RecoveryBound() time.Duration
-}
-
-// Refuser is an optional Settings: it says in its own words (naming its
-// flags) what the runtime cannot do for it, instead of Needs' capabilities.
-type Refuser interface {
-	Refuse(supports func(cluster.Capability) error) error
 }
 
 // Archiver is an optional Instance: it runs once the cluster is closed and

@@ -33,11 +33,10 @@ func (sized) Decode(raw json.RawMessage) (Settings, error) {
 func (s sizedSettings) Tags() []record.Tag {
 	return []record.Tag{{Name: "size", Value: strings.Repeat("x", s.Size)}}
 }
-func (sizedSettings) Validate(int) error                               { return nil }
-func (sizedSettings) Needs() []cluster.Capability                      { return nil }
-func (sizedSettings) ClusterConfig(base cluster.Config) cluster.Config { return base }
-func (sizedSettings) Timed() bool                                      { return true }
-func (sizedSettings) Setup(context.Context, *Env) (Instance, error)    { return nil, nil }
+func (sizedSettings) Validate(int) error                            { return nil }
+func (sizedSettings) Plan(base cluster.Config) Plan                 { return Plan{Cluster: base, Timed: true} }
+func (s sizedSettings) Named(string) Settings                       { return s }
+func (sizedSettings) Setup(context.Context, *Env) (Instance, error) { return nil, nil }
 
 // TestRegisterNamesStoredCells: a registered workload's stored runs name
 // their cells by its settings' tags (record reads them through the

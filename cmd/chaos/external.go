@@ -21,7 +21,6 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
 
 // externalFlags are the flags of --runtime external: the cluster, how to
@@ -116,32 +115,33 @@ func (e *externalFlags) options(s *record.Spec, probeTimeout time.Duration) (ext
 		Streams: streams, ConnectTimeout: e.connectTimeout, ProbeTimeout: probeTimeout, HookTimeout: e.hookTimeout}, nil
 }
 
-// nameStreams gives every cell's bucket the run's unique name and lists
-// the streams the run will create. It knows kv-update's bucket; a workload
-// that took a name prefix from the pipeline would not need this.
+// nameStreams names what every cell creates under the run's unique name
+// (Settings.Named) and lists the streams the run will create, each once
+// with the most replicas a cell asks (the preflight probes the account's
+// permissions on them).
 func nameStreams(s *record.Spec, name string) ([]external.Stream, error) {
 	w, err := workloads.Get(s.Workload)
 	if err != nil {
 		return nil, err
 	}
 	var out []external.Stream
+	at := map[string]int{}
 	var settings []workloads.Settings
 	for _, raw := range s.Settings {
 		x, err := w.Decode(raw)
 		if err != nil {
 			return nil, err
 		}
-		o, ok := x.(kvupdate.Options)
-		if !ok {
-			return nil, fmt.Errorf("--runtime external runs --workload %s only: it does not know which streams --workload %s creates, so it could not keep to them", kvupdate.Name, s.Workload)
-		}
-		o.Bucket = name
-		settings = append(settings, o)
-		st := external.Stream{Name: "KV_" + name, Filter: "$KV." + name + ".>", Subject: "$KV." + name + ".chaos-preflight", Replicas: o.Replicas}
-		if len(out) == 0 {
-			out = append(out, st)
-		} else if st.Replicas > out[0].Replicas {
-			out[0] = st // the preflight creates it with the most replicas a cell asks
+		x = x.Named(name)
+		settings = append(settings, x)
+		for _, st := range x.Plan(s.Cluster).Streams {
+			es := external.Stream{Name: st.Name, Filter: st.Filter, Subject: st.Subject, Replicas: st.Replicas}
+			if i, ok := at[st.Name]; !ok {
+				at[st.Name] = len(out)
+				out = append(out, es)
+			} else if es.Replicas > out[i].Replicas {
+				out[i] = es
+			}
 		}
 	}
 	return out, run.SetSettings(s, settings)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -69,7 +70,11 @@ func TestExternalRefusalsStartNothing(t *testing.T) {
 		{"restart hook", []string{"--server", servers, "--monitor", monitors, "--fault-hook", "restart=x"}, "the restart fault runs the stop hook, then start"},
 		{"a typo in a hook", []string{"--server", servers, "--monitor", monitors, "--fault-hook", "kill=docker kill {nod}"}, "unknown variable {nod}"},
 		{"server version", []string{"--server", servers, "--monitor", monitors, "--server-version", "v2.10.7"}, "--server-version does not apply to --runtime external"},
-		{"another workload", []string{"--workload", "catchup", "--server", servers, "--monitor", monitors}, "--runtime external runs --workload kv-update only"},
+		{"catchup without its hooks", []string{"--workload", "catchup", "--server", servers, "--monitor", monitors},
+			"the catchup workload: unsupported: the external runtime cannot kill a node (kill): no --fault-hook kill given"},
+		{"catchup with a memory limit", []string{"--workload", "catchup", "--server", servers, "--monitor", monitors, "--memory-limit", "160MiB",
+			"--fault-hook", "kill=x {node}", "--fault-hook", "start=x {node}", "--fault-hook", "wipe=x {node}"},
+			"--memory-limit 160MiB: unsupported: the external runtime cannot limit a node's memory (memory-limit)"},
 		{"remote without --yes", []string{"--server", remote, "--monitor", remoteMon}, "0.0.0.0 is not on this machine: pass --yes to run against nats://0.0.0.0:"},
 		{"route pings", []string{"--server", servers, "--monitor", monitors, "--route-ping-interval", "2s"}, "--route-ping-interval does not apply to --runtime external"},
 		{"one server", []string{"--server", "nats://127.0.0.1:4222", "--monitor", "http://127.0.0.1:8222"}, "--server lists one server"},
@@ -79,7 +84,7 @@ func TestExternalRefusalsStartNothing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			args := append(append([]string{}, ext...), c.args...)
-			if c.name == "another workload" {
+			if strings.HasPrefix(c.name, "catchup") { // it runs through its phases: no --time-limit
 				args = append([]string{"run", "--runtime", "external"}, c.args...)
 			}
 			code, _, stderr := chaos(t, dir, args...)
@@ -275,4 +280,32 @@ func TestRerunCommandPinsTheWorkloadsFlags(t *testing.T) {
 		t.Errorf("rerun command %s: pins a flag that is not the workload's", got)
 	}
 	t.Log(got)
+}
+
+// TestNameStreams: every workload's cells create their streams under the
+// run's name on --runtime external, as the preflight probes them, and the
+// spec records the named settings (kv-update's bucket, queue's and
+// catchup's stream, whose subjects follow in lower case).
+func TestNameStreams(t *testing.T) {
+	for _, tc := range []struct {
+		workload string
+		settings string
+		want     external.Stream
+	}{
+		{"kv-update", `{"replicas":3}`, external.Stream{Name: "KV_chaos_ab12", Filter: "$KV.chaos_ab12.>", Subject: "$KV.chaos_ab12.chaos-preflight", Replicas: 3}},
+		{"queue", `{"replicas":1}`, external.Stream{Name: "chaos_ab12", Filter: "chaos_ab12.>", Subject: "chaos_ab12.chaos-preflight", Replicas: 1}},
+		{"catchup", `{}`, external.Stream{Name: "chaos_ab12", Filter: "chaos_ab12.>", Subject: "chaos_ab12.chaos-preflight", Replicas: 3}},
+	} {
+		s := record.Spec{Workload: tc.workload, Settings: []json.RawMessage{json.RawMessage(tc.settings), json.RawMessage(tc.settings)}}
+		got, err := nameStreams(&s, "chaos_ab12")
+		if err != nil || len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s: %+v, %v; want [%+v]", tc.workload, got, err, tc.want)
+			continue
+		}
+		for _, raw := range s.Settings {
+			if !strings.Contains(string(raw), `"chaos_ab12"`) {
+				t.Errorf("%s: recorded settings %s do not name the run's stream", tc.workload, raw)
+			}
+		}
+	}
 }

@@ -214,7 +214,7 @@ func (f *runFlags) spec(cmd *cobra.Command) (record.Spec, error) {
 	if err != nil {
 		return record.Spec{}, err
 	}
-	if len(settings) > 0 && !settings[0].Timed() && changed("time-limit") {
+	if len(settings) > 0 && !settings[0].Plan(s.Cluster).Timed && changed("time-limit") {
 		return record.Spec{}, fmt.Errorf("--time-limit does not apply to --workload %s: it runs through its own phases", f.workload)
 	}
 	if err := run.SetSettings(&s, settings); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // Target is which replica is taken down and made to catch up.
@@ -309,21 +310,10 @@ func (o Options) ClusterConfig(base cluster.Config) cluster.Config {
 }
 
 // Refuse says, before anything starts, why a runtime cannot run these
-// options (a memory limit needs one that can set it), or nil.
+// options (a memory limit needs one that can set it), or nil: the needs of
+// its Plan.
 func (o Options) Refuse(supports func(cluster.Capability) error) error {
-	need := []cluster.Capability{cluster.CapKill, cluster.CapWipe}
-	if o.MemoryLimit > 0 {
-		need = append(need, cluster.CapMemoryLimit)
-	}
-	for _, c := range need {
-		if err := supports(c); err != nil {
-			if c == cluster.CapMemoryLimit {
-				return fmt.Errorf("--memory-limit %s: %w", o.MemoryLimit, err)
-			}
-			return fmt.Errorf("the catchup workload: %w", err)
-		}
-	}
-	return nil
+	return workloads.Refuse(Name, o.Plan(cluster.Config{}).Needs, supports)
 }
 
 // onOff names a Direct Get setting as cells do.

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/pflag"
@@ -147,12 +146,29 @@ func (o Options) Tags() []record.Tag {
 	return []record.Tag{{Name: "backlog", Value: o.Backlog.String()}}
 }
 
-// Needs: the catch-up fault kills and wipes the target, and limits its
-// memory when asked.
-func (o Options) Needs() []cluster.Capability { return Rebuild(o).Needs() }
+// Plan: the cluster the catch-up needs (ClusterConfig), run through its
+// phases, with its recovery bound and sampling period, and the one stream.
+// The catch-up fault kills and wipes the target, and limits its memory
+// when asked.
+func (o Options) Plan(base cluster.Config) workloads.Plan {
+	d := o.WithDefaults()
+	needs := workloads.NeedsOf(cluster.CapKill, cluster.CapWipe)
+	for i := range needs {
+		needs[i].For = "the catchup workload"
+	}
+	if o.MemoryLimit > 0 {
+		needs = append(needs, workloads.Need{Capability: cluster.CapMemoryLimit, For: "--memory-limit " + o.MemoryLimit.String()})
+	}
+	prefix := strings.ToLower(d.Stream) + "."
+	return workloads.Plan{Cluster: o.ClusterConfig(base), Needs: needs, RecoveryBound: d.RecoveryTimeout, SampleEvery: d.SampleInterval,
+		Streams: []workloads.Stream{{Name: d.Stream, Filter: prefix + ">", Subject: prefix + "chaos-preflight", Replicas: 3}}}
+}
 
-// Timed is false: a cell runs through its phases.
-func (Options) Timed() bool { return false }
+// Named names the stream, and so its subjects.
+func (o Options) Named(name string) workloads.Settings {
+	o.Stream = name
+	return o
+}
 
 // Rebuild is the catch-up fault the cell scripts (its target is chosen at
 // setup).
@@ -223,11 +239,3 @@ func (i *instance) Stats() workloads.Stats {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-
-// RecoveryBound bounds the wait after the heal (the presets' catch-ups
-// of gigabytes need minutes).
-func (o Options) RecoveryBound() time.Duration { return o.WithDefaults().RecoveryTimeout }
-
-// SamplePeriod is --sample-interval: how often the pipeline's observer
-// reads every node's memory.
-func (o Options) SamplePeriod() time.Duration { return o.WithDefaults().SampleInterval }

@@ -151,14 +151,19 @@ func (o Options) Tags() []record.Tag {
 	}
 }
 
-// Needs is empty: kv-update only talks to the servers.
-func (Options) Needs() []cluster.Capability { return nil }
+// Plan: the base cluster (kv-update only talks to the servers), for
+// --time-limit, and the bucket's stream.
+func (o Options) Plan(base cluster.Config) workloads.Plan {
+	b := o.withBucket().Bucket
+	return workloads.Plan{Cluster: base, Timed: true, Streams: []workloads.Stream{
+		{Name: "KV_" + b, Filter: "$KV." + b + ".>", Subject: "$KV." + b + ".chaos-preflight", Replicas: o.Replicas}}}
+}
 
-// ClusterConfig is the base: kv-update needs nothing special.
-func (Options) ClusterConfig(base cluster.Config) cluster.Config { return base }
-
-// Timed: kv-update runs for --time-limit.
-func (Options) Timed() bool { return true }
+// Named names the bucket.
+func (o Options) Named(name string) workloads.Settings {
+	o.Bucket = name
+	return o
+}
 
 // withBucket names the bucket, the one field no flag sets.
 func (o Options) withBucket() Options {

@@ -108,7 +108,7 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 	defer admin.Close()
 	js, _ := jetstream.New(admin)
 	ctx := context.Background()
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: StreamName, Subjects: []string{SubjectPrefix + ">"},
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: StreamName, Subjects: []string{o.subjectPrefix() + ">"},
 		Replicas: o.Replicas, Storage: jetstream.FileStorage, Duplicates: o.DuplicateWindow.D()}); err != nil {
 		b.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 			for n := 1; time.Now().Before(deadline); n++ {
 				v := Value(ProducerID(p), n)
 				pctx, cancel := context.WithTimeout(ctx, o.PublishTimeout.D())
-				if _, err := pjs.Publish(pctx, SubjectPrefix+ProducerID(p), []byte(v), jetstream.WithMsgID(v)); err == nil {
+				if _, err := pjs.Publish(pctx, o.subjectPrefix()+ProducerID(p), []byte(v), jetstream.WithMsgID(v)); err == nil {
 					published.Add(1)
 				}
 				cancel()

@@ -109,7 +109,7 @@ func (i *instance) drainOrdered(ctx context.Context, c int, name string) history
 	d := i.newDrainer(c, name)
 	var last uint64
 	err := retryFor(ctx, i.o.StallBound.D(), func(ctx context.Context) error {
-		s, err := i.js.Stream(ctx, StreamName)
+		s, err := i.js.Stream(ctx, i.o.stream())
 		if err == nil {
 			last = s.CachedInfo().State.LastSeq
 		}

@@ -98,7 +98,7 @@ func (i *instance) createStream(ctx context.Context) error {
 		Limits: jetstream.LimitsPolicy, WorkQueue: jetstream.WorkQueuePolicy, Interest: jetstream.InterestPolicy,
 	}[i.o.Retention]
 	cfg := jetstream.StreamConfig{
-		Name: StreamName, Subjects: []string{SubjectPrefix + ">"}, Replicas: i.o.Replicas,
+		Name: i.o.stream(), Subjects: []string{i.o.subjectPrefix() + ">"}, Replicas: i.o.Replicas,
 		Retention: retention, Storage: jetstream.FileStorage, Duplicates: i.o.DuplicateWindow.D(),
 		AllowDirect: i.o.DirectGet,
 	}
@@ -113,7 +113,7 @@ func (i *instance) createStream(ctx context.Context) error {
 	got := s.CachedInfo().Config
 	if got.Retention != retention || got.Replicas != i.o.Replicas || got.Duplicates != cfg.Duplicates || got.AllowDirect != cfg.AllowDirect {
 		return fmt.Errorf("stream %s has retention %s, replicas %d, duplicate window %s, allow_direct %v after asking for %s, %d, %s, %v",
-			StreamName, got.Retention, got.Replicas, got.Duplicates, got.AllowDirect, retention, i.o.Replicas, cfg.Duplicates, cfg.AllowDirect)
+			i.o.stream(), got.Retention, got.Replicas, got.Duplicates, got.AllowDirect, retention, i.o.Replicas, cfg.Duplicates, cfg.AllowDirect)
 	}
 	return nil
 }
@@ -128,7 +128,7 @@ func (i *instance) createConsumer(ctx context.Context, name string) error {
 	}
 	var c jetstream.Consumer
 	err := client.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
-		c, err = i.js.CreateConsumer(ctx, StreamName, cfg)
+		c, err = i.js.CreateConsumer(ctx, i.o.stream(), cfg)
 		return err
 	})
 	if err != nil {
@@ -142,7 +142,7 @@ func (i *instance) createConsumer(ctx context.Context, name string) error {
 	return nil
 }
 
-func (i *instance) Stream() string                 { return StreamName }
+func (i *instance) Stream() string                 { return i.o.stream() }
 func (i *instance) JetStream() jetstream.JetStream { return i.js }
 
 func (i *instance) Close() {

@@ -58,7 +58,7 @@ type cellFile struct {
 }
 
 func writeCellFile(dir string, o Options) error {
-	cf := cellFile{Options: o, Stream: StreamName, Consumers: o.ConsumerNames()}
+	cf := cellFile{Options: o, Stream: o.stream(), Consumers: o.ConsumerNames()}
 	for i := range o.Producers {
 		cf.Producers = append(cf.Producers, ProducerID(i))
 	}

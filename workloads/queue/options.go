@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -47,16 +48,17 @@ const (
 // Patterns lists the valid consumer patterns.
 var Patterns = []Pattern{Pull, Ordered}
 
-// StreamName and Subject are the stream the workload creates and what its
-// producers publish to ("queue.p3" for producer 3).
-const (
-	StreamName    = "QUEUE"
-	SubjectPrefix = "queue."
-)
+// StreamName is the stream the workload creates unless the run names it
+// (Options.Stream); its producers publish to its name in lower case, a
+// dot and their id ("queue.p3" for producer 3).
+const StreamName = "QUEUE"
 
 // Options is one queue cell's settings. It is stored in run.json,
 // results.json and the cell's queue.json (the checkers' copy).
 type Options struct {
+	// Stream is the stream's name (not a flag): StreamName unless the run
+	// names it (--runtime external, Named); empty in cells stored before.
+	Stream     string    `json:"stream,omitempty"`
 	Producers  int       `json:"producers"`
 	Consumers  int       `json:"consumers"`
 	Workers    int       `json:"workers"` // pull workers per consumer
@@ -110,6 +112,9 @@ var Defaults = Options{
 
 // Validate returns a one-line usage error for the first bad value.
 func (o Options) Validate(nodes int) error {
+	if strings.ContainsAny(o.Stream, ".*> \t") {
+		return fmt.Errorf("stream name %q holds . * > or spaces", o.Stream)
+	}
 	if err := oneOf("--retention", o.Retention, Retentions); err != nil {
 		return err
 	}
@@ -181,6 +186,18 @@ func (o Options) ConsumerNames() []string {
 	return out
 }
 
-// ProducerID names producer i; its subject is SubjectPrefix + id and its
+// ProducerID names producer i; its subject is the stream's subject prefix + id and its
 // values are id-1, id-2, ...
 func ProducerID(i int) string { return fmt.Sprintf("p%d", i) }
+
+// stream is the stream the cell creates.
+func (o Options) stream() string {
+	if o.Stream == "" {
+		return StreamName
+	}
+	return o.Stream
+}
+
+// subjectPrefix is what the producers' subjects start with: the stream's
+// name in lower case and a dot.
+func (o Options) subjectPrefix() string { return strings.ToLower(o.stream()) + "." }

@@ -54,8 +54,8 @@ func (i *instance) subscribeOrdered(ctx context.Context, c int, name string) (*o
 	s := &orderedSub{i: i, c: c, name: name, nc: nc}
 	start := i.lastSeq[c].Load() + 1
 	err = retryFor(ctx, 30*time.Second, func(context.Context) (err error) {
-		s.sub, err = ljs.Subscribe(SubjectPrefix+">", s.handle, nats.OrderedConsumer(),
-			nats.BindStream(StreamName), nats.StartSequence(start))
+		s.sub, err = ljs.Subscribe(i.o.subjectPrefix()+">", s.handle, nats.OrderedConsumer(),
+			nats.BindStream(i.o.stream()), nats.StartSequence(start))
 		return err
 	})
 	if err != nil {

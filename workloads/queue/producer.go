@@ -36,7 +36,7 @@ func (i *instance) produce(ctx context.Context, p int, lim *rate.Limiter) error 
 	if err != nil {
 		return err
 	}
-	subject := SubjectPrefix + id
+	subject := i.o.subjectPrefix() + id
 	for n := 1; ctx.Err() == nil; n++ {
 		if lim != nil && lim.Wait(ctx) != nil {
 			return nil

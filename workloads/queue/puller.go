@@ -41,7 +41,7 @@ func (i *instance) newPuller(ctx context.Context, id, node int, name string) (*p
 	w := &puller{i: i, client: id, name: name, nc: nc, rng: rand.New(rand.NewPCG(i.o.Seed, uint64(id)))}
 	// The consumer's leader may be on a node that is down: keep asking.
 	err = retryFor(ctx, 30*time.Second, func(ctx context.Context) (err error) {
-		w.cons, err = js.Consumer(ctx, StreamName, name)
+		w.cons, err = js.Consumer(ctx, i.o.stream(), name)
 		return err
 	})
 	if err != nil {

@@ -55,7 +55,7 @@ func (i *instance) streamState(ctx context.Context) (jetstream.StreamState, erro
 	for {
 		invoke = i.now()
 		err := retryFor(ctx, 15*time.Second, func(ctx context.Context) error {
-			s, err := i.js.Stream(ctx, StreamName)
+			s, err := i.js.Stream(ctx, i.o.stream())
 			if err == nil {
 				state = s.CachedInfo().State
 				if s.CachedInfo().Cluster != nil {
@@ -65,7 +65,7 @@ func (i *instance) streamState(ctx context.Context) (jetstream.StreamState, erro
 			return err
 		})
 		if err != nil {
-			i.add(history.Op{Client: readbackClient, Type: OpStreamInfo, Key: StreamName, Invoke: invoke, Complete: i.now(),
+			i.add(history.Op{Client: readbackClient, Type: OpStreamInfo, Key: i.o.stream(), Invoke: invoke, Complete: i.now(),
 				Outcome: history.Fail, Err: history.ErrOther, ErrMsg: client.ErrMsg(err)})
 			return state, fmt.Errorf("stream info: %w", err)
 		}
@@ -74,14 +74,14 @@ func (i *instance) streamState(ctx context.Context) (jetstream.StreamState, erro
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	i.add(history.Op{Client: readbackClient, Type: OpStreamInfo, Key: StreamName, Value: leader, Rev: state.LastSeq,
+	i.add(history.Op{Client: readbackClient, Type: OpStreamInfo, Key: i.o.stream(), Value: leader, Rev: state.LastSeq,
 		ErrSeq: state.FirstSeq, ExpectedRev: state.Msgs, Outcome: history.OK, Invoke: invoke, Complete: i.now()})
 	return state, nil
 }
 
 // readOrdered reads a limits stream with an ordered consumer up to last.
 func (i *instance) readOrdered(ctx context.Context, last uint64) ([]history.Entry, error) {
-	cons, err := i.js.OrderedConsumer(ctx, StreamName, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy})
+	cons, err := i.js.OrderedConsumer(ctx, i.o.stream(), jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy})
 	if err != nil {
 		return nil, fmt.Errorf("read back: %w", err)
 	}
@@ -155,10 +155,10 @@ func (i *instance) readByGet(ctx context.Context) ([]history.Entry, error) {
 		if time.Now().After(deadline) {
 			return out, fmt.Errorf("read back: not done within %s", readBackBound)
 		}
-		req, _ := json.Marshal(map[string]any{"seq": seq, "next_by_subj": SubjectPrefix + ">"})
+		req, _ := json.Marshal(map[string]any{"seq": seq, "next_by_subj": i.o.subjectPrefix() + ">"})
 		var r msgGetReply
 		err := retryFor(ctx, 10*time.Second, func(ctx context.Context) error {
-			m, err := i.admin.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+StreamName, req)
+			m, err := i.admin.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+i.o.stream(), req)
 			if err != nil {
 				return err
 			}
@@ -183,5 +183,5 @@ func (i *instance) readByGet(ctx context.Context) ([]history.Entry, error) {
 // entry is one stored message: Key is the producer (the subject's last
 // token), Value the payload.
 func entry(seq uint64, subject string, data []byte) history.Entry {
-	return history.Entry{Seq: seq, Key: strings.TrimPrefix(subject, SubjectPrefix), Value: string(data)}
+	return history.Entry{Seq: seq, Key: subject[strings.LastIndexByte(subject, '.')+1:], Value: string(data)}
 }

@@ -61,14 +61,19 @@ func (workload) Summary(dir string) ([]string, error) {
 	return Summarize(c, RunCheckers(c, 0)), nil
 }
 
-// Needs is empty: the workload only talks to the servers.
-func (Options) Needs() []cluster.Capability { return nil }
+// Plan: the base cluster (the workload only talks to the servers), for
+// --time-limit and then a drain, and the one stream.
+func (o Options) Plan(base cluster.Config) workloads.Plan {
+	prefix := o.subjectPrefix()
+	return workloads.Plan{Cluster: base, Timed: true, Streams: []workloads.Stream{
+		{Name: o.stream(), Filter: prefix + ">", Subject: prefix + "chaos-preflight", Replicas: o.Replicas}}}
+}
 
-// ClusterConfig is the base: nothing special.
-func (Options) ClusterConfig(base cluster.Config) cluster.Config { return base }
-
-// Timed: the workload runs for --time-limit, then drains.
-func (Options) Timed() bool { return true }
+// Named names the stream, and so its subjects.
+func (o Options) Named(name string) workloads.Settings {
+	o.Stream = name
+	return o
+}
 
 // Setup creates the stream and consumers.
 func (o Options) Setup(ctx context.Context, env *workloads.Env) (workloads.Instance, error) {

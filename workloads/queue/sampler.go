@@ -38,7 +38,7 @@ func (i *instance) sampleOne(c int, name string, client int) history.Op {
 	ctx, cancel := context.WithTimeout(context.Background(), sampleEvery)
 	defer cancel()
 	if i.o.Pattern == Ordered {
-		s, err := i.js.Stream(ctx, StreamName)
+		s, err := i.js.Stream(ctx, i.o.stream())
 		if err == nil {
 			last, seen := s.CachedInfo().State.LastSeq, i.lastSeq[c].Load()
 			if last > seen {
@@ -52,7 +52,7 @@ func (i *instance) sampleOne(c int, name string, client int) history.Op {
 		recordErr(&op, err, false)
 		return op
 	}
-	cons, err := i.js.Consumer(ctx, StreamName, name)
+	cons, err := i.js.Consumer(ctx, i.o.stream(), name)
 	op.Complete = i.now()
 	recordErr(&op, err, false)
 	if err == nil {
