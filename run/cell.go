@@ -10,7 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
@@ -32,14 +36,20 @@ type cellRun struct {
 	w        workloads.Workload
 	settings workloads.Settings
 	plan     workloads.Plan
-	faults   []nemesis.Fault
-	prog     *progress
-	c        cluster.Cluster
-	rec      *history.Recorder
-	ops      record.OpCounts
-	inst     workloads.Instance
-	online   workloads.LiveChecker
-	obs      *observe.Observer // every node, from before setup to before teardown
+	// stream is the cell's first stream, the one faults aim at
+	// (partition-leader, stepdown) and the recovery wait waits for; admin
+	// and js are the pipeline's connection for them.
+	stream string
+	admin  *nats.Conn
+	js     jetstream.JetStream
+	faults []nemesis.Fault
+	prog   *progress
+	c      cluster.Cluster
+	rec    *history.Recorder
+	ops    record.OpCounts
+	inst   workloads.Instance
+	online workloads.LiveChecker
+	obs    *observe.Observer // every node, from before setup to before teardown
 }
 
 // runCell runs one cell of any workload. Everything it learns is in the
@@ -129,7 +139,18 @@ func (cr *cellRun) start(ctx context.Context, cell record.Cell, dir string) erro
 	if cr.inst, err = cr.settings.Setup(ctx, env); err != nil {
 		return fmt.Errorf("set up %s: %w", r.spec.Workload, err)
 	}
-	cr.obs.Follow(cr.inst.Stream())
+	if len(cr.plan.Streams) > 0 {
+		cr.stream = cr.plan.Streams[0].Name
+	}
+	// The faults' and the recovery wait's own connection, with the
+	// cluster's credentials like every client's.
+	if cr.admin, err = client.Connect(cr.c.Nodes(), client.Order(0, len(cr.c.Nodes())), "chaos-nemesis"); err != nil {
+		return fmt.Errorf("connect the nemesis: %w", err)
+	}
+	if cr.js, err = jetstream.New(cr.admin); err != nil {
+		return fmt.Errorf("connect the nemesis: %w", err)
+	}
+	cr.obs.Follow(cr.stream)
 	setPhase(cr.res, "setup", t)
 	return nil
 }
@@ -139,7 +160,7 @@ func (cr *cellRun) start(ctx context.Context, cell record.Cell, dir string) erro
 // schedule heals whatever is in effect when the workload is over.
 func (cr *cellRun) drive(ctx context.Context, cell record.Cell) error {
 	r := cr.r
-	env := &nemesis.Env{Cluster: cr.c, JS: cr.inst.JetStream(), Stream: cr.inst.Stream(), Logf: cr.prog.logf(r.logf),
+	env := &nemesis.Env{Cluster: cr.c, JS: cr.js, Stream: cr.stream, Logf: cr.prog.logf(r.logf),
 		VerifyWithin: cr.res.Cluster.FaultVerifyTimeout, ProbeTimeout: cr.res.Cluster.ProbeTimeout}
 	sched := nemesis.Schedule{Faults: cr.faults, Interval: r.spec.NemesisInterval, Seed: cell.SeedOr(r.spec.Seed), OnChange: cr.prog.setFault}
 	script := &nemesis.Script{Env: env, Rec: cr.rec, OnChange: cr.prog.setFault}
@@ -186,7 +207,7 @@ func (cr *cellRun) watchCluster(ctx context.Context, env *nemesis.Env) func() {
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	start := cr.rec.Start()
-	w := watch.Start(wctx, watch.Options{Cluster: cr.c, Stream: cr.inst.Stream(), Patterns: nemesis.LogPatterns(cr.faults),
+	w := watch.Start(wctx, watch.Options{Cluster: cr.c, Stream: cr.stream, Patterns: nemesis.LogPatterns(cr.faults),
 		Since: func(t time.Time) time.Duration { return t.Sub(start) }})
 	env.Watch = w
 	// Roles read the state the first poll sets; a run that cannot poll
@@ -306,6 +327,9 @@ func (cr *cellRun) teardown() {
 	}
 	if cr.inst != nil {
 		cr.inst.Close()
+	}
+	if cr.admin != nil {
+		cr.admin.Close()
 	}
 	if cr.rec != nil {
 		_ = cr.rec.Close()

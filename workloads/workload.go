@@ -25,7 +25,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/pflag"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
@@ -158,10 +157,6 @@ type Env struct {
 
 // Instance is a workload set up on a running cluster.
 type Instance interface {
-	// Stream is the stream faults aim at (partition-leader, stepdown) and
-	// recovery waits for; JetStream is the context they use.
-	Stream() string
-	JetStream() jetstream.JetStream
 	// Run drives the clients until ctx is done (a timed workload) or its
 	// phases are over. Faults the workload injects itself go through faults,
 	// so they are windows in the history like the schedule's.

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/pflag"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
@@ -194,9 +193,7 @@ type instance struct {
 	runErr error
 }
 
-func (i *instance) Stream() string                 { return i.r.opts.Stream }
-func (i *instance) JetStream() jetstream.JetStream { return i.r.js }
-func (i *instance) Close()                         { i.r.closeClients() }
+func (i *instance) Close() { i.r.closeClients() }
 
 func (i *instance) Run(ctx context.Context, faults *nemesis.Script) error {
 	i.runErr = i.r.run(ctx, faults)

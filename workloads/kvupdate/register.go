@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/pflag"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
@@ -209,9 +208,7 @@ func (i *instance) Live() workloads.LiveChecker {
 	return i.online
 }
 
-func (i *instance) Stream() string                 { return i.w.StreamName() }
-func (i *instance) JetStream() jetstream.JetStream { return i.w.JetStream() }
-func (i *instance) Close()                         { i.w.Close() }
+func (i *instance) Close() { i.w.Close() }
 
 func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
 	return i.w.Run(ctx, i.env.History)

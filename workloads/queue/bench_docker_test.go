@@ -93,7 +93,7 @@ func harnessLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) th
 		}
 	}
 	t.secs = secs
-	deleteStream(b, inst.JetStream())
+	deleteStream(b, inst.(*instance).js)
 	inst.Close()
 	return t
 }

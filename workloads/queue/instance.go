@@ -142,9 +142,6 @@ func (i *instance) createConsumer(ctx context.Context, name string) error {
 	return nil
 }
 
-func (i *instance) Stream() string                 { return i.o.stream() }
-func (i *instance) JetStream() jetstream.JetStream { return i.js }
-
 func (i *instance) Close() {
 	if i.admin != nil {
 		i.admin.Close()
