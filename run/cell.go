@@ -83,8 +83,15 @@ func (r *runner) runCell(ctx context.Context, cell record.Cell, dir string) (res
 
 func (r *runner) label(cell record.Cell) string {
 	w, err := workloads.Get(r.spec.Workload)
-	if l, ok := w.(workloads.Labeler); err == nil && ok {
-		return l.LabelPrefix() + ", " + cell.Label()
+	if err != nil {
+		return cell.Label()
+	}
+	s, err := w.Decode(cell.Settings)
+	if err != nil {
+		return cell.Label()
+	}
+	if p := s.Plan(r.spec.Cluster).Label; p != "" {
+		return p + ", " + cell.Label()
 	}
 	return cell.Label()
 }
@@ -135,7 +142,8 @@ func (cr *cellRun) start(ctx context.Context, cell record.Cell, dir string) erro
 	t = time.Now()
 	cr.prog.setPhase("setup")
 	env := &workloads.Env{Cluster: cr.c, Dir: dir, DirectGet: cell.DirectGet, Seed: cell.SeedOr(r.spec.Seed), History: cr.rec,
-		Observer: cr.obs, Phase: cr.prog.setPhase, Logf: cr.prog.logf(r.logf)}
+		Observer: cr.obs, Phase: cr.prog.setPhase, Logf: cr.prog.logf(r.logf),
+		OnReadBack: func(entries int, complete bool) { cr.res.Stream.Entries, cr.res.Stream.Complete = entries, complete }}
 	if cr.inst, err = cr.settings.Setup(ctx, env); err != nil {
 		return fmt.Errorf("set up %s: %w", r.spec.Workload, err)
 	}
@@ -299,9 +307,6 @@ func (cr *cellRun) finish(ctx context.Context) {
 	if err := cr.inst.Finish(ctx); err != nil {
 		cr.r.logf("finish: %v", err)
 		cr.res.Error = fmt.Sprintf("finish: %v (what was stored is in %s; check it with: chaos check %s)", err, cr.res.Dir, cr.res.Dir)
-	}
-	if sr, ok := cr.inst.(workloads.StreamReader); ok {
-		cr.res.Stream.Entries, cr.res.Stream.Complete = sr.StreamRead()
 	}
 	if err := cr.rec.Close(); err != nil && cr.res.Error == "" {
 		cr.res.Error = "write history: " + err.Error()

@@ -160,6 +160,7 @@ func (i *tinyInstance) Finish(ctx context.Context) error {
 		}
 		stored[string(m.Data)] = true
 	}
+	i.env.ReadBack(len(stored), true)
 	b, _ := json.Marshal(stored)
 	return os.WriteFile(filepath.Join(i.env.Dir, "stored.json"), b, 0o644)
 }
@@ -205,6 +206,11 @@ func TestIntegrationExtensionPoint(t *testing.T) {
 	}
 	if tiny == nil || tiny.Verdict != checker.Valid || tiny.Counts["acked"] == 0 {
 		t.Fatalf("the workload's checker: %+v", tiny)
+	}
+	// Every acknowledged value is in the read-back (the check says so);
+	// one whose ack was lost to the kill may be there too.
+	if c.Stream.Entries < tiny.Counts["acked"] || !c.Stream.Complete {
+		t.Errorf("results.json's stream: %d entries, complete %v; want the %d acknowledged at least, complete", c.Stream.Entries, c.Stream.Complete, tiny.Counts["acked"])
 	}
 	if len(c.Faults) == 0 || c.Faults[0].Fault != "kill" || !c.Faults[0].Verified {
 		t.Fatalf("fault windows %+v, want a verified kill", c.Faults)

@@ -94,8 +94,11 @@ type Plan struct {
 	// SampleEvery is how often the pipeline's observer reads every node;
 	// 0 is observe.DefaultEvery.
 	SampleEvery time.Duration
-	// Streams are the streams the cell creates.
+	// Streams are the streams the cell creates; faults aim at the first,
+	// and the recovery wait waits for it.
 	Streams []Stream
+	// Label is what the cell's label starts with ("catch-up"), or empty.
+	Label string
 }
 
 // Need is one runtime control a workload uses, and what asks for it:
@@ -153,6 +156,18 @@ type Env struct {
 	Phase func(phase string)
 	// Logf prints one line of the workload's own progress.
 	Logf func(format string, args ...any)
+	// OnReadBack is how the pipeline hears of the workload's read-back
+	// (Env.ReadBack); nil outside the pipeline.
+	OnReadBack func(entries int, complete bool)
+}
+
+// ReadBack tells the pipeline how much of the stream the workload read
+// back after the heal (results.json's stream); a workload that reads none
+// back does not call it.
+func (e *Env) ReadBack(entries int, complete bool) {
+	if e.OnReadBack != nil {
+		e.OnReadBack(entries, complete)
+	}
 }
 
 // Instance is a workload set up on a running cluster.
@@ -175,17 +190,6 @@ type Stats struct {
 	Ops          int64
 	Errors       int64
 	ErrorsByKind map[string]int64
-}
-
-// StreamReader is an optional Instance: how much of the stream was read
-// back after the heal.
-type StreamReader interface {
-	StreamRead() (entries int, complete bool)
-}
-
-// Labeler is an optional Workload: a prefix for cell labels ("catch-up").
-type Labeler interface {
-	LabelPrefix() string
 }
 
 // Default is the workload `chaos run` runs without --workload, and the one

@@ -28,8 +28,7 @@ func init() { workloads.Register(workload{}) }
 // workload plugs the catch-up cell into the pipeline.
 type workload struct{}
 
-func (workload) Name() string        { return Name }
-func (workload) LabelPrefix() string { return "catch-up" }
+func (workload) Name() string { return Name }
 
 func (workload) Doc() string {
 	return "a wiped replica catches up a large stream while writes go on, under a memory limit (the catch-up OOM report)"
@@ -159,7 +158,7 @@ func (o Options) Plan(base cluster.Config) workloads.Plan {
 		needs = append(needs, workloads.Need{Capability: cluster.CapMemoryLimit, For: "--memory-limit " + o.MemoryLimit.String()})
 	}
 	prefix := strings.ToLower(d.Stream) + "."
-	return workloads.Plan{Cluster: o.ClusterConfig(base), Needs: needs, RecoveryBound: d.RecoveryTimeout, SampleEvery: d.SampleInterval,
+	return workloads.Plan{Cluster: o.ClusterConfig(base), Needs: needs, RecoveryBound: d.RecoveryTimeout, SampleEvery: d.SampleInterval, Label: "catch-up",
 		Streams: []workloads.Stream{{Name: d.Stream, Filter: prefix + ">", Subject: prefix + "chaos-preflight", Replicas: 3}}}
 }
 

@@ -192,11 +192,9 @@ func (o Options) Setup(ctx context.Context, env *workloads.Env) (workloads.Insta
 
 // instance is a set-up kv-update cell.
 type instance struct {
-	w        *Workload
-	env      *workloads.Env
-	entries  int
-	complete bool
-	online   *online.Checker
+	w      *Workload
+	env    *workloads.Env
+	online *online.Checker
 }
 
 // Live judges ops as they are recorded: held 1s for ops recorded a little
@@ -230,8 +228,9 @@ func (i *instance) Finish(ctx context.Context) error {
 	if err != nil {
 		i.env.Logf("read stream: %v", err)
 	}
-	i.entries, i.complete = len(entries), complete && err == nil
-	if err := history.WriteStream(filepath.Join(i.env.Dir, "stream.jsonl"), entries, i.complete); err != nil {
+	complete = complete && err == nil
+	i.env.ReadBack(len(entries), complete)
+	if err := history.WriteStream(filepath.Join(i.env.Dir, "stream.jsonl"), entries, complete); err != nil {
 		return fmt.Errorf("write stream: %w", err)
 	}
 	i.env.Phase("draining the observers")
@@ -244,8 +243,6 @@ func (i *instance) Finish(ctx context.Context) error {
 	}
 	return i.readReplicas(bg)
 }
-
-func (i *instance) StreamRead() (int, bool) { return i.entries, i.complete }
 
 // readReplicas reads every replica's copy of the stream for the
 // divergence check and saves them. While they differ it reads them again,

@@ -29,9 +29,6 @@ type instance struct {
 	// lastSeq is, per ordered subscription, the last stream sequence it
 	// delivered, so the drain resumes right after it.
 	lastSeq []atomic.Uint64
-
-	entries  int
-	complete bool
 }
 
 // stats are the live counters of the progress line.

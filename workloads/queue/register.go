@@ -97,14 +97,12 @@ func (i *instance) Finish(ctx context.Context) error {
 	if err != nil {
 		i.env.Logf("read back: %v", err)
 	}
-	i.entries, i.complete = len(entries), complete
+	i.env.ReadBack(len(entries), complete)
 	if err := history.WriteStream(filepath.Join(i.env.Dir, StreamFile), entries, complete); err != nil {
 		return fmt.Errorf("write stream: %w", err)
 	}
 	return nil
 }
-
-func (i *instance) StreamRead() (int, bool) { return i.entries, i.complete }
 
 // Archive writes queue.csv from the closed history.
 func (i *instance) Archive() error {
