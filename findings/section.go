@@ -1,6 +1,8 @@
 package findings
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -87,9 +89,14 @@ func sortOps(ops []history.Op) {
 	sort.SliceStable(ops, func(a, b int) bool { return ops[a].Invoke < ops[b].Invoke })
 }
 
-// reply is how an op ended, as the client saw it.
+// reply is how an op ended, as the client saw it. An op with a
+// workload's own data says what it returned in its data (call).
 func reply(o history.Op) string {
 	switch {
+	case len(o.Data) > 0 && o.Outcome == history.OK:
+		return "ok"
+	case len(o.Data) > 0 && o.Outcome == history.Info && o.ErrCode == 0 && o.Err == "":
+		return "sent (indeterminate: nothing says the server got it)"
 	case o.Outcome == history.OK && o.Type == history.Get && o.Rev == 0:
 		return "ok, not found"
 	case o.Outcome == history.OK:
@@ -120,8 +127,16 @@ func errDescription(o history.Op) string {
 	return m
 }
 
-// call is the op as the client API call it made.
+// call is the op as the client API call it made; an op with a
+// workload's own data is its type and that data.
 func call(o history.Op) string {
+	if len(o.Data) > 0 {
+		var b bytes.Buffer
+		if json.Compact(&b, o.Data) == nil {
+			return string(o.Type) + " " + b.String()
+		}
+		return string(o.Type) + " " + string(o.Data)
+	}
 	switch o.Type {
 	case history.Update:
 		return fmt.Sprintf("kv.Update(%q, %q, %d)", o.Key, o.Value, o.ExpectedRev)

@@ -71,6 +71,10 @@ func FuzzDecodeAgrees(f *testing.F) {
 		`{"client":1,"type":"get","key":"k","outcome":"ok","err":"not_found","invoke":0,"complete":0}`,
 		`{"client":1,"Type":"get","KEY":"k","outcome":"ok","invoke":"5","complete":1e3}`,
 		`{"client":1,"value":"\u00e9\ud800","invoke":1,"complete":2,"client":2}`,
+		`{"client":1000,"node":"n1","type":"deliver","data":{"consumer":"c0","value":"p0-1","seq":1,"delivered":1},"outcome":"ok","invoke":1,"complete":2}`,
+		`{"client":0,"type":"publish","data": { "producer" : "p0", "seq":[1, 2] } ,"outcome":"ok","invoke":1,"complete":2}`,
+		`{"client":0,"type":"publish","data":null,"outcome":"ok","invoke":1,"complete":2}`,
+		`{"client":0,"type":"publish","data":"x","outcome":"ok","invoke":1,"complete":2}`,
 	} {
 		f.Add([]byte(s))
 	}

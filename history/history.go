@@ -11,7 +11,10 @@
 // Entry.Validate) and name the file and line of the first bad record.
 package history
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // OpType names what an operation did.
 type OpType string
@@ -78,6 +81,13 @@ type Op struct {
 	// Nanoseconds since the run's start, from a monotonic clock.
 	Invoke   int64 `json:"invoke"`
 	Complete int64 `json:"complete"`
+
+	// Data is the op's own payload when its workload types it (queue's
+	// publish, deliver, ack...): a JSON object of the workload's type,
+	// which it decodes itself. kv-update's ops keep the flat fields above
+	// instead: the KV checkers read millions of them, and every stored cell
+	// has them.
+	Data json.RawMessage `json:"data,omitempty"`
 
 	// Fault records only.
 	Fault    string   `json:"fault,omitempty"`

@@ -15,37 +15,38 @@ func syntheticCell(msgs int) *Cell {
 	o := Defaults
 	o.Producers, o.Consumers, o.Workers = 3, 1, 3
 	c := &Cell{Options: o, Consumers: o.ConsumerNames(), StreamRead: true, StreamComplete: true}
-	ops := make([]history.Op, 0, 3*msgs+msgs/100*2+msgs/1000+8)
+	ops := make([]Op, 0, 3*msgs+msgs/100*2+msgs/1000+8)
 	stream := make([]history.Entry, 0, msgs)
 	const step = int64(100_000) // 10k messages a second
-	ops = append(ops, history.Op{Client: workerClient, Type: OpRun, Outcome: history.OK, Complete: int64(msgs) * step})
+	op := func(client int, t history.OpType, from, to int64, m Msg) Op {
+		return Op{Op: history.Op{Client: client, Type: t, Outcome: history.OK, Invoke: from, Complete: to}, M: m}
+	}
+	ops = append(ops, op(workerClient, OpRun, 0, int64(msgs)*step, Msg{}))
 	for k := 1; k <= msgs; k++ {
 		p := ProducerID(k % 3)
 		v := Value(p, k/3+1)
 		t, seq := int64(k)*step, uint64(k)
 		w := workerClient + k%3
 		ops = append(ops,
-			history.Op{Client: k % 3, Type: OpPublish, Key: p, Value: v, Rev: seq, ExpectedRev: 1, Outcome: history.OK, Invoke: t, Complete: t + 2e6},
-			history.Op{Client: w, Type: OpDeliver, Key: "c0", Value: v, Rev: seq, ExpectedRev: 1, Outcome: history.OK, Invoke: t, Complete: t + 3e6})
+			op(k%3, OpPublish, t, t+2e6, Msg{Producer: p, Value: v, Seq: seq, Attempt: 1}),
+			op(w, OpDeliver, t, t+3e6, Msg{Consumer: "c0", Value: v, Seq: seq, Delivered: 1}))
 		if k%100 != 0 {
-			ops = append(ops, history.Op{Client: w, Type: OpAckSync, Key: "c0", Value: v, Rev: seq, ExpectedRev: 1, Outcome: history.OK, Invoke: t + 3e6, Complete: t + 4e6})
+			ops = append(ops, op(w, OpAckSync, t+3e6, t+4e6, Msg{Consumer: "c0", Value: v, Seq: seq, Delivered: 1}))
 		} else { // left unacked, redelivered after the ack wait, acked then
 			r := t + int64(o.AckWait.D()) + 1e6
 			ops = append(ops,
-				history.Op{Client: w, Type: OpDeliver, Key: "c0", Value: v, Rev: seq, ExpectedRev: 2, Outcome: history.OK, Invoke: r, Complete: r + 1e6},
-				history.Op{Client: w, Type: OpAckSync, Key: "c0", Value: v, Rev: seq, ExpectedRev: 2, Outcome: history.OK, Invoke: r + 1e6, Complete: r + 2e6})
+				op(w, OpDeliver, r, r+1e6, Msg{Consumer: "c0", Value: v, Seq: seq, Delivered: 2}),
+				op(w, OpAckSync, r+1e6, r+2e6, Msg{Consumer: "c0", Value: v, Seq: seq, Delivered: 2}))
 		}
 		if k%10000 == 0 {
-			ops = append(ops, history.Op{Client: samplerClient, Type: OpConsumerInfo, Key: "c0", Value: "n1", Rev: 3, ExpectedRev: 2,
-				Outcome: history.OK, Invoke: t, Complete: t + 1e6})
+			ops = append(ops, op(samplerClient, OpConsumerInfo, t, t+1e6, Msg{Consumer: "c0", Leader: "n1", Pending: 3, AckPending: 2}))
 		}
 		stream = append(stream, history.Entry{Seq: seq, Key: p, Value: v})
 	}
 	end := int64(msgs+1) * step
 	ops = append(ops,
-		history.Op{Client: drainClient, Type: OpDrain, Key: "c0", Outcome: history.OK, Invoke: end, Complete: end + 1e9},
-		history.Op{Client: readbackClient, Type: OpStreamInfo, Key: StreamName, Rev: uint64(msgs), ErrSeq: 1, ExpectedRev: uint64(msgs),
-			Outcome: history.OK, Invoke: end + 1e9, Complete: end + 2e9})
+		op(drainClient, OpDrain, end, end+1e9, Msg{Consumer: "c0"}),
+		op(readbackClient, OpStreamInfo, end+1e9, end+2e9, Msg{Stream: StreamName, LastSeq: uint64(msgs), FirstSeq: 1, Msgs: uint64(msgs)}))
 	c.Ops, c.Stream = ops, stream
 	return c
 }

@@ -16,7 +16,7 @@ import (
 // Times are in milliseconds since the run's start.
 type fx struct {
 	o        Options
-	ops      []history.Op
+	ops      []Op
 	stream   []history.Entry
 	complete bool
 	read     bool
@@ -38,7 +38,7 @@ func newFx(mut func(o *Options)) *fx {
 
 func (f *fx) consumers() []string { return f.o.ConsumerNames() }
 
-func (f *fx) add(op history.Op) {
+func (f *fx) add(op Op) {
 	op.Invoke, op.Complete = op.Invoke*ms, op.Complete*ms
 	f.ops = append(f.ops, op)
 }
@@ -46,11 +46,11 @@ func (f *fx) add(op history.Op) {
 // pub records one publish attempt of v; seq is its PubAck's sequence (ok).
 func (f *fx) pub(v string, from, to int64, out history.Outcome, seq uint64, attempt int) {
 	p, _, _ := parseValue(v)
-	op := history.Op{Client: producerClient, Type: OpPublish, Key: p, Value: v, ExpectedRev: uint64(attempt),
-		Outcome: out, Invoke: from, Complete: to}
+	op := Op{Op: history.Op{Client: producerClient, Type: OpPublish, Outcome: out, Invoke: from, Complete: to},
+		M: Msg{Producer: p, Value: v, Attempt: attempt}}
 	switch out {
 	case history.OK:
-		op.Rev = seq
+		op.M.Seq = seq
 	case history.Info:
 		op.Err = history.ErrTimeout
 	default: // as the producer's recordErr (client.Classify) records it: no API error code
@@ -63,15 +63,15 @@ func (f *fx) pub(v string, from, to int64, out history.Outcome, seq uint64, atte
 // deliver records consumer c's worker w receiving v at seq, count times so
 // far, its fetch invoked at from.
 func (f *fx) deliver(c, w int, v string, seq, count uint64, from, to int64) {
-	f.add(history.Op{Client: workerClient + w, Type: OpDeliver, Key: f.consumers()[c], Value: v, Rev: seq, ExpectedRev: count,
-		Outcome: history.OK, Invoke: from, Complete: to})
+	f.add(Op{Op: history.Op{Client: workerClient + w, Type: OpDeliver, Outcome: history.OK, Invoke: from, Complete: to},
+		M: Msg{Consumer: f.consumers()[c], Value: v, Seq: seq, Delivered: count}})
 	f.seqs = max(f.seqs, seq)
 }
 
 // ack records an ack, ack-sync or nak of a delivery.
 func (f *fx) ack(t history.OpType, c, w int, v string, seq, count uint64, from, to int64, out history.Outcome) {
-	f.add(history.Op{Client: workerClient + w, Type: t, Key: f.consumers()[c], Value: v, Rev: seq, ExpectedRev: count,
-		Outcome: out, Invoke: from, Complete: to})
+	f.add(Op{Op: history.Op{Client: workerClient + w, Type: t, Outcome: out, Invoke: from, Complete: to},
+		M: Msg{Consumer: f.consumers()[c], Value: v, Seq: seq, Delivered: count}})
 }
 
 // got is a delivery at [at-2, at] followed by its ack in the cell's mode.
@@ -85,25 +85,26 @@ func (f *fx) got(c, w int, v string, seq, count uint64, at int64) {
 }
 
 func (f *fx) sample(c int, at int64, pending, ackPending uint64, leader string) {
-	f.add(history.Op{Client: samplerClient + c, Type: OpConsumerInfo, Key: f.consumers()[c], Value: leader, Rev: pending,
-		ExpectedRev: ackPending, Outcome: history.OK, Invoke: at - 1, Complete: at})
+	f.add(Op{Op: history.Op{Client: samplerClient + c, Type: OpConsumerInfo, Outcome: history.OK, Invoke: at - 1, Complete: at},
+		M: Msg{Consumer: f.consumers()[c], Leader: leader, Pending: pending, AckPending: ackPending}})
 }
 
 func (f *fx) fault(name string, from, to int64) {
 	v := true
-	f.add(history.Op{Client: history.NemesisClient, Type: history.Fault, Fault: name, Verified: &v, Outcome: history.OK,
-		Invoke: from, Complete: to})
+	f.add(Op{Op: history.Op{Client: history.NemesisClient, Type: history.Fault, Fault: name, Verified: &v, Outcome: history.OK,
+		Invoke: from, Complete: to}})
 }
 
 func (f *fx) run(from, to int64) {
-	f.add(history.Op{Client: workerClient, Type: OpRun, Outcome: history.OK, Invoke: from, Complete: to})
+	f.add(Op{Op: history.Op{Client: workerClient, Type: OpRun, Outcome: history.OK, Invoke: from, Complete: to}})
 }
 
 // drain records consumer c's drain; ok says it found nothing pending.
 func (f *fx) drain(c int, from, to int64, ok bool, pending uint64) {
-	op := history.Op{Client: drainClient + c, Type: OpDrain, Key: f.consumers()[c], Outcome: history.OK, Invoke: from, Complete: to}
+	op := Op{Op: history.Op{Client: drainClient + c, Type: OpDrain, Outcome: history.OK, Invoke: from, Complete: to},
+		M: Msg{Consumer: f.consumers()[c]}}
 	if !ok {
-		op.Outcome, op.Rev, op.ErrMsg = history.Info, pending, "gave up: nothing delivered for 20s"
+		op.Outcome, op.M.Pending, op.ErrMsg = history.Info, pending, "gave up: nothing delivered for 20s"
 	}
 	f.add(op)
 }
@@ -131,8 +132,8 @@ func (f *fx) finish(at int64, last uint64) *Cell {
 	if len(f.stream) > 0 {
 		first = f.stream[0].Seq
 	}
-	f.add(history.Op{Client: readbackClient, Type: OpStreamInfo, Key: StreamName, Value: "n1", Rev: last, ErrSeq: first,
-		ExpectedRev: uint64(len(f.stream)), Outcome: history.OK, Invoke: at, Complete: at + 1})
+	f.add(Op{Op: history.Op{Client: readbackClient, Type: OpStreamInfo, Outcome: history.OK, Invoke: at, Complete: at + 1},
+		M: Msg{Stream: StreamName, Leader: "n1", LastSeq: last, FirstSeq: first, Msgs: uint64(len(f.stream))}})
 	c := &Cell{Options: f.o, Consumers: f.consumers(), Ops: f.ops, Stream: f.stream, StreamRead: f.read,
 		StreamComplete: f.complete && f.read && !f.torn}
 	if f.torn && f.read {
@@ -190,7 +191,7 @@ func writeCell(t testing.TB, dir string, c *Cell) {
 		t.Fatal(err)
 	}
 	for _, op := range c.Ops {
-		rec.Add(op)
+		rec.Add(op.Stored())
 	}
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 type Cell struct {
 	Options   Options
 	Consumers []string
-	Ops       []history.Op
+	Ops       []Op
 	// Stream is stream.jsonl; StreamRead is false when the file is missing
 	// (the read-back never ran), StreamComplete when it holds every message
 	// the stream's state counted. StreamTorn is the line of stream.jsonl cut
@@ -40,10 +40,14 @@ func Load(dir string) (*Cell, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRefusals(path, ops); err != nil {
+	typed, err := queueOps(ops)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := checkRefusals(path, typed); err != nil {
 		return nil, err
 	}
-	c := &Cell{Options: cf.Options, Consumers: cf.Consumers, Ops: ops}
+	c := &Cell{Options: cf.Options, Consumers: cf.Consumers, Ops: typed}
 	entries, complete, torn, err := history.ReadStreamTorn(filepath.Join(dir, StreamFile))
 	switch {
 	case err == nil:
@@ -77,7 +81,7 @@ func (c *Cell) readBackGap() string {
 // responders. The failed_publish_applied rule trusts that outcome, so a
 // failed publish without a refusal (a timeout, which carries no code) is
 // a malformed record, not a failure.
-func checkRefusals(file string, ops []history.Op) error {
+func checkRefusals(file string, ops []Op) error {
 	for n := range ops {
 		op := &ops[n]
 		if op.Type != OpPublish || op.Outcome != history.Fail || op.Err == history.ErrNoResponders ||
@@ -85,7 +89,7 @@ func checkRefusals(file string, ops []history.Op) error {
 			continue
 		}
 		return &history.LineError{File: file, Line: n + 1, Err: fmt.Errorf(
-			"publish of %s recorded as failed without a refusal (err %q, code %d): a publish the server did not refuse may be stored, so it is info", op.Value, op.Err, op.ErrCode)}
+			"publish of %s recorded as failed without a refusal (err %q, code %d): a publish the server did not refuse may be stored, so it is info", op.M.Value, op.Err, op.ErrCode)}
 	}
 	return nil
 }

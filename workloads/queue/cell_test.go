@@ -51,8 +51,8 @@ func failedAs(kind string, code int) *Cell {
 	f := newFx(func(o *Options) { o.Consumers = 1 })
 	v := Value("p0", 1)
 	f.pub(v, 10, 12, ok, 1, 1)
-	f.add(history.Op{Client: producerClient, Type: OpPublish, Key: "p0", Value: Value("p0", 2), ExpectedRev: 1,
-		Outcome: fail, Err: history.ErrKind(kind), ErrCode: code, Invoke: 20, Complete: 21})
+	f.add(Op{Op: history.Op{Client: producerClient, Type: OpPublish, Outcome: fail, Err: history.ErrKind(kind), ErrCode: code, Invoke: 20, Complete: 21},
+		M: Msg{Producer: "p0", Value: Value("p0", 2), Attempt: 1}})
 	f.keep(1, v)
 	f.got(0, 0, v, 1, 1, 20)
 	return f.wrap(2000)

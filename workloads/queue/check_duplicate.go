@@ -41,7 +41,7 @@ func checkDuplicate(ix *index, r *result) {
 			case confirmed >= 0 && d.invoke > confirmedAt:
 				r.flag("after_confirmed_ack", func() (string, []int) {
 					return fmt.Sprintf("consumer %s received %s (sequence %d, delivery %d) after its AckSync was confirmed %s earlier",
-						ix.consumerName(d.cons), ix.op(d.op).Value, d.seq, d.count, msOf(d.invoke-confirmedAt)), []int{int(confirmed), int(d.op)}
+						ix.consumerName(d.cons), ix.op(d.op).M.Value, d.seq, d.count, msOf(d.invoke-confirmedAt)), []int{int(confirmed), int(d.op)}
 				})
 			case plain >= 0 && d.invoke > plainAt:
 				r.Counts["redelivered_after_plain_ack"]++

@@ -47,10 +47,10 @@ func checkIntegrity(ix *index, r *result) {
 	}
 	for n := range ix.c.Ops {
 		op := &ix.c.Ops[n]
-		if !(op.Type == OpPublish || op.Type == OpDeliver) || op.Outcome != history.OK || op.Rev == 0 {
+		if !(op.Type == OpPublish || op.Type == OpDeliver) || op.Outcome != history.OK || op.M.Seq == 0 {
 			continue
 		}
-		ix.claim(r, bySeq, op, n, state.Rev)
+		ix.claim(r, bySeq, op, n, state.M.LastSeq)
 	}
 	if ix.o.Retention == Limits && ix.c.StreamComplete {
 		ix.limitsRules(r, state)
@@ -61,39 +61,39 @@ func checkIntegrity(ix *index, r *result) {
 		}
 	}
 	r.Counts["stream_entries"] = len(ix.c.Stream)
-	r.Counts["last_sequence"] = int(state.Rev)
+	r.Counts["last_sequence"] = int(state.M.LastSeq)
 	n := 0
 	for _, k := range []string{"out_of_order", "sequence_conflict", "beyond_last_sequence", "missing_from_stream", "first_sequence", "retained"} {
 		n += r.Counts[k]
 	}
 	r.summarize(fmt.Sprintf("the stream disagrees with what was acknowledged and delivered in %s (%d missing, %d sequence conflicts, %d beyond its last sequence %d)",
-		plural(n, "place"), r.Counts["missing_from_stream"], r.Counts["sequence_conflict"], r.Counts["beyond_last_sequence"], state.Rev),
-		fmt.Sprintf("the %d messages read back agree with every PubAck and delivery (last sequence %d)", len(ix.c.Stream), state.Rev))
+		plural(n, "place"), r.Counts["missing_from_stream"], r.Counts["sequence_conflict"], r.Counts["beyond_last_sequence"], state.M.LastSeq),
+		fmt.Sprintf("the %d messages read back agree with every PubAck and delivery (last sequence %d)", len(ix.c.Stream), state.M.LastSeq))
 }
 
 // claim checks one op's (sequence, value) against what is known.
-func (ix *index) claim(r *result, bySeq map[uint64]string, op *history.Op, n int, last uint64) {
-	if op.Rev > last {
+func (ix *index) claim(r *result, bySeq map[uint64]string, op *Op, n int, last uint64) {
+	if op.M.Seq > last {
 		r.flag("beyond_last_sequence", func() (string, []int) {
-			return fmt.Sprintf("%s %s at sequence %d, above the stream's last sequence %d after the run", op.Type, op.Value, op.Rev, last), []int{n}
+			return fmt.Sprintf("%s %s at sequence %d, above the stream's last sequence %d after the run", op.Type, op.M.Value, op.M.Seq, last), []int{n}
 		})
 	}
-	had, ok := bySeq[op.Rev]
+	had, ok := bySeq[op.M.Seq]
 	switch {
 	case !ok:
-		bySeq[op.Rev] = op.Value
-	case had != op.Value:
+		bySeq[op.M.Seq] = op.M.Value
+	case had != op.M.Value:
 		r.flag("sequence_conflict", func() (string, []int) {
-			return fmt.Sprintf("sequence %d holds %s, but a %s said %s", op.Rev, had, op.Type, op.Value), []int{n}
+			return fmt.Sprintf("sequence %d holds %s, but a %s said %s", op.M.Seq, had, op.Type, op.M.Value), []int{n}
 		})
 	}
 }
 
 // limitsRules: a limits stream with no limits set keeps everything.
-func (ix *index) limitsRules(r *result, state *history.Op) {
-	if state.ExpectedRev > 0 && state.ErrSeq != 1 {
+func (ix *index) limitsRules(r *result, state *Op) {
+	if state.M.Msgs > 0 && state.M.FirstSeq != 1 {
 		r.flag("first_sequence", func() (string, []int) {
-			return fmt.Sprintf("the limits stream's first sequence is %d, not 1: messages were removed", state.ErrSeq), []int{ix.streamOp}
+			return fmt.Sprintf("the limits stream's first sequence is %d, not 1: messages were removed", state.M.FirstSeq), []int{ix.streamOp}
 		})
 	}
 	for v := range ix.vals {

@@ -46,7 +46,7 @@ func checkLost(ix *index, r *result) {
 		if rec.delivered == 0 && !rec.inStream {
 			describe := func() (string, []int) {
 				return fmt.Sprintf("%s was acknowledged at stream sequence %d but no consumer received it and it is not in the stream read back",
-					rec.value, ix.op(rec.okOp).Rev), []int{int(rec.okOp)}
+					rec.value, ix.op(rec.okOp).M.Seq), []int{int(rec.okOp)}
 			}
 			if ix.c.StreamComplete {
 				r.flag("lost", describe)

@@ -34,18 +34,18 @@ func checkOrder(ix *index, r *result) {
 		lastOp := make([]int, len(ix.c.Consumers))
 		for n := range ix.c.Ops {
 			op := &ix.c.Ops[n]
-			c, ok := ix.consumers[op.Key]
+			c, ok := ix.consumers[op.M.Consumer]
 			if op.Type != OpDeliver || !ok || op.Outcome != history.OK {
 				continue
 			}
 			r.Counts["ordered_deliveries"]++
-			if op.Rev <= last[c] {
-				prev, seq := last[c], op.Rev
+			if op.M.Seq <= last[c] {
+				prev, seq := last[c], op.M.Seq
 				r.flag("ordered_consumer", func() (string, []int) {
-					return fmt.Sprintf("ordered consumer %s handed over sequence %d after sequence %d", op.Key, seq, prev), []int{lastOp[c], n}
+					return fmt.Sprintf("ordered consumer %s handed over sequence %d after sequence %d", op.M.Consumer, seq, prev), []int{lastOp[c], n}
 				})
 			}
-			last[c], lastOp[c] = max(last[c], op.Rev), n
+			last[c], lastOp[c] = max(last[c], op.M.Seq), n
 		}
 	}
 	n := r.Counts["producer_order"] + r.Counts["ordered_consumer"]
@@ -101,8 +101,8 @@ func (ix *index) producerOrder(r *result, vs []int32) int {
 // lowest one known when the PubAck carried none.
 func (ix *index) ackedSeq(v int32) uint64 {
 	rec := &ix.vals[v]
-	if rec.okOp >= 0 && ix.op(rec.okOp).Rev > 0 {
-		return ix.op(rec.okOp).Rev
+	if rec.okOp >= 0 && ix.op(rec.okOp).M.Seq > 0 {
+		return ix.op(rec.okOp).M.Seq
 	}
 	return rec.minSeq()
 }

@@ -41,7 +41,7 @@ func checkStall(ix *index, r *result) {
 		case !ix.drained(c):
 			op := &ix.c.Ops[ix.drains[c]]
 			r.flag("not_drained", func() (string, []int) {
-				return fmt.Sprintf("consumer %s's drain %s with %d pending and %d awaiting an ack", name, op.ErrMsg, op.Rev, op.ExpectedRev), []int{ix.drains[c]}
+				return fmt.Sprintf("consumer %s's drain %s with %d pending and %d awaiting an ack", name, op.ErrMsg, op.M.Pending, op.M.AckPending), []int{ix.drains[c]}
 			})
 		}
 	}
@@ -70,7 +70,7 @@ func (ix *index) stallsIn(r *result, c int, times []int64, from, to, bound int64
 				r.flag("stalled", func() (string, []int) {
 					op := &ix.c.Ops[s]
 					return fmt.Sprintf("consumer %s delivered nothing for %s (%.1fs to %.1fs) with %d pending and %d awaiting an ack",
-						ix.c.Consumers[c], msOf(gapTo-gapFrom), float64(gapFrom)/1e9, float64(gapTo)/1e9, op.Rev, op.ExpectedRev), []int{s}
+						ix.c.Consumers[c], msOf(gapTo-gapFrom), float64(gapFrom)/1e9, float64(gapTo)/1e9, op.M.Pending, op.M.AckPending), []int{s}
 				})
 			}
 		}
@@ -89,7 +89,7 @@ func (ix *index) pendingSample(c int, from, to int64) int {
 		if s.Complete < from || s.Complete > to || s.Outcome != history.OK {
 			continue
 		}
-		if s.Rev+s.ExpectedRev > 0 {
+		if s.M.Pending+s.M.AckPending > 0 {
 			return n
 		}
 	}

@@ -27,7 +27,7 @@ func checkUnexpected(ix *index, r *result) {
 		}
 		r.flag("unexpected_delivery", func() (string, []int) {
 			op := ix.op(d.op)
-			return fmt.Sprintf("consumer %s received %q at stream sequence %d, which no producer published", op.Key, op.Value, d.seq), []int{int(d.op)}
+			return fmt.Sprintf("consumer %s received %q at stream sequence %d, which no producer published", op.M.Consumer, op.M.Value, d.seq), []int{int(d.op)}
 		})
 	}
 	for _, e := range ix.c.Stream {
@@ -66,7 +66,7 @@ func (ix *index) failedApplied(r *result, rec *valueRec) {
 		ops := []int{int(rec.firstOp)}
 		if rec.seqOp >= 0 {
 			d := ix.op(rec.seqOp)
-			where = fmt.Sprintf("consumer %s received it at sequence %d", d.Key, d.Rev)
+			where = fmt.Sprintf("consumer %s received it at sequence %d", d.M.Consumer, d.M.Seq)
 			ops = append(ops, int(rec.seqOp))
 		}
 		return fmt.Sprintf("every publish of %s failed definitely (the first: %s), yet %s", rec.value, refusal(first), where), ops
@@ -74,7 +74,7 @@ func (ix *index) failedApplied(r *result, rec *valueRec) {
 }
 
 // refusal says how a failed publish was refused.
-func refusal(op *history.Op) string {
+func refusal(op *Op) string {
 	if op.ErrMsg != "" {
 		return op.ErrMsg
 	}

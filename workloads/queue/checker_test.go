@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -121,5 +122,48 @@ func writeFixtures(t *testing.T) {
 	b.WriteString("\n`malformed/` holds cells that `Load` refuses with one line naming the file (`TestLoadRefuses`, cell_test.go).\n")
 	if err := os.WriteFile(filepath.Join("testdata", "README.md"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTypedCellsAgreeWithStored: every fixture written as the workload
+// writes now (each op's Msg in its data, no kv-update field reused) loads
+// to the same ops and gets the same verdicts as its testdata cell, stored
+// before ops were typed.
+func TestTypedCellsAgreeWithStored(t *testing.T) {
+	for _, name := range fixtureNames() {
+		stored, err := Load(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), name)
+		writeCell(t, dir, fixtures[name].build())
+		raw, err := os.ReadFile(filepath.Join(dir, "history.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			var fields map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(line), &fields); err != nil {
+				t.Fatalf("%s line %d: %v", name, n+1, err)
+			}
+			for _, f := range []string{"key", "value", "rev", "expected_rev", "err_seq"} {
+				if _, ok := fields[f]; ok {
+					t.Errorf("%s line %d: %s reused: %s", name, n+1, f, line)
+				}
+			}
+		}
+		typed, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mustJSON(t, typed.Ops) != mustJSON(t, stored.Ops) {
+			t.Errorf("%s: the typed cell's ops differ from the stored cell's", name)
+		}
+		a, b := RunCheckers(typed, 0), RunCheckers(stored, 0)
+		for i := range a {
+			if a[i].Name != b[i].Name || a[i].Verdict != b[i].Verdict || a[i].Summary != b[i].Summary {
+				t.Errorf("%s: %s %s %q; stored: %s %s %q", name, a[i].Name, a[i].Verdict, a[i].Summary, b[i].Name, b[i].Verdict, b[i].Summary)
+			}
+		}
 	}
 }

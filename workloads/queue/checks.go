@@ -1,11 +1,11 @@
 package queue
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
 // Checker names, in the order they are reported.
@@ -108,9 +108,10 @@ func (r *result) example(kind string, describe func() (string, []int)) {
 	a := checker.Anomaly{Kind: kind, Description: desc}
 	for _, n := range ops {
 		if n >= 0 && n < len(r.ix.c.Ops) {
-			a.Ops = append(a.Ops, checker.OpRef{Index: n, Op: r.ix.c.Ops[n]})
+			op := &r.ix.c.Ops[n]
+			a.Ops = append(a.Ops, checker.OpRef{Index: n, Op: op.Stored()})
 			if a.Key == "" {
-				a.Key = r.ix.c.Ops[n].Key
+				a.Key = cmp.Or(op.M.Consumer, op.M.Producer)
 			}
 		}
 	}
@@ -134,7 +135,7 @@ func (r *result) summarize(found, clean string) {
 func (ix *index) consumerName(c int32) string { return ix.c.Consumers[c] }
 
 // op is the op at index n.
-func (ix *index) op(n int32) *history.Op { return &ix.c.Ops[n] }
+func (ix *index) op(n int32) *Op { return &ix.c.Ops[n] }
 
 // plural writes "1 message" or "3 messages".
 func plural(n int, word string) string {

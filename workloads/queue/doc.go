@@ -19,22 +19,27 @@
 //
 // # History
 //
-// Every op goes to history.jsonl as a history.Op, its fields reused:
+// Every op goes to history.jsonl as a history.Op with the common fields
+// (client, node, type, outcome, error, invoke, complete) and the queue's
+// own in its data (Msg; which fields an op carries is by its type):
 //
-//	type           Client           Key       Value     Rev               ExpectedRev     ErrSeq           Outcome
-//	publish        producer         producer  value     PubAck sequence   attempt (1..)   -                ok (Err "duplicate" when the PubAck
-//	                                                                                                        said Duplicate), fail, info
-//	fetch          1000+worker      consumer  -         messages got      -               -                ok, fail
-//	deliver        worker or        consumer  payload   stream sequence   delivery count  consumer seq.    ok (invoke: its Fetch's invoke; an
-//	               2000+ordered                                           (NumDelivered)                   ordered delivery is zero-length)
-//	ack, nak       worker           consumer  value     stream sequence   delivery count  -                info when sent (fire-and-forget), fail
-//	ack-sync       worker           consumer  value     stream sequence   delivery count  -                ok (the server replied), info, fail
-//	consumer-info  3000/4000+cons.  consumer  leader    NumPending        NumAckPending   NumRedelivered   ok, fail (ordered: Rev is the stream's
-//	                                                                                                       last sequence minus the last delivered)
-//	run            1000             -         -         -                 -               -                ok: the run's workers were active
-//	drain          4000+consumer    consumer  -         NumPending left   NumAckPending   -                ok: nothing pending; info: gave up
-//	stream-info    5000             stream    leader    last sequence     messages        first sequence   ok, fail
+//	type           data                                              outcome
+//	publish        producer, value, attempt (1..), seq (the PubAck)  ok (err "duplicate" when the PubAck said Duplicate), fail, info
+//	fetch          consumer, got (messages)                          ok, fail
+//	deliver        consumer, value, seq, delivered, consumer_seq     ok (invoke: its Fetch's invoke; an ordered delivery is zero-length)
+//	ack, nak       consumer, value, seq, delivered                   info when sent (fire-and-forget), fail
+//	ack-sync       consumer, value, seq, delivered                   ok (the server replied), info, fail
+//	consumer-info  consumer, leader, pending, ack_pending,           ok, fail (ordered: pending is the stream's last sequence
+//	               redelivered                                       minus the last delivered)
+//	run            -                                                 ok: the run's workers were active
+//	drain          consumer, pending, ack_pending (what was left)    ok: nothing pending; info: gave up
+//	stream-info    stream, leader, last_seq, first_seq, msgs         ok, fail
 //
+// Clients are numbered by role (producers from 0, pull workers from 1000,
+// ordered subscriptions 2000, samplers 3000, drains 4000, the read-back
+// 5000) so each op names who did it. Cells stored before ops were typed
+// reused kv-update's fields instead (key, value, rev, expected_rev,
+// err_seq); Load reads them as before (legacyMsg holds the table).
 // Fault windows are the nemesis's own ops. All times are from the run's
 // monotonic clock; A precedes B only if A.complete < B.invoke.
 //

@@ -13,14 +13,14 @@ import (
 // pending is delivered and acknowledged. Each consumer's drain is one
 // "drain" op: Outcome ok when the consumer reported nothing pending, info
 // when it gave up (no delivery for StallBound, or DrainTimeout), with the
-// last pending counts in Rev (NumPending) and ExpectedRev (NumAckPending).
+// last pending counts (NumPending, NumAckPending).
 func (i *instance) drainAll(ctx context.Context) {
 	var wg sync.WaitGroup
 	for c, name := range i.o.ConsumerNames() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var op history.Op
+			var op Op
 			if i.o.Pattern == Ordered {
 				op = i.drainOrdered(ctx, c, name)
 			} else {
@@ -38,14 +38,14 @@ func (i *instance) drainAll(ctx context.Context) {
 // drainer tracks one consumer's drain against its two bounds.
 type drainer struct {
 	i            *instance
-	op           history.Op
+	op           Op
 	start, moved time.Time
 }
 
 func (i *instance) newDrainer(c int, name string) *drainer {
 	now := time.Now()
 	return &drainer{i: i, start: now, moved: now,
-		op: history.Op{Client: drainClient + c, Type: OpDrain, Key: name, Invoke: i.now()}}
+		op: Op{Op: history.Op{Client: drainClient + c, Type: OpDrain, Invoke: i.now()}, M: Msg{Consumer: name}}}
 }
 
 // over says whether the drain must give up, and records why.
@@ -63,8 +63,8 @@ func (d *drainer) over(ctx context.Context) bool {
 	return true
 }
 
-func (d *drainer) done(ok bool, pending, ackPending uint64) history.Op {
-	d.op.Complete, d.op.Rev, d.op.ExpectedRev = d.i.now(), pending, ackPending
+func (d *drainer) done(ok bool, pending, ackPending uint64) Op {
+	d.op.Complete, d.op.M.Pending, d.op.M.AckPending = d.i.now(), pending, ackPending
 	d.op.Outcome = history.Info
 	if ok {
 		d.op.Outcome, d.op.ErrMsg = history.OK, ""
@@ -75,7 +75,7 @@ func (d *drainer) done(ok bool, pending, ackPending uint64) history.Op {
 // drainPull fetches and acknowledges (in the cell's ack mode, never a nak
 // or a skip) until the consumer reports no message pending and none
 // awaiting an ack.
-func (i *instance) drainPull(ctx context.Context, c int, name string) history.Op {
+func (i *instance) drainPull(ctx context.Context, c int, name string) Op {
 	d := i.newDrainer(c, name)
 	p, err := i.newPuller(ctx, drainClient+c, c, name)
 	if p == nil {
@@ -94,7 +94,7 @@ func (i *instance) drainPull(ctx context.Context, c int, name string) history.Op
 		info := i.sampleOne(c, name, drainClient+c)
 		i.add(info)
 		if info.Outcome == history.OK {
-			pending, ackPending = info.Rev, info.ExpectedRev
+			pending, ackPending = info.M.Pending, info.M.AckPending
 			if pending == 0 && ackPending == 0 {
 				return d.done(true, 0, 0)
 			}
@@ -105,7 +105,7 @@ func (i *instance) drainPull(ctx context.Context, c int, name string) history.Op
 
 // drainOrdered reopens ordered subscription c after the last sequence it
 // delivered and waits until it reaches the stream's last sequence.
-func (i *instance) drainOrdered(ctx context.Context, c int, name string) history.Op {
+func (i *instance) drainOrdered(ctx context.Context, c int, name string) Op {
 	d := i.newDrainer(c, name)
 	var last uint64
 	err := retryFor(ctx, i.o.StallBound.D(), func(ctx context.Context) error {

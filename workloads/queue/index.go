@@ -108,7 +108,7 @@ func newIndex(c *Cell) *index {
 	return ix
 }
 
-func (ix *index) add(n int, op *history.Op) {
+func (ix *index) add(n int, op *Op) {
 	switch op.Type {
 	case history.Fault:
 		if op.Outcome != history.Fail { // a fault never injected changed nothing
@@ -120,16 +120,16 @@ func (ix *index) add(n int, op *history.Op) {
 	case OpDeliver:
 		ix.addDelivery(n, op)
 	case OpAck, OpAckSync, OpNak:
-		if c, ok := ix.consumers[op.Key]; ok {
+		if c, ok := ix.consumers[op.M.Consumer]; ok {
 			ix.acks = append(ix.acks, ackRec{cons: int32(c), op: int32(n), client: int32(op.Client), typ: op.Type,
-				outcome: op.Outcome, seq: op.Rev, count: op.ExpectedRev, invoke: op.Invoke, complete: op.Complete})
+				outcome: op.Outcome, seq: op.M.Seq, count: op.M.Delivered, invoke: op.Invoke, complete: op.Complete})
 		}
 	case OpConsumerInfo:
-		if c, ok := ix.consumers[op.Key]; ok {
+		if c, ok := ix.consumers[op.M.Consumer]; ok {
 			ix.samples[c] = append(ix.samples[c], n)
 		}
 	case OpDrain:
-		if c, ok := ix.consumers[op.Key]; ok {
+		if c, ok := ix.consumers[op.M.Consumer]; ok {
 			ix.drains[c] = n
 		}
 	case OpRun:
@@ -141,15 +141,15 @@ func (ix *index) add(n int, op *history.Op) {
 	}
 }
 
-func (ix *index) addPublish(n int, op *history.Op) {
-	v := ix.value(op.Value, true)
+func (ix *index) addPublish(n int, op *Op) {
+	v := ix.value(op.M.Value, true)
 	r := &ix.vals[v]
 	if !r.published {
 		r.published, r.firstInvoke, r.firstOp = true, op.Invoke, int32(n)
-		p, ok := ix.producers[op.Key]
+		p, ok := ix.producers[op.M.Producer]
 		if !ok {
 			p = len(ix.perProducer)
-			ix.producers[op.Key] = p
+			ix.producers[op.M.Producer] = p
 			ix.perProducer = append(ix.perProducer, nil)
 		}
 		ix.perProducer[p] = append(ix.perProducer[p], v)
@@ -163,24 +163,24 @@ func (ix *index) addPublish(n int, op *history.Op) {
 		if r.okOp < 0 || op.Complete < r.okEnd {
 			r.okEnd, r.okOp = op.Complete, int32(n)
 		}
-		if op.Rev > 0 {
-			ix.placeAt(v, op.Rev, int32(n))
+		if op.M.Seq > 0 {
+			ix.placeAt(v, op.M.Seq, int32(n))
 		}
 	}
 }
 
-func (ix *index) addDelivery(n int, op *history.Op) {
-	c, ok := ix.consumers[op.Key]
+func (ix *index) addDelivery(n int, op *Op) {
+	c, ok := ix.consumers[op.M.Consumer]
 	if !ok || op.Outcome != history.OK {
 		return
 	}
-	v := ix.value(op.Value, false)
+	v := ix.value(op.M.Value, false)
 	if v >= 0 {
 		ix.vals[v].delivered |= 1 << c
-		ix.placeAt(v, op.Rev, int32(n))
+		ix.placeAt(v, op.M.Seq, int32(n))
 	}
 	ix.dels = append(ix.dels, delivery{cons: int32(c), val: v, client: int32(op.Client), op: int32(n),
-		seq: op.Rev, count: op.ExpectedRev, invoke: op.Invoke, complete: op.Complete})
+		seq: op.M.Seq, count: op.M.Delivered, invoke: op.Invoke, complete: op.Complete})
 }
 
 // value interns v. Only a publish creates a value; a payload no publish

@@ -155,10 +155,10 @@ func (i *instance) Stats() workloads.Stats {
 	return s
 }
 
-// add records an op and counts it.
-func (i *instance) add(op history.Op) {
-	i.env.History.Add(op)
-	i.stats.add(op)
+// add records an op, its Msg as its Data, and counts it.
+func (i *instance) add(op Op) {
+	i.env.History.Add(withMsg(op.Op, op.M))
+	i.stats.add(op.Op)
 }
 
 func (i *instance) now() int64 { return i.env.History.Now() }
@@ -196,7 +196,7 @@ func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
 	}
 	spawn(i.sample)
 	wg.Wait()
-	i.add(history.Op{Client: workerClient, Type: OpRun, Outcome: history.OK, Invoke: start, Complete: i.now()})
+	i.add(Op{Op: history.Op{Client: workerClient, Type: OpRun, Outcome: history.OK, Invoke: start, Complete: i.now()}})
 	select {
 	case err := <-errs:
 		return err

@@ -79,13 +79,13 @@ func (s *orderedSub) handle(m *nats.Msg) {
 		return
 	}
 	now := s.i.now()
-	op := history.Op{Client: orderedClient + s.c, Node: s.nc.ConnectedServerName(), Type: OpDeliver, Key: s.name,
-		Value: string(m.Data), Invoke: now, Complete: now, Outcome: history.OK}
+	op := Op{Op: history.Op{Client: orderedClient + s.c, Node: s.nc.ConnectedServerName(), Type: OpDeliver,
+		Invoke: now, Complete: now, Outcome: history.OK}, M: Msg{Consumer: s.name, Value: string(m.Data)}}
 	md, err := m.Metadata()
 	if err != nil {
 		op.Outcome, op.Err, op.ErrMsg = history.Fail, history.ErrOther, client.ErrMsg(err)
 	} else {
-		op.Rev, op.ExpectedRev, op.ErrSeq = md.Sequence.Stream, md.NumDelivered, md.Sequence.Consumer
+		op.M.Seq, op.M.Delivered, op.M.ConsumerSeq = md.Sequence.Stream, md.NumDelivered, md.Sequence.Consumer
 		if md.Sequence.Stream > s.i.lastSeq[s.c].Load() {
 			s.i.lastSeq[s.c].Store(md.Sequence.Stream)
 		}

@@ -43,17 +43,17 @@ func (i *instance) produce(ctx context.Context, p int, lim *rate.Limiter) error 
 		}
 		v := Value(id, n)
 		for attempt := 1; ; attempt++ {
-			op := history.Op{Client: producerClient + p, Node: nc.ConnectedServerName(), Type: OpPublish,
-				Key: id, Value: v, ExpectedRev: uint64(attempt), Invoke: i.now()}
+			op := Op{Op: history.Op{Client: producerClient + p, Node: nc.ConnectedServerName(), Type: OpPublish, Invoke: i.now()},
+				M: Msg{Producer: id, Value: v, Attempt: attempt}}
 			// Not derived from ctx: a publish in flight when the run ends
 			// completes and is recorded as it really ended.
 			pctx, cancel := context.WithTimeout(context.Background(), i.o.PublishTimeout.D())
 			ack, err := js.Publish(pctx, subject, []byte(v), jetstream.WithMsgID(v))
 			cancel()
 			op.Complete = i.now()
-			recordErr(&op, err, true)
+			recordErr(&op.Op, err, true)
 			if err == nil {
-				op.Rev = ack.Sequence
+				op.M.Seq = ack.Sequence
 				if ack.Duplicate {
 					op.Err = ErrDuplicate
 				}

@@ -75,9 +75,9 @@ func (i *instance) pullRun(ctx context.Context, c, w int, name string) error {
 }
 
 // fetch runs one Fetch and handles every message it returns, and records
-// it with the number of messages in Rev.
+// it with the number of messages it got.
 func (p *puller) fetch(batch int) (int, error) {
-	op := history.Op{Client: p.client, Node: p.nc.ConnectedServerName(), Type: OpFetch, Key: p.name, Invoke: p.i.now()}
+	op := Op{Op: history.Op{Client: p.client, Node: p.nc.ConnectedServerName(), Type: OpFetch, Invoke: p.i.now()}, M: Msg{Consumer: p.name}}
 	b, err := p.cons.Fetch(batch, jetstream.FetchMaxWait(p.i.o.FetchWait.D()))
 	n := 0
 	if err == nil {
@@ -89,8 +89,8 @@ func (p *puller) fetch(batch int) (int, error) {
 		}
 		err = b.Error()
 	}
-	op.Complete, op.Rev = p.i.now(), uint64(n)
-	recordErr(&op, err, false)
+	op.Complete, op.M.Got = p.i.now(), n
+	recordErr(&op.Op, err, false)
 	p.i.add(op)
 	return n, err
 }
@@ -98,15 +98,15 @@ func (p *puller) fetch(batch int) (int, error) {
 // handle records a delivery and then acks, naks or skips it. The delivery's
 // invoke is its Fetch's: the server sent it after that moment.
 func (p *puller) handle(m jetstream.Msg, invoke int64) {
-	d := history.Op{Client: p.client, Node: p.nc.ConnectedServerName(), Type: OpDeliver, Key: p.name,
-		Value: string(m.Data()), Invoke: invoke, Complete: p.i.now(), Outcome: history.OK}
+	d := Op{Op: history.Op{Client: p.client, Node: p.nc.ConnectedServerName(), Type: OpDeliver,
+		Invoke: invoke, Complete: p.i.now(), Outcome: history.OK}, M: Msg{Consumer: p.name, Value: string(m.Data())}}
 	md, err := m.Metadata()
 	if err != nil {
 		d.Outcome, d.Err, d.ErrMsg = history.Fail, history.ErrOther, client.ErrMsg(err)
 		p.i.add(d)
 		return
 	}
-	d.Rev, d.ExpectedRev, d.ErrSeq = md.Sequence.Stream, md.NumDelivered, md.Sequence.Consumer
+	d.M.Seq, d.M.Delivered, d.M.ConsumerSeq = md.Sequence.Stream, md.NumDelivered, md.Sequence.Consumer
 	p.i.add(d)
 	if !p.drain {
 		r := p.rng.Float64()
@@ -128,9 +128,9 @@ func (p *puller) handle(m jetstream.Msg, invoke int64) {
 // ack sends an ack, AckSync or nak for delivery d and records it with the
 // delivery's stream sequence and count. A plain ack or nak that was sent is
 // indeterminate: nothing says the server got it.
-func (p *puller) ack(m jetstream.Msg, d history.Op, t history.OpType) {
-	op := history.Op{Client: p.client, Node: p.nc.ConnectedServerName(), Type: t, Key: p.name, Value: d.Value,
-		Rev: d.Rev, ExpectedRev: d.ExpectedRev, Invoke: p.i.now()}
+func (p *puller) ack(m jetstream.Msg, d Op, t history.OpType) {
+	op := Op{Op: history.Op{Client: p.client, Node: p.nc.ConnectedServerName(), Type: t, Invoke: p.i.now()},
+		M: Msg{Consumer: p.name, Value: d.M.Value, Seq: d.M.Seq, Delivered: d.M.Delivered}}
 	var err error
 	switch t {
 	case OpAckSync:
@@ -144,7 +144,7 @@ func (p *puller) ack(m jetstream.Msg, d history.Op, t history.OpType) {
 	}
 	op.Complete = p.i.now()
 	// A plain ack or nak that returned an error was never sent.
-	recordErr(&op, err, t == OpAckSync)
+	recordErr(&op.Op, err, t == OpAckSync)
 	if err == nil && t != OpAckSync {
 		op.Outcome = history.Info
 	}

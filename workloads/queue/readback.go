@@ -65,8 +65,8 @@ func (i *instance) streamState(ctx context.Context) (jetstream.StreamState, erro
 			return err
 		})
 		if err != nil {
-			i.add(history.Op{Client: readbackClient, Type: OpStreamInfo, Key: i.o.stream(), Invoke: invoke, Complete: i.now(),
-				Outcome: history.Fail, Err: history.ErrOther, ErrMsg: client.ErrMsg(err)})
+			i.add(Op{Op: history.Op{Client: readbackClient, Type: OpStreamInfo, Invoke: invoke, Complete: i.now(),
+				Outcome: history.Fail, Err: history.ErrOther, ErrMsg: client.ErrMsg(err)}, M: Msg{Stream: i.o.stream()}})
 			return state, fmt.Errorf("stream info: %w", err)
 		}
 		if i.o.Retention == Limits || state.Msgs == 0 || time.Now().After(deadline) {
@@ -74,8 +74,8 @@ func (i *instance) streamState(ctx context.Context) (jetstream.StreamState, erro
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	i.add(history.Op{Client: readbackClient, Type: OpStreamInfo, Key: i.o.stream(), Value: leader, Rev: state.LastSeq,
-		ErrSeq: state.FirstSeq, ExpectedRev: state.Msgs, Outcome: history.OK, Invoke: invoke, Complete: i.now()})
+	i.add(Op{Op: history.Op{Client: readbackClient, Type: OpStreamInfo, Outcome: history.OK, Invoke: invoke, Complete: i.now()},
+		M: Msg{Stream: i.o.stream(), Leader: leader, LastSeq: state.LastSeq, FirstSeq: state.FirstSeq, Msgs: state.Msgs}})
 	return state, nil
 }
 

@@ -28,13 +28,13 @@ func (i *instance) sample(ctx context.Context) error {
 	}
 }
 
-// sampleOne is one consumer-info op. For a durable consumer: Rev is
-// NumPending (not yet delivered), ExpectedRev NumAckPending (delivered, not
-// acknowledged), ErrSeq NumRedelivered, Value the consumer's leader. For an
-// ordered subscription, which the server does not know by name: Rev is the
-// stream's last sequence minus the last one it delivered.
-func (i *instance) sampleOne(c int, name string, client int) history.Op {
-	op := history.Op{Client: client, Node: i.admin.ConnectedServerName(), Type: OpConsumerInfo, Key: name, Invoke: i.now()}
+// sampleOne is one consumer-info op: for a durable consumer, its
+// NumPending (not yet delivered), NumAckPending (delivered, not
+// acknowledged), NumRedelivered and leader; for an ordered subscription,
+// which the server does not know by name, Pending is the stream's last
+// sequence minus the last one it delivered.
+func (i *instance) sampleOne(c int, name string, client int) Op {
+	op := Op{Op: history.Op{Client: client, Node: i.admin.ConnectedServerName(), Type: OpConsumerInfo, Invoke: i.now()}, M: Msg{Consumer: name}}
 	ctx, cancel := context.WithTimeout(context.Background(), sampleEvery)
 	defer cancel()
 	if i.o.Pattern == Ordered {
@@ -42,24 +42,24 @@ func (i *instance) sampleOne(c int, name string, client int) history.Op {
 		if err == nil {
 			last, seen := s.CachedInfo().State.LastSeq, i.lastSeq[c].Load()
 			if last > seen {
-				op.Rev = last - seen
+				op.M.Pending = last - seen
 			}
 			if s.CachedInfo().Cluster != nil {
-				op.Value = s.CachedInfo().Cluster.Leader
+				op.M.Leader = s.CachedInfo().Cluster.Leader
 			}
 		}
 		op.Complete = i.now()
-		recordErr(&op, err, false)
+		recordErr(&op.Op, err, false)
 		return op
 	}
 	cons, err := i.js.Consumer(ctx, i.o.stream(), name)
 	op.Complete = i.now()
-	recordErr(&op, err, false)
+	recordErr(&op.Op, err, false)
 	if err == nil {
 		info := cons.CachedInfo()
-		op.Rev, op.ExpectedRev, op.ErrSeq = info.NumPending, uint64(info.NumAckPending), uint64(info.NumRedelivered)
+		op.M.Pending, op.M.AckPending, op.M.Redelivered = info.NumPending, uint64(info.NumAckPending), uint64(info.NumRedelivered)
 		if info.Cluster != nil {
-			op.Value = info.Cluster.Leader
+			op.M.Leader = info.Cluster.Leader
 		}
 	}
 	return op

@@ -64,7 +64,7 @@ func series(ix *index) []second {
 	for c, ns := range ix.samples {
 		for _, n := range ns {
 			if op := &ix.c.Ops[n]; op.Outcome == history.OK {
-				at(op.Complete).pending[c] = int64(op.Rev + op.ExpectedRev)
+				at(op.Complete).pending[c] = int64(op.M.Pending + op.M.AckPending)
 			}
 		}
 	}

@@ -23,7 +23,7 @@ func (ix *index) unstable(c int) []span {
 	for _, f := range ix.faults {
 		out = append(out, span{f.start, f.end + grace, f.op})
 	}
-	var prev *history.Op
+	var prev *Op
 	for _, n := range ix.samples[c] {
 		s := &ix.c.Ops[n]
 		switch {
@@ -34,7 +34,7 @@ func (ix *index) unstable(c int) []span {
 			}
 			out = append(out, span{from, s.Complete + grace, n})
 			continue
-		case prev != nil && prev.Value != "" && s.Value != "" && prev.Value != s.Value:
+		case prev != nil && prev.M.Leader != "" && s.M.Leader != "" && prev.M.Leader != s.M.Leader:
 			out = append(out, span{prev.Invoke, s.Complete + grace, n})
 		}
 		prev = s
