@@ -19,6 +19,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/findings"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
@@ -28,25 +29,42 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
-// The proof of the extension point: a workload defined here, registered in
-// one line, runs through the whole pipeline with a fault and its own
-// checker, and shows in the report.
-func init() { workloads.Register(tinyWorkload{}) }
+// The proof of the extension point: a workload defined here, registered
+// here (the workload, its op type and its finding class), runs through
+// the whole pipeline with a fault, its own typed ops and its own checker,
+// and shows in report.html, junit.xml and finding.md.
+func init() {
+	workloads.Register(tinyWorkload{})
+	history.RegisterOpTypes(opTinyPublish)
+	findings.RegisterClasses(findings.Class{Check: "tiny-acked", Kind: "lost", Slug: "tiny-lost", Rank: 0,
+		Title: "An acknowledged tiny publish is missing from the stream", Promise: "A PubAck means the stream keeps the message."})
+}
 
 // tinyWorkload publishes unique values to an R3 stream and checks that
-// every acknowledged one is in it afterwards.
+// every acknowledged one is in it afterwards. With Plant it records one
+// acknowledged publish it never sent, so its checker must find it lost.
 type tinyWorkload struct{}
 
 type tinySettings struct {
-	Msgs int `json:"msgs"`
+	Msgs  int  `json:"msgs"`
+	Plant bool `json:"plant,omitempty"`
+}
+
+// opTinyPublish is the tiny workload's op; its data is a tinyMsg.
+const opTinyPublish history.OpType = "tiny-publish"
+
+type tinyMsg struct {
+	Value string `json:"value"`
+	Seq   uint64 `json:"seq,omitempty"`
 }
 
 type tinyInstance struct {
-	env  *workloads.Env
-	nc   *nats.Conn
-	js   jetstream.JetStream
-	msgs int
-	ops  atomic.Int64
+	env   *workloads.Env
+	nc    *nats.Conn
+	js    jetstream.JetStream
+	msgs  int
+	plant bool
+	ops   atomic.Int64
 }
 
 func (tinyWorkload) Name() string { return "tiny" }
@@ -54,7 +72,7 @@ func (tinyWorkload) Doc() string  { return "a test workload" }
 func (tinyWorkload) Flags(fs *pflag.FlagSet) workloads.Expander {
 	n := fs.Int("msgs", 200, "messages")
 	return func(func(string) bool) ([]workloads.Settings, error) {
-		return []workloads.Settings{tinySettings{*n}}, nil
+		return []workloads.Settings{tinySettings{Msgs: *n}}, nil
 	}
 }
 func (tinyWorkload) Decode(raw json.RawMessage) (workloads.Settings, error) {
@@ -77,13 +95,20 @@ func (tinyWorkload) Check(dir string, _ checker.Options) ([]checker.Result, erro
 		return nil, err
 	}
 	res := checker.Result{Name: "tiny-acked", Verdict: checker.Valid, Counts: map[string]int{"acked": 0, "lost": 0}}
-	for _, op := range ops {
-		if op.Type == history.Put && op.Outcome == history.OK {
-			res.Counts["acked"]++
-			if !stored[op.Value] {
-				res.Counts["lost"]++
-				res.Verdict = checker.Invalid
-			}
+	for n, op := range ops {
+		var m tinyMsg
+		if op.Type != opTinyPublish || op.Outcome != history.OK {
+			continue
+		}
+		if err := json.Unmarshal(op.Data, &m); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n+1, err)
+		}
+		res.Counts["acked"]++
+		if !stored[m.Value] {
+			res.Counts["lost"]++
+			res.Verdict = checker.Invalid
+			res.Anomalies = append(res.Anomalies, checker.Anomaly{Kind: "lost", Key: m.Value, Ops: []checker.OpRef{{Index: n, Op: op}},
+				Description: fmt.Sprintf("%s was acknowledged at sequence %d and is not in the stream", m.Value, m.Seq)})
 		}
 	}
 	res.Summary = fmt.Sprintf("%d acknowledged, %d lost", res.Counts["acked"], res.Counts["lost"])
@@ -111,24 +136,30 @@ func (s tinySettings) Setup(ctx context.Context, env *workloads.Env) (workloads.
 		nc.Close()
 		return nil, err
 	}
-	return &tinyInstance{env: env, nc: nc, js: js, msgs: s.Msgs}, nil
+	return &tinyInstance{env: env, nc: nc, js: js, msgs: s.Msgs, plant: s.Plant}, nil
 }
 
-func (i *tinyInstance) Stream() string                 { return "TINY" }
-func (i *tinyInstance) JetStream() jetstream.JetStream { return i.js }
-func (i *tinyInstance) Close()                         { i.nc.Close() }
-func (i *tinyInstance) Stats() workloads.Stats         { return workloads.Stats{Ops: i.ops.Load()} }
+func (i *tinyInstance) Close()                 { i.nc.Close() }
+func (i *tinyInstance) Stats() workloads.Stats { return workloads.Stats{Ops: i.ops.Load()} }
 func (i *tinyInstance) Run(ctx context.Context, _ *nemesis.Script) error {
+	if i.plant { // never published: the checker must find it lost
+		now := i.env.History.Now()
+		data, _ := json.Marshal(tinyMsg{Value: "planted", Seq: 1 << 40})
+		i.env.History.Add(history.Op{Client: 1, Type: opTinyPublish, Data: data, Outcome: history.OK, Invoke: now, Complete: now})
+	}
 	for n := 0; ctx.Err() == nil; n++ {
-		v := fmt.Sprintf("v%d", n)
-		op := history.Op{Client: 0, Type: history.Put, Key: "tiny", Value: v, Invoke: i.env.History.Now()}
+		m := tinyMsg{Value: fmt.Sprintf("v%d", n)}
+		op := history.Op{Client: 0, Type: opTinyPublish, Invoke: i.env.History.Now()}
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		_, err := i.js.Publish(pctx, "tiny", []byte(v))
+		ack, err := i.js.Publish(pctx, "tiny", []byte(m.Value))
 		cancel()
 		op.Complete, op.Outcome = i.env.History.Now(), history.OK
 		if err != nil {
 			op.Outcome, op.Err = history.Info, history.ErrTimeout
+		} else {
+			m.Seq = ack.Sequence
 		}
+		op.Data, _ = json.Marshal(m)
 		i.env.History.Add(op)
 		i.ops.Add(1)
 		if n >= i.msgs {
@@ -181,7 +212,7 @@ func TestIntegrationExtensionPoint(t *testing.T) {
 		DirectGet: []bool{false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"kill"},
 		NemesisInterval: 2 * time.Second, Seed: 3, RecoveryTimeout: 30 * time.Second, CheckTimeout: 30 * time.Second,
 		Command: "chaos run --workload tiny --nemesis kill"}
-	if err := run.SetSettings(&spec, []workloads.Settings{tinySettings{Msgs: 100}}); err != nil {
+	if err := run.SetSettings(&spec, []workloads.Settings{tinySettings{Msgs: 100, Plant: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := run.Validate(spec); err != nil {
@@ -204,13 +235,16 @@ func TestIntegrationExtensionPoint(t *testing.T) {
 			tiny = &c.Checks[i]
 		}
 	}
-	if tiny == nil || tiny.Verdict != checker.Valid || tiny.Counts["acked"] == 0 {
+	// Everything published is there; the planted publish alone is lost.
+	if tiny == nil || tiny.Verdict != checker.Invalid || tiny.Counts["acked"] < 2 || tiny.Counts["lost"] != 1 ||
+		len(tiny.Anomalies) != 1 || tiny.Anomalies[0].Key != "planted" {
 		t.Fatalf("the workload's checker: %+v", tiny)
 	}
-	// Every acknowledged value is in the read-back (the check says so);
-	// one whose ack was lost to the kill may be there too.
-	if c.Stream.Entries < tiny.Counts["acked"] || !c.Stream.Complete {
-		t.Errorf("results.json's stream: %d entries, complete %v; want the %d acknowledged at least, complete", c.Stream.Entries, c.Stream.Complete, tiny.Counts["acked"])
+	// Every acknowledged value but the planted one is in the read-back
+	// (the check says so); one whose ack was lost to the kill may be there
+	// too.
+	if kept := tiny.Counts["acked"] - tiny.Counts["lost"]; c.Stream.Entries < kept || !c.Stream.Complete {
+		t.Errorf("results.json's stream: %d entries, complete %v; want the %d kept at least, complete", c.Stream.Entries, c.Stream.Complete, kept)
 	}
 	if len(c.Faults) == 0 || c.Faults[0].Fault != "kill" || !c.Faults[0].Verified {
 		t.Fatalf("fault windows %+v, want a verified kill", c.Faults)
@@ -218,10 +252,20 @@ func TestIntegrationExtensionPoint(t *testing.T) {
 	if _, err := reports.Write(res.Dir); err != nil {
 		t.Fatal(err)
 	}
-	page, _ := os.ReadFile(filepath.Join(res.Dir, reports.HTMLFile))
-	for _, want := range []string{"tiny-acked", tiny.Summary, "kill"} {
-		if !strings.Contains(string(page), want) {
-			t.Errorf("report lacks %q", want)
+	for file, wants := range map[string][]string{
+		reports.HTMLFile:  {"tiny-acked", tiny.Summary, "kill"},
+		reports.JUnitFile: {`name="tiny-acked"`, "<failure", tiny.Summary},
+		filepath.Join(filepath.Base(c.Dir), findings.FileName): {`<a id="tiny-lost"></a>`, "An acknowledged tiny publish is missing",
+			"A PubAck means the stream keeps the message.", "planted was acknowledged", `tiny-publish {"value":"planted"`},
+	} {
+		b, err := os.ReadFile(filepath.Join(res.Dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range wants {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s lacks %q", file, want)
+			}
 		}
 	}
 }
