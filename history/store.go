@@ -221,17 +221,23 @@ func countLines(f *os.File) (int, error) {
 
 // WriteStream saves the observed stream as JSONL.
 func WriteStream(path string, entries []Entry, complete bool) error {
+	// The first line says whether the read was complete.
+	return WriteEntries(path, struct {
+		Complete bool `json:"complete"`
+		Count    int  `json:"count"`
+	}{complete, len(entries)}, entries)
+}
+
+// WriteEntries saves a file of stream entries as JSONL: head (a
+// workload's own first line) and then one entry a line.
+func WriteEntries(path string, head any, entries []Entry) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
-	// The first line says whether the read was complete.
-	if err := enc.Encode(struct {
-		Complete bool `json:"complete"`
-		Count    int  `json:"count"`
-	}{complete, len(entries)}); err != nil {
+	if err := enc.Encode(head); err != nil {
 		f.Close()
 		return err
 	}

@@ -157,27 +157,7 @@ func (w *Workload) DrainObservers(ctx context.Context, lastSeq uint64, bound tim
 
 // WriteObserved saves the observed stream.
 func WriteObserved(path string, head ObservedHead, entries []history.Entry) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	if err := enc.Encode(head); err != nil {
-		f.Close()
-		return err
-	}
-	for _, e := range entries {
-		if err := enc.Encode(e); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return history.WriteEntries(path, head, entries)
 }
 
 // ReadObserved loads observed.jsonl. A file cut short (a run killed while
