@@ -99,6 +99,11 @@ type Plan struct {
 	Streams []Stream
 	// Label is what the cell's label starts with ("catch-up"), or empty.
 	Label string
+	// ReadsDirectGet says the workload reads through Direct Get, so that
+	// Direct Get on and off are two cells (--direct-get both); a workload
+	// that reads nothing through it runs with it off, and --direct-get on
+	// or both is refused.
+	ReadsDirectGet bool
 }
 
 // Need is one runtime control a workload uses, and what asks for it:

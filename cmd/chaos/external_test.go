@@ -309,3 +309,33 @@ func TestNameStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectGetOnlyWhereRead: Direct Get is an axis of the workloads that
+// read through it; queue's cells run with it off, and asking for it is a
+// usage error naming why.
+func TestDirectGetOnlyWhereRead(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		cells []bool
+		err   string
+	}{
+		{[]string{"--workload", "kv-update"}, []bool{true, false}, ""},
+		{[]string{"--workload", "catchup"}, []bool{true, false}, ""},
+		{[]string{"--workload", "queue"}, []bool{false}, ""},
+		{[]string{"--workload", "queue", "--direct-get", "off"}, []bool{false}, ""},
+		{[]string{"--workload", "queue", "--direct-get", "both"}, nil, "--direct-get both does not apply to --workload queue: it reads nothing through Direct Get"},
+		{[]string{"--workload", "queue", "--direct-get", "on"}, nil, "--direct-get on does not apply to --workload queue"},
+	} {
+		cmd, f := newRun(tc.args)
+		if err := cmd.ParseFlags(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		s, err := f.spec(cmd)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%v: %v; want %q", tc.args, err, tc.err)
+		case tc.err == "" && (err != nil || fmt.Sprint(s.DirectGet) != fmt.Sprint(tc.cells)):
+			t.Errorf("%v: Direct Get %v, %v; want %v", tc.args, s.DirectGet, err, tc.cells)
+		}
+	}
+}

@@ -65,6 +65,7 @@ func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
 		{[]string{"run", "--until-fail"}, "--until-fail"},
 		{[]string{"run", "--bisect"}, "--bisect needs a release range"},
 		{[]string{"run", "--workload", "catchup", "--time-limit", "10s"}, "--time-limit does not apply to --workload catchup"},
+		{[]string{"run", "--workload", "queue", "--direct-get", "both"}, "--direct-get both does not apply to --workload queue"},
 		{[]string{"run", "--backlog", "1GiB"}, "--backlog does not apply to --workload kv-update (it is a catchup flag)"},
 		{[]string{"run", "--keys", "0"}, "--keys must be at least 1"},
 		{[]string{"run", "--clients", "0"}, "--clients must be at least 1"},

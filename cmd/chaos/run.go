@@ -48,6 +48,12 @@ type runFlags struct {
 // workload args name (--workload, default kv-update), so each workload has
 // its flags and no other's; --help lists them.
 func runCmd(args []string) *cobra.Command {
+	cmd, _ := newRun(args)
+	return cmd
+}
+
+// newRun is the run command and the flags it fills.
+func newRun(args []string) (*cobra.Command, *runFlags) {
 	f := &runFlags{}
 	name := workloadArg(args)
 	cmd := &cobra.Command{
@@ -102,7 +108,7 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 		f.expand = w.Flags(fl)
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%s", otherWorkloadFlag(err, name)) })
-	return cmd
+	return cmd, f
 }
 
 func roleNames() string {
@@ -216,6 +222,14 @@ func (f *runFlags) spec(cmd *cobra.Command) (record.Spec, error) {
 	}
 	if len(settings) > 0 && !settings[0].Plan(s.Cluster).Timed && changed("time-limit") {
 		return record.Spec{}, fmt.Errorf("--time-limit does not apply to --workload %s: it runs through its own phases", f.workload)
+	}
+	if len(settings) > 0 && !settings[0].Plan(s.Cluster).ReadsDirectGet {
+		// Not an axis: the workload reads nothing through Direct Get, so
+		// both settings would run the same cell twice.
+		if changed("direct-get") && (len(s.DirectGet) != 1 || s.DirectGet[0]) {
+			return record.Spec{}, fmt.Errorf("--direct-get %s does not apply to --workload %s: it reads nothing through Direct Get (its cells run with it off)", f.directGet, f.workload)
+		}
+		s.DirectGet = []bool{false}
 	}
 	if err := run.SetSettings(&s, settings); err != nil {
 		return record.Spec{}, err

@@ -159,7 +159,8 @@ func (o Options) Plan(base cluster.Config) workloads.Plan {
 	}
 	prefix := strings.ToLower(d.Stream) + "."
 	return workloads.Plan{Cluster: o.ClusterConfig(base), Needs: needs, RecoveryBound: d.RecoveryTimeout, SampleEvery: d.SampleInterval, Label: "catch-up",
-		Streams: []workloads.Stream{{Name: d.Stream, Filter: prefix + ">", Subject: prefix + "chaos-preflight", Replicas: 3}}}
+		ReadsDirectGet: true, // the reader on the target reads through it
+		Streams:        []workloads.Stream{{Name: d.Stream, Filter: prefix + ">", Subject: prefix + "chaos-preflight", Replicas: 3}}}
 }
 
 // Named names the stream, and so its subjects.

@@ -154,7 +154,7 @@ func (o Options) Tags() []record.Tag {
 // --time-limit, and the bucket's stream.
 func (o Options) Plan(base cluster.Config) workloads.Plan {
 	b := o.withBucket().Bucket
-	return workloads.Plan{Cluster: base, Timed: true, Streams: []workloads.Stream{
+	return workloads.Plan{Cluster: base, Timed: true, ReadsDirectGet: true, Streams: []workloads.Stream{
 		{Name: "KV_" + b, Filter: "$KV." + b + ".>", Subject: "$KV." + b + ".chaos-preflight", Replicas: o.Replicas}}}
 }
 

@@ -62,7 +62,9 @@ func (workload) Summary(dir string) ([]string, error) {
 }
 
 // Plan: the base cluster (the workload only talks to the servers), for
-// --time-limit and then a drain, and the one stream.
+// --time-limit and then a drain, and the one stream. It reads nothing
+// through Direct Get (consumers deliver; the read-back asks the leader),
+// so Direct Get is no axis of its cells.
 func (o Options) Plan(base cluster.Config) workloads.Plan {
 	prefix := o.subjectPrefix()
 	return workloads.Plan{Cluster: base, Timed: true, Streams: []workloads.Stream{
