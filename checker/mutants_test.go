@@ -251,7 +251,7 @@ var mutants = []mutant{
 	{"queue-redelivery: a nak sent as the redelivery arrived counts as before it", "workloads/queue/check_redelivery.go",
 		"n.acks[n.next].invoke < t;", "n.acks[n.next].invoke <= t;", []string{"TestFixtures"}},
 	{"queue-unexpected: failed_publish_applied deleted", "workloads/queue/check_unexpected.go",
-		"rec.published && rec.outcome == history.Fail && (rec.delivered != 0 || rec.inStream) {", "false && rec.published {", []string{"TestFixtures"}},
+		"rec.published && rec.outcome == history.Fail && (rec.delivered != 0 || rec.inStream) {", "false && rec.outcome == history.Fail {", []string{"TestFixtures"}},
 	{"queue-unexpected: an indeterminate attempt counts as refused", "workloads/queue/check_unexpected.go",
 		"rec.outcome == history.Fail", "rec.outcome != history.OK", []string{"TestFixtures"}},
 	{"queue-unexpected: a refused value only delivered not judged", "workloads/queue/check_unexpected.go",
