@@ -96,6 +96,48 @@ func TestExternalDockerIntegration(t *testing.T) {
 	if after := accountState(t, servers); after != before {
 		t.Errorf("the cluster after the run: %s; before: %s", after, before)
 	}
+	externalQueue(t, repo, store, servers, monitors, sel, before)
+}
+
+// externalQueue runs the queue workload on the same cluster: its stream is
+// named under the run's name like kv-update's bucket, the kill is verified
+// through the hooks, the cell reaches a verdict, and the run leaves the
+// account as it found it.
+func externalQueue(t *testing.T, repo, store string, servers, monitors []string, sel, before string) {
+	t.Helper()
+	code, stdout, stderr := chaosIn(t, repo, "run", "--runtime", "external", "--workload", "queue",
+		"--server", strings.Join(servers, ","), "--monitor", strings.Join(monitors, ","), "--store", filepath.Join(store, "queue-runs"),
+		"--time-limit", "12s", "--nemesis", "kill", "--nemesis-interval", "4s", "--seed", "7", "--ack-wait", "2s", "--stall-bound", "10s", "--drain-timeout", "30s",
+		"--fault-hook", "kill=docker kill $(docker ps -q "+sel+")", "--fault-hook", "start=docker start $(docker ps -aq "+sel+")")
+	if code != record.ExitValid && code != record.ExitInvalid {
+		t.Fatalf("queue run: exit %d, want a verdict (%d or %d)\n%s\n%s", code, record.ExitValid, record.ExitInvalid, stdout, stderr)
+	}
+	dir := filepath.Join(store, "queue-runs", "latest")
+	var res record.Result
+	if b, err := os.ReadFile(filepath.Join(dir, "results.json")); err != nil || json.Unmarshal(b, &res) != nil {
+		t.Fatalf("queue results.json: %v", err)
+	}
+	res.Resolve(dir)
+	if x := res.Spec.Cluster.External; x == nil || len(x.Streams) != 1 || !strings.HasPrefix(x.Streams[0], "chaos_") {
+		t.Errorf("queue run: streams %+v, want one chaos_<random>", x)
+	}
+	if len(res.Cells) != 1 || res.Cells[0].DirectGet {
+		t.Fatalf("queue run: %d cells, want one with Direct Get off", len(res.Cells))
+	}
+	c := res.Cells[0]
+	if c.Error != "" || len(c.Checks) == 0 {
+		t.Fatalf("queue cell: error %q, %d checks", c.Error, len(c.Checks))
+	}
+	verified := false
+	for _, w := range c.Faults {
+		verified = verified || (w.Fault == "kill" && w.Injected && w.Verified)
+	}
+	if !verified {
+		t.Errorf("queue cell: no verified kill in %+v", c.Faults)
+	}
+	if after := accountState(t, servers); after != before {
+		t.Errorf("the cluster after the queue run: %s; before: %s", after, before)
+	}
 }
 
 // userData is what a staging cluster holds before the run: a bucket and a
