@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -100,4 +101,16 @@ func TestRefutationWitnessSpansPieces(t *testing.T) {
 func noDirect() func() {
 	linearize = func([]*linOp) bool { return false }
 	return func() { linearize = linearizeByRevision }
+}
+
+// TestRunJobsRaisesAWorkersPanic: a panic in a linearizability worker
+// reaches the caller's goroutine, where Guard makes it an unknown verdict,
+// instead of ending the process.
+func TestRunJobsRaisesAWorkersPanic(t *testing.T) {
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "linearizability worker") {
+			t.Fatalf("recovered %v; want the worker's panic", p)
+		}
+	}()
+	runJobs(porcupine.Model{}, []linJob{{refuted: &refutation{}}}, 2, func() (time.Duration, bool) { panic("boom") })
 }

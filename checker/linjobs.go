@@ -79,10 +79,16 @@ func runJobs(model porcupine.Model, jobs []linJob, workers int, remaining func()
 	for _, confirming := range []bool{false, true} {
 		var next atomic.Int64
 		var wg sync.WaitGroup
+		var panicked atomic.Value // a worker's panic, raised again below
 		for w := 0; w < workers; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer func() {
+					if p := recover(); p != nil {
+						panicked.CompareAndSwap(nil, fmt.Sprint(p))
+					}
+				}()
 				for {
 					i := int(next.Add(1) - 1)
 					if i >= len(jobs) {
@@ -109,6 +115,11 @@ func runJobs(model porcupine.Model, jobs []linJob, workers int, remaining func()
 			}()
 		}
 		wg.Wait()
+		// Raised on the caller's goroutine, where Guard turns it into an
+		// unknown verdict; in a worker it would end the process.
+		if p := panicked.Load(); p != nil {
+			panic("linearizability worker: " + p.(string))
+		}
 	}
 }
 

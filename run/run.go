@@ -195,8 +195,17 @@ func CheckRun(w workloads.Workload, cellDirs []string) []checker.Result {
 	if !ok || len(cellDirs) < 2 {
 		return nil
 	}
-	checks, err := rc.CheckRun(cellDirs)
-	if err != nil {
+	var checks []checker.Result
+	var err error
+	// A panic across the cells is one unknown result, like a cell's check.
+	r := checker.Guard("across-cells", func() checker.Result {
+		checks, err = rc.CheckRun(cellDirs)
+		return checker.Result{Verdict: checker.Valid}
+	})
+	switch {
+	case r.Verdict != checker.Valid:
+		return []checker.Result{r}
+	case err != nil:
 		return []checker.Result{{Name: "across-cells", Verdict: checker.Unknown, Summary: err.Error(), Reason: err.Error()}}
 	}
 	return checks

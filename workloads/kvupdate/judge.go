@@ -78,7 +78,7 @@ func CheckDir(dir string, opts checker.Options) ([]checker.Result, error) {
 		results, err := checkInParts(dir, b, opts, n)
 		switch {
 		case err == nil:
-			return append(results, divergence(dir, opts)), nil
+			return append(results, guardedDivergence(dir, opts)), nil
 		case !errors.Is(err, errCrossed):
 			return nil, err
 		}
@@ -97,7 +97,13 @@ func CheckDir(dir string, opts checker.Options) ([]checker.Result, error) {
 		return nil, err
 	}
 	results := checker.Run(h, b.checks(&h, obs, nil, opts))
-	return append(results, divergence(dir, opts)), nil
+	return append(results, guardedDivergence(dir, opts)), nil
+}
+
+// guardedDivergence is the divergence check under checker.Guard, like the
+// history's checkers.
+func guardedDivergence(dir string, opts checker.Options) checker.Result {
+	return checker.Guard(checker.NameDivergence, func() checker.Result { return divergence(dir, opts) })
 }
 
 // observedFile is observed.jsonl, or a part's share of it.
