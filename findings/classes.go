@@ -86,8 +86,20 @@ func RegisterClasses(cs ...Class) {
 		if _, taken := lookupClass(c.Check, c.Kind); taken || slugTaken(c.Slug) {
 			panic("findings: class " + c.Check + "/" + c.Kind + " (" + c.Slug + ") registered twice")
 		}
+		if builtIn(c.Check) { // its built-in kinds would lose their sections
+			panic("findings: check " + c.Check + " has built-in classes")
+		}
 		registered[c.Check] = append(registered[c.Check], c)
 	}
+}
+
+func builtIn(check string) bool {
+	for _, c := range classes {
+		if c.Check == check {
+			return true
+		}
+	}
+	return false
 }
 
 func slugTaken(slug string) bool {
@@ -299,7 +311,9 @@ func (c *cell) generic(r *checker.Result, cl Class) section {
 			s.happened = append(s.happened, "- "+a.Description)
 		}
 		for _, ref := range a.Ops {
-			if id := opID(ref.Op); !seen[id] && len(ops) < 20 {
+			// One Fetch's deliveries share its client and invoke time: the
+			// index tells them apart.
+			if id := fmt.Sprintf("%d|%s", ref.Index, opID(ref.Op)); !seen[id] && len(ops) < 20 {
 				seen[id] = true
 				ops = append(ops, ref.Op)
 			}

@@ -93,8 +93,12 @@ func sortOps(ops []history.Op) {
 // workload's own data says what it returned in its data (call).
 func reply(o history.Op) string {
 	switch {
+	case len(o.Data) > 0 && o.Outcome == history.OK && o.Err != "":
+		return "ok, " + string(o.Err)
 	case len(o.Data) > 0 && o.Outcome == history.OK:
 		return "ok"
+	case len(o.Data) > 0 && o.Outcome == history.Info && o.ErrCode == 0 && o.Err == "" && o.ErrMsg != "":
+		return o.ErrMsg
 	case len(o.Data) > 0 && o.Outcome == history.Info && o.ErrCode == 0 && o.Err == "":
 		return "sent (indeterminate: nothing says the server got it)"
 	case o.Outcome == history.OK && o.Type == history.Get && o.Rev == 0:

@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -298,6 +299,7 @@ func TestRegisteredClasses(t *testing.T) {
 		{Check: "fake-other", Kind: "x", Slug: "fake-lost-message", Title: "t"},
 		{Check: "fake-other", Kind: "y", Slug: "oom-kill", Title: "t"},
 		{Check: "fake-other", Kind: "z", Title: "no slug"},
+		{Check: "stream-integrity", Kind: "lost", Slug: "fake-integrity-lost", Title: "t"},
 	} {
 		func() {
 			defer func() {
@@ -307,5 +309,26 @@ func TestRegisteredClasses(t *testing.T) {
 			}()
 			RegisterClasses(c)
 		}()
+	}
+}
+
+// TestReplyOfDataOps: an op with a workload's own data says how it ended
+// in its own terms: a drain that gave up by its reason, a duplicate
+// PubAck as such, a fire-and-forget ack as sent.
+func TestReplyOfDataOps(t *testing.T) {
+	data := json.RawMessage(`{"consumer":"c0"}`)
+	for _, tc := range []struct {
+		op   history.Op
+		want string
+	}{
+		{history.Op{Data: data, Outcome: history.OK}, "ok"},
+		{history.Op{Data: data, Outcome: history.OK, Err: "duplicate"}, "ok, duplicate"},
+		{history.Op{Data: data, Outcome: history.Info, ErrMsg: "gave up: nothing delivered for 20s"}, "gave up: nothing delivered for 20s"},
+		{history.Op{Data: data, Outcome: history.Info}, "sent (indeterminate: nothing says the server got it)"},
+		{history.Op{Data: data, Outcome: history.Info, Err: history.ErrTimeout}, "timeout (indeterminate: may have been applied)"},
+	} {
+		if got := reply(tc.op); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.op, got, tc.want)
+		}
 	}
 }

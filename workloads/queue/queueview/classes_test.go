@@ -18,7 +18,7 @@ func TestFindingOfALostMessage(t *testing.T) {
 	for _, tc := range []struct {
 		cell, class, example string
 	}{
-		{"lost", "queue-lost-message", "p"},
+		{"lost", "queue-lost-message", "p0-11 was acknowledged at stream sequence 11 but no consumer received it"},
 		{"clean", "", ""},
 	} {
 		dir := t.TempDir()
@@ -62,7 +62,8 @@ func TestFindingOfALostMessage(t *testing.T) {
 		if len(fs) != 1 || fs[0].Class != tc.class || fs[0].Count == 0 {
 			t.Fatalf("%s: findings %+v; want one %s", tc.cell, fs, tc.class)
 		}
-		for _, want := range []string{`<a id="` + tc.class + `"></a>`, "An acknowledged message was never delivered", "PubAck"} {
+		for _, want := range []string{`<a id="` + tc.class + `"></a>`, "An acknowledged message was never delivered", "PubAck", tc.example,
+			`publish {"producer":"p0","value":"p0-11","seq":11,"attempt":1}`} {
 			if !strings.Contains(string(md), want) {
 				t.Errorf("%s: finding.md lacks %q:\n%s", tc.cell, want, md)
 			}
