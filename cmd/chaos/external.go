@@ -53,7 +53,7 @@ func bindExternal(fl *pflag.FlagSet) *externalFlags {
 	fl.StringArrayVar(&e.hooks, "fault-hook", nil, "external: NAME=COMMAND, the shell command that does a control on your cluster; NAME is "+
 		strings.Join(external.Controls, ", ")+"; {node} {index} {nodes} {others} {groups} are filled in (repeatable; see README)")
 	fl.BoolVar(&e.yes, "yes", false, "external: run against servers that are not on this machine without asking")
-	fl.StringVar(&e.namePrefix, "name-prefix", "chaos", "external: prefix of the bucket the run creates (<prefix>_<random>)")
+	fl.StringVar(&e.namePrefix, "name-prefix", "chaos", "external: prefix of the name of what the run creates (<prefix>_<random>: the bucket or stream)")
 	fl.DurationVar(&e.connectTimeout, "connect-timeout", external.DefaultConnectTimeout, "external: how long the servers have to answer and the cluster to be ready, per cell")
 	fl.DurationVar(&e.hookTimeout, "hook-timeout", external.DefaultHookTimeout, "external: how long one --fault-hook command may run")
 	return e
@@ -89,9 +89,9 @@ func (e *externalFlags) shape(s *record.Spec, changed func(string) bool) error {
 
 var namePrefixRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$`)
 
-// options builds the runtime's options, naming the run's bucket: a unique
-// name under --name-prefix, so that the run creates its own and can delete
-// exactly that. Only workloads whose streams this knows can run here.
+// options builds the runtime's options, naming what the run creates: a
+// unique name under --name-prefix, so that the run creates its own and can
+// delete exactly that (nameStreams).
 func (e *externalFlags) options(s *record.Spec, probeTimeout time.Duration) (external.Options, error) {
 	if !namePrefixRE.MatchString(e.namePrefix) {
 		return external.Options{}, fmt.Errorf("--name-prefix %q: letters, digits, '_' and '-', at most 32", e.namePrefix)
@@ -134,7 +134,14 @@ func nameStreams(s *record.Spec, name string) ([]external.Stream, error) {
 		}
 		x = x.Named(name)
 		settings = append(settings, x)
-		for _, st := range x.Plan(s.Cluster).Streams {
+		plan := x.Plan(s.Cluster)
+		if len(plan.Streams) == 0 {
+			return nil, fmt.Errorf("--runtime external: --workload %s names no stream it creates, so the run could not keep to its own", s.Workload)
+		}
+		for _, st := range plan.Streams {
+			if !strings.Contains(st.Name, name) {
+				return nil, fmt.Errorf("--runtime external: --workload %s creates stream %s, not named under the run's name %s, so the run could not keep to its own", s.Workload, st.Name, name)
+			}
 			es := external.Stream{Name: st.Name, Filter: st.Filter, Subject: st.Subject, Replicas: st.Replicas}
 			if i, ok := at[st.Name]; !ok {
 				at[st.Name] = len(out)

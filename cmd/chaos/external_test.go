@@ -14,10 +14,12 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/pflag"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/external"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // closedPorts are loopback ports nothing listens on: a run that got past
@@ -337,5 +339,30 @@ func TestDirectGetOnlyWhereRead(t *testing.T) {
 		case tc.err == "" && (err != nil || fmt.Sprint(s.DirectGet) != fmt.Sprint(tc.cells)):
 			t.Errorf("%v: Direct Get %v, %v; want %v", tc.args, s.DirectGet, err, tc.cells)
 		}
+	}
+}
+
+// streamless is a workload whose plan names no stream: on --runtime
+// external the run could not keep to what it creates, so it is refused.
+type streamless struct{ workloads.Workload }
+
+type streamlessSettings struct{ workloads.Settings }
+
+func (streamless) Name() string                            { return "streamless-test" }
+func (streamless) Doc() string                             { return "a test workload that names no stream" }
+func (streamless) Flags(*pflag.FlagSet) workloads.Expander { return nil }
+func (streamless) Decode(json.RawMessage) (workloads.Settings, error) {
+	return streamlessSettings{}, nil
+}
+func (s streamlessSettings) Named(string) workloads.Settings { return s }
+func (streamlessSettings) Plan(base cluster.Config) workloads.Plan {
+	return workloads.Plan{Cluster: base}
+}
+
+func TestNameStreamsRefusesAPlanWithoutStreams(t *testing.T) {
+	workloads.Register(streamless{})
+	s := record.Spec{Workload: "streamless-test", Settings: []json.RawMessage{json.RawMessage(`{}`)}}
+	if _, err := nameStreams(&s, "chaos_ab12"); err == nil || !strings.Contains(err.Error(), "names no stream it creates") {
+		t.Fatalf("%v; want a refusal naming why", err)
 	}
 }

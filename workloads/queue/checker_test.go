@@ -160,6 +160,9 @@ func TestTypedCellsAgreeWithStored(t *testing.T) {
 			t.Errorf("%s: the typed cell's ops differ from the stored cell's", name)
 		}
 		a, b := RunCheckers(typed, 0), RunCheckers(stored, 0)
+		if len(a) != len(b) {
+			t.Fatalf("%s: %d checks, stored: %d", name, len(a), len(b))
+		}
 		for i := range a {
 			if a[i].Name != b[i].Name || a[i].Verdict != b[i].Verdict || a[i].Summary != b[i].Summary {
 				t.Errorf("%s: %s %s %q; stored: %s %s %q", name, a[i].Name, a[i].Verdict, a[i].Summary, b[i].Name, b[i].Verdict, b[i].Summary)
