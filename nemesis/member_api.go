@@ -35,7 +35,7 @@ const apiTimeout = 5 * time.Second
 
 // memberAPI connects to the cluster as the system account's user (see
 // cluster.SystemUser) for the server removal; stream peer removal goes
-// through the workload's JetStream client.
+// through the pipeline's JetStream client (Env.JS).
 func (e *Env) memberAPI(ctx context.Context) (memberAPI, error) {
 	if e.memberOps != nil {
 		return e.memberOps, nil

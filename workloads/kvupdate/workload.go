@@ -172,9 +172,6 @@ func (w *Workload) StreamName() string { return "KV_" + w.opts.Bucket }
 // subject is key's subject in the bucket's stream.
 func (w *Workload) subject(key string) string { return "$KV." + w.opts.Bucket + "." + key }
 
-// JetStream is the admin connection's JetStream context (faults use it).
-func (w *Workload) JetStream() jetstream.JetStream { return w.js }
-
 // Key names key i.
 func Key(i int) string { return fmt.Sprintf("k%d", i) }
 

@@ -7,7 +7,8 @@
 // queue workload).
 //
 // Producers (--producers, spread over the nodes) publish p<i>-1, p<i>-2,
-// ... to queue.p<i>, one at a time, each with its value as Nats-Msg-Id; a
+// ... to queue.p<i> (the stream's name in lower case, then p<i>; the
+// stream is QUEUE unless the run names it), one at a time, each with its value as Nats-Msg-Id; a
 // publish that fails or times out is retried with the same id. Consumers
 // are durable pull consumers with explicit ack (--consumers, each read by
 // --workers workers on different nodes, each delivering the whole stream)
