@@ -270,6 +270,10 @@ var mutants = []mutant{
 		"Seq: op.Rev, Delivered: op.ExpectedRev, ConsumerSeq: op.ErrSeq}", "Seq: op.Rev, Delivered: op.ErrSeq, ConsumerSeq: op.ErrSeq}", []string{"TestFixtures"}},
 	{"queue load: a typed op's data ignored", "workloads/queue/msg.go",
 		"case len(op.Data) > 0:", "case false:", []string{"TestTypedCellsAgreeWithStored"}},
+	{"linearizability: a worker's panic swallowed", "checker/linjobs.go",
+		"panicked.CompareAndSwap(nil, fmt.Sprint(p))", "_ = p", []string{"TestRunJobsRaisesAWorkersPanic"}},
+	{"findings: a data op that gave up told as sent", "findings/section.go",
+		"o.ErrCode == 0 && o.Err == \"\" && o.ErrMsg != \"\":", "false:", []string{"TestReplyOfDataOps"}},
 	{"queue load: a no-responders failure refused", "workloads/queue/cell.go",
 		"op.Outcome != history.Fail || op.Err == history.ErrNoResponders ||", "op.Outcome != history.Fail ||", []string{"TestFixtures"}},
 	// kv-update's deletes check (branch fix-kvdeletes): a read-back not read
