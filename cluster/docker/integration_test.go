@@ -442,12 +442,33 @@ func TestIntegrationControls(t *testing.T) {
 			_, err := js.CreateStream(cctx, jetstream.StreamConfig{Name: "MEM", Subjects: []string{"mem.>"}, Replicas: 3, Storage: jetstream.MemoryStorage})
 			return err
 		})
+		// n1 must neither lead MEM nor carry the client: a node near its
+		// limit is not killed at once, the kernel first reclaims its file
+		// pages (its binary), and every publish through it then waits (one
+		// run here sent 51 MiB in 90 s, none killed). As a follower it
+		// stores what n2 and n3 acknowledge at their pace, so its memory
+		// outgrows the limit.
+		nc, js := connect(t, nodes[1], nodes[2])
+		waitFor(t, 30*time.Second, "MEM led by another node than n1", func() error {
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			s, err := js.Stream(cctx, "MEM")
+			if err != nil {
+				return err
+			}
+			if l := s.CachedInfo().Cluster; l == nil || l.Leader == "" || l.Leader == nodes[0].Name {
+				_, _ = nc.Request("$JS.API.STREAM.LEADER.STEPDOWN.MEM", nil, 5*time.Second)
+				return fmt.Errorf("leader %+v", l)
+			}
+			return nil
+		})
 		if err := c.SetMemoryLimit(ctx, 0, 80<<20); err != nil {
 			t.Fatal(err)
 		}
 		payload := make([]byte, 64<<10)
 		deadline := time.Now().Add(90 * time.Second)
 		var st cluster.NodeState
+		acked, lastErr := 0, error(nil)
 		for sent := 0; ; sent++ {
 			var err error
 			if st, err = c.State(ctx, 0); err != nil {
@@ -457,10 +478,15 @@ func TestIntegrationControls(t *testing.T) {
 				break
 			}
 			if time.Now().After(deadline) || sent > 4000 {
-				t.Fatalf("no OOM kill after %d MiB: %+v", sent*len(payload)>>20, st)
+				t.Fatalf("no OOM kill after %d MiB sent, %d MiB acknowledged (last error: %v): %+v",
+					sent*len(payload)>>20, acked*len(payload)>>20, lastErr, st)
 			}
 			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			js.Publish(pctx, "mem.x", payload) // errors expected once n1 dies
+			if _, err := js.Publish(pctx, "mem.x", payload); err != nil {
+				lastErr = err // expected once n1 dies
+			} else {
+				acked++
+			}
 			cancel()
 		}
 		t.Logf("n1 after the OOM kill: %+v", st)
