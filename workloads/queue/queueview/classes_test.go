@@ -21,20 +21,9 @@ func TestFindingOfALostMessage(t *testing.T) {
 		{"lost", "queue-lost-message", "p0-11 was acknowledged at stream sequence 11 but no consumer received it"},
 		{"clean", "", ""},
 	} {
-		dir := t.TempDir()
-		src := filepath.Join("..", "testdata", tc.cell)
-		entries, err := os.ReadDir(src)
-		if err != nil {
+		dir := filepath.Join(t.TempDir(), tc.cell)
+		if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "testdata", tc.cell))); err != nil {
 			t.Fatal(err)
-		}
-		for _, e := range entries {
-			b, err := os.ReadFile(filepath.Join(src, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
 		}
 		c, err := queue.Load(dir)
 		if err != nil {
