@@ -316,9 +316,9 @@ func (cr *cellRun) finish(ctx context.Context) {
 }
 
 // teardown closes the workload and the cluster (which saves node logs) on
-// a fresh context, lets the workload write its own files, and drops the
-// node stores unless asked to keep them: they can be large, and the
-// history, files and logs are what a person needs. It runs once.
+// a fresh context, and drops the node stores unless asked to keep them:
+// they can be large, and the history, files and logs are what a person
+// needs. It runs once.
 func (cr *cellRun) teardown() {
 	if cr.c == nil {
 		return
@@ -344,11 +344,6 @@ func (cr *cellRun) teardown() {
 	t := time.Now()
 	if err := c.Close(ctx); err != nil {
 		cr.r.logf("teardown: %v", err)
-	}
-	if a, ok := cr.inst.(workloads.Archiver); ok {
-		if err := a.Archive(); err != nil {
-			cr.r.logf("write the workload's files: %v", err)
-		}
 	}
 	if !cr.r.spec.KeepData {
 		_ = os.RemoveAll(filepath.Join(cr.res.Dir, "data"))

@@ -258,12 +258,6 @@ func Marshal(s Settings) (json.RawMessage, error) {
 	return json.RawMessage(b), err
 }
 
-// Archiver is an optional Instance: it runs once the cluster is closed and
-// the node logs are saved, and writes the workload's own files.
-type Archiver interface {
-	Archive() error
-}
-
 // CellSummarizer is an optional Workload: the terminal summary of a stored
 // cell, read from its files.
 type CellSummarizer interface {

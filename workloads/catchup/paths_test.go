@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
 // storedPaths reads the two machine paths as catchup.json stores them.
@@ -62,5 +64,39 @@ func TestStoredPathsRelative(t *testing.T) {
 	}
 	if o, err := Load(old); err != nil || o.Dir != "/work/notes/measure/store/r1/c1" || o.Cluster.Dir != o.Dir || o.Target != "n2" {
 		t.Errorf("an absolute catchup.json: %+v %v", o.Dir, err)
+	}
+}
+
+// The nodes' logs are saved only when the cluster closes, after Finish
+// wrote catchup.json: Load counts their lines of interest, and keeps the
+// counts of a cell stored with them.
+func TestLoadCountsLogLines(t *testing.T) {
+	dir := t.TempDir()
+	r := &cell{dir: dir}
+	r.res.Nodes = []cluster.Node{{Name: "n1"}, {Name: "n2"}}
+	if err := r.writeFiles(); err != nil {
+		t.Fatal(err)
+	}
+	logs := filepath.Join(dir, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := "[1] [INF] Catchup for stream 'A > S' complete\n[1] [INF] other\n[1] [WRN] Catchup for stream 'A > S' stalled\n"
+	if err := os.WriteFile(filepath.Join(logs, "n1.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.LogLines) != 1 || got.LogLines[0].Node != "n1" || got.LogLines[0].Count != 2 || got.LogLines[0].Last == "" {
+		t.Fatalf("log lines %+v, want n1's two catch-up lines", got.LogLines)
+	}
+	stored := Result{LogLines: []LogMatch{{Node: "n2", Pattern: "Healthcheck failed", Count: 7, First: "x"}}}
+	if err := Save(dir, stored); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = Load(dir); err != nil || len(got.LogLines) != 1 || got.LogLines[0].Count != 7 {
+		t.Fatalf("stored counts %+v (%v), want the stored n2 count of 7", got.LogLines, err)
 	}
 }

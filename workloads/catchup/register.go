@@ -93,18 +93,27 @@ func Load(dir string) (Result, error) {
 			*p = filepath.Join(dir, filepath.FromSlash(*p))
 		}
 	}
-	if r.Observed != "" {
-		if err := addObserved(dir, &r); err != nil {
-			return r, err
-		}
-	}
-	return r, nil
+	return r, Complete(dir, &r)
 }
 
-// Complete reads the series of a cell's catchup.json already decoded into
-// r (its paths as stored) back from the pipeline's readings of the nodes,
-// as Load does; a cell stored before them holds its series already.
+// nodeNames names the cell's nodes, in order.
+func (r *Result) nodeNames() []string {
+	var names []string
+	for _, n := range r.Nodes {
+		names = append(names, n.Name)
+	}
+	return names
+}
+
+// Complete adds to a cell's catchup.json already decoded into r (its
+// paths as stored) what is stored beside it, as Load does: the series,
+// from the pipeline's readings of the nodes, and the count of the log
+// lines of interest, from the logs the cluster saved as it closed (after
+// the workload's Finish). A cell stored before either holds it already.
 func Complete(dir string, r *Result) error {
+	if r.LogLines == nil {
+		r.LogLines = ScanLogs(filepath.Join(dir, "logs"), r.nodeNames())
+	}
 	if r.Observed == "" {
 		return nil
 	}
@@ -203,26 +212,16 @@ func (i *instance) Run(ctx context.Context, faults *nemesis.Script) error {
 	return i.runErr
 }
 
-// Finish compares the replicas and reads every id back (even after
-// Ctrl-C, so the record is whole).
+// Finish compares the replicas, reads every id back (even after Ctrl-C,
+// so the record is whole) and writes the cell's files. The nodes' logs
+// are saved only when the cluster closes, after Finish: Load counts their
+// lines of interest.
 func (i *instance) Finish(ctx context.Context) error {
 	if i.runErr == nil || errors.Is(i.runErr, context.Canceled) {
 		i.r.verify(context.WithoutCancel(ctx))
 	}
 	i.r.finish()
-	return nil
-}
-
-// Archive runs once the cluster is closed and its logs saved: it counts
-// the log lines of interest and writes the cell's files, once.
-func (i *instance) Archive() error {
-	r := i.r
-	var names []string
-	for _, n := range r.res.Nodes {
-		names = append(names, n.Name)
-	}
-	r.res.LogLines = ScanLogs(filepath.Join(r.dir, "logs"), names)
-	return r.writeFiles()
+	return i.r.writeFiles()
 }
 
 func (i *instance) Stats() workloads.Stats {

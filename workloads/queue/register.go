@@ -88,7 +88,8 @@ func (o Options) Setup(ctx context.Context, env *workloads.Env) (workloads.Insta
 }
 
 // Finish drains every consumer (unless interrupted), then reads the stream
-// back into stream.jsonl, even after Ctrl-C: the checkers need it.
+// back into stream.jsonl, even after Ctrl-C: the checkers need it; last,
+// queue.csv for the report.
 func (i *instance) Finish(ctx context.Context) error {
 	if ctx.Err() == nil {
 		i.env.Phase("final drain")
@@ -103,14 +104,22 @@ func (i *instance) Finish(ctx context.Context) error {
 	if err := history.WriteStream(filepath.Join(i.env.Dir, StreamFile), entries, complete); err != nil {
 		return fmt.Errorf("write stream: %w", err)
 	}
+	if err := i.writeSeries(); err != nil { // the report's charts, not the verdict's evidence
+		i.env.Logf("write %s: %v", SeriesFile, err)
+	}
 	return nil
 }
 
-// Archive writes queue.csv from the closed history.
-func (i *instance) Archive() error {
+// writeSeries writes queue.csv from the history as flushed so far: every
+// op of the workload and every fault window is in by now (the final heal
+// came before Finish).
+func (i *instance) writeSeries() error {
+	if err := i.env.History.Flush(); err != nil {
+		return fmt.Errorf("flush history: %w", err)
+	}
 	c, err := Load(i.env.Dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", SeriesFile, err)
 	}
 	return WriteSeries(filepath.Join(i.env.Dir, SeriesFile), c)
 }
