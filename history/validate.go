@@ -78,6 +78,7 @@ func (o Op) Validate() error {
 var (
 	typesMu sync.RWMutex
 	types   = map[OpType]bool{}
+	reads   = map[OpType]bool{}
 )
 
 // RegisterOpTypes makes a workload's own op types valid in a history (the
@@ -89,6 +90,29 @@ func RegisterOpTypes(ts ...OpType) {
 	for _, t := range ts {
 		types[t] = true
 	}
+}
+
+// RegisterReadTypes is RegisterOpTypes for types whose ops only read (the
+// catch-up reader's get-msg): the report draws them as reads, beside kv's
+// get.
+func RegisterReadTypes(ts ...OpType) {
+	RegisterOpTypes(ts...)
+	typesMu.Lock()
+	defer typesMu.Unlock()
+	for _, t := range ts {
+		reads[t] = true
+	}
+}
+
+// IsRead reports whether ops of type t only read: kv's get, or a type
+// registered with RegisterReadTypes.
+func IsRead(t OpType) bool {
+	if t == Get {
+		return true
+	}
+	typesMu.RLock()
+	defer typesMu.RUnlock()
+	return reads[t]
 }
 
 func registered(t OpType) bool {

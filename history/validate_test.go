@@ -136,3 +136,29 @@ func TestValidateInMemory(t *testing.T) {
 		}
 	}
 }
+
+// A workload's registered op types validate; those registered as reads
+// are drawn as reads, like kv's get, and no other type is.
+func TestRegisteredReadTypes(t *testing.T) {
+	RegisterOpTypes("test-write")
+	RegisterReadTypes("test-read")
+	cases := []struct {
+		typ         OpType
+		valid, read bool
+	}{
+		{Get, true, true},
+		{Update, true, false},
+		{"test-write", true, false},
+		{"test-read", true, true},
+		{"test-unknown", false, false},
+	}
+	for _, c := range cases {
+		op := Op{Client: 1, Key: "k", Type: c.typ, Outcome: OK}
+		if err := op.Validate(); (err == nil) != c.valid {
+			t.Errorf("%s: Validate() = %v, want valid %v", c.typ, err, c.valid)
+		}
+		if IsRead(c.typ) != c.read {
+			t.Errorf("IsRead(%s) = %v, want %v", c.typ, !c.read, c.read)
+		}
+	}
+}

@@ -157,10 +157,21 @@ func SeriesOf(ops []history.Op) *Series {
 type seriesBuilder struct {
 	s     Series
 	kinds map[string]int
+	reads map[history.OpType]bool // history.IsRead of each type seen
 }
 
 func newSeriesBuilder() *seriesBuilder {
-	return &seriesBuilder{s: Series{Width: baseWidth}, kinds: map[string]int{}}
+	return &seriesBuilder{s: Series{Width: baseWidth}, kinds: map[string]int{}, reads: map[history.OpType]bool{}}
+}
+
+// isRead is history.IsRead, once per type.
+func (b *seriesBuilder) isRead(t history.OpType) bool {
+	r, ok := b.reads[t]
+	if !ok {
+		r = history.IsRead(t)
+		b.reads[t] = r
+	}
+	return r
 }
 
 func (b *seriesBuilder) add(op *slimOp) {
@@ -183,7 +194,7 @@ func (b *seriesBuilder) add(op *slimOp) {
 	lat := op.Complete - op.Invoke
 	switch {
 	case op.Outcome == history.OK:
-		if op.Type == history.Get {
+		if b.isRead(op.Type) {
 			bk.Reads++
 			bk.readLat[latBin(lat)]++
 		} else {

@@ -46,7 +46,7 @@ type cellRun struct {
 	prog   *progress
 	c      cluster.Cluster
 	rec    *history.Recorder
-	ops    record.OpCounts
+	ops    *liveOps
 	inst   workloads.Instance
 	online workloads.LiveChecker
 	obs    *observe.Observer // every node, from before setup to before teardown
@@ -130,8 +130,8 @@ func (cr *cellRun) start(ctx context.Context, cell record.Cell, dir string) erro
 	// Ops go to disk, the counters and the online checks; the checkers read
 	// the file, so the harness does not grow with the run.
 	cr.rec.Stream()
-	cr.ops = record.NewOpCounts()
-	cr.rec.Watch(cr.ops.Add)
+	cr.ops = newLiveOps()
+	cr.rec.Watch(cr.ops.add)
 	// The nodes are observed through the heal and the workload's finish,
 	// even after Ctrl-C; teardown stops the observer.
 	every := cr.plan.SampleEvery
@@ -182,7 +182,7 @@ func (cr *cellRun) drive(ctx context.Context, cell record.Cell) error {
 		runCtx, cancel = context.WithCancel(ctx)
 	}
 	start, stopped := cr.watch(runCtx, cancel)
-	cr.prog.track(cr.inst.Stats, cr.plan.Timed)
+	cr.prog.track(cr.ops.counts, cr.plan.Timed)
 	stopWatch := cr.watchCluster(ctx, env)
 	windows := make(chan []nemesis.Window, 1)
 	go func() { windows <- sched.Run(runCtx, env, cr.rec) }()
@@ -311,7 +311,7 @@ func (cr *cellRun) finish(ctx context.Context) {
 	if err := cr.rec.Close(); err != nil && cr.res.Error == "" {
 		cr.res.Error = "write history: " + err.Error()
 	}
-	cr.res.Ops = cr.ops.Rated(time.Duration(cr.res.Phases["workload"] * float64(time.Second)))
+	cr.res.Ops = cr.ops.counts().Rated(time.Duration(cr.res.Phases["workload"] * float64(time.Second)))
 	setPhase(cr.res, "finish", t)
 }
 

@@ -9,13 +9,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // progress prints one live line for every workload: phase, ops/s, errors,
 // the fault in effect, elapsed of total. On a terminal it rewrites the
 // line; elsewhere (CI logs) it prints a line every few seconds. Workloads
-// never print: they set phases, log through logf and expose Stats.
+// never print: they set phases and log through logf, and the line counts
+// the ops the history records.
 type progress struct {
 	out   io.Writer
 	tty   bool
@@ -27,7 +29,7 @@ type progress struct {
 	fault  string
 	timed  bool
 	start  time.Time
-	stats  func() workloads.Stats
+	stats  func() record.OpCounts
 	online workloads.LiveChecker
 	stop   chan struct{}
 	done   chan struct{}
@@ -79,7 +81,7 @@ func (p *progress) watchOnline(c workloads.LiveChecker) {
 }
 
 // track starts the live line for the workload phase.
-func (p *progress) track(stats func() workloads.Stats, timed bool) {
+func (p *progress) track(stats func() record.OpCounts, timed bool) {
 	p.mu.Lock()
 	p.stats, p.start, p.timed = stats, time.Now(), timed
 	p.stop, p.done = make(chan struct{}), make(chan struct{})
@@ -92,7 +94,7 @@ func (p *progress) track(stats func() workloads.Stats, timed bool) {
 		defer close(p.done)
 		t := time.NewTicker(every)
 		defer t.Stop()
-		var lastOps int64
+		var lastOps int
 		last := time.Now()
 		for {
 			select {
@@ -103,15 +105,15 @@ func (p *progress) track(stats func() workloads.Stats, timed bool) {
 				return
 			case now := <-t.C:
 				s := stats()
-				rate := float64(s.Ops-lastOps) / now.Sub(last).Seconds()
-				lastOps, last = s.Ops, now
+				rate := float64(s.Total-lastOps) / now.Sub(last).Seconds()
+				lastOps, last = s.Total, now
 				p.print(s, rate)
 			}
 		}
 	}()
 }
 
-func (p *progress) print(s workloads.Stats, rate float64) {
+func (p *progress) print(s record.OpCounts, rate float64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	elapsed := time.Since(p.start).Truncate(time.Second).String()
@@ -126,7 +128,7 @@ func (p *progress) print(s workloads.Stats, rate float64) {
 		fault += "  so far: " + p.online.Tally().Line()
 	}
 	line := fmt.Sprintf("[%s] %s %s  %d ops  %.0f ops/s  errors %d%s%s",
-		p.cell, p.phase, elapsed, s.Ops, rate, s.Errors, errorKinds(s.ErrorsByKind), fault)
+		p.cell, p.phase, elapsed, s.Total, rate, errorCount(s.ErrorsByKind), errorKinds(s.ErrorsByKind), fault)
 	if p.tty {
 		fmt.Fprintf(p.out, "\r\033[K%s", line)
 	} else {
@@ -134,7 +136,17 @@ func (p *progress) print(s workloads.Stats, rate float64) {
 	}
 }
 
-func errorKinds(kinds map[string]int64) string {
+// errorCount is how many ops ended with an error: an op indeterminate by
+// nature (queue's fire-and-forget ack) carries none and is not one.
+func errorCount(kinds map[string]int) int {
+	n := 0
+	for _, v := range kinds {
+		n += v
+	}
+	return n
+}
+
+func errorKinds(kinds map[string]int) string {
 	var parts []string
 	for k, v := range kinds {
 		if v > 0 {

@@ -184,17 +184,8 @@ type Instance interface {
 	// Finish runs after the final heal and the wait for recovery: final
 	// reads, the stream read back, the workload's own files.
 	Finish(ctx context.Context) error
-	// Stats are live counters for the progress line.
-	Stats() Stats
 	// Close releases connections; the pipeline closes the cluster.
 	Close()
-}
-
-// Stats are a workload's live counters.
-type Stats struct {
-	Ops          int64
-	Errors       int64
-	ErrorsByKind map[string]int64
 }
 
 // Default is the workload `chaos run` runs without --workload, and the one

@@ -190,7 +190,7 @@ func (r *cell) connect() error {
 		if err != nil {
 			return fmt.Errorf("publisher %d: connect: %w", p, err)
 		}
-		pub, err := newPublisher(nc, p, subject, payload, r.opts.Window, r.opts.PublishTimeout, r.fleet.stats, &r.ph)
+		pub, err := newPublisher(nc, p, subject, payload, r.opts.Window, r.opts.PublishTimeout, r.fleet.stats, &r.ph, r.rec)
 		if err != nil {
 			nc.Close()
 			return fmt.Errorf("publisher %d: %w", p, err)

@@ -4,7 +4,8 @@
 // ends the backlog is pulled into memory; the server is OOM-killed under
 // its limit, and every restart repeats it.
 //
-// One cell (Run, or RunCell which also starts and removes the cluster):
+// One cell, as the pipeline drives it (Setup, then the instance's Run and
+// Finish):
 //
 //  1. fill: create an R3 file stream and publish --backlog bytes of
 //     --payload-sized messages, each with a unique id (header Chaos-Id,
@@ -46,8 +47,10 @@
 // heal), replicas-agree, acked-present.
 //
 // Files in the cell's dir: catchup.json (the Result: what is the catch-up's
-// own, naming nodes.jsonl for the nodes' series, which Load puts back) and
-// publish.csv; the pipeline's nodes.jsonl, config/ and logs/ of every node.
+// own, naming nodes.jsonl for the nodes' series, which Load puts back, as
+// it counts the log lines of interest) and publish.csv; the pipeline's
+// history.jsonl (every publish and get as an op, ops.go), nodes.jsonl,
+// config/ and logs/ of every node.
 // Cells stored before the pipeline observed the nodes hold the series in
 // catchup.json, with memory.csv, lag.csv, events.jsonl, health.jsonl and
 // states.jsonl beside it; they load as they are.

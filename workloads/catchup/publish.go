@@ -61,6 +61,7 @@ type publisher struct {
 	timeout time.Duration
 	stats   *pubStats
 	phase   *phaseNow
+	rec     opRecorder
 	slots   chan struct{}
 	sub     *nats.Subscription
 
@@ -80,10 +81,10 @@ type pending struct {
 	phase Phase
 }
 
-func newPublisher(nc *nats.Conn, idx int, subject string, payload []byte, window int, timeout time.Duration, stats *pubStats, ph *phaseNow) (*publisher, error) {
+func newPublisher(nc *nats.Conn, idx int, subject string, payload []byte, window int, timeout time.Duration, stats *pubStats, ph *phaseNow, rec opRecorder) (*publisher, error) {
 	// Our own inbox, not nats.go's shared request one: its tokens are ours.
 	p := &publisher{idx: idx, nc: nc, subject: subject, inbox: nc.NewInbox(), payload: payload, timeout: timeout,
-		stats: stats, phase: ph, slots: make(chan struct{}, window), pending: map[uint64]pending{}}
+		stats: stats, phase: ph, rec: rec, slots: make(chan struct{}, window), pending: map[uint64]pending{}}
 	sub, err := nc.Subscribe(p.inbox+".*", p.onAck)
 	if err != nil {
 		return nil, err
@@ -128,15 +129,16 @@ func (p *publisher) onAck(m *nats.Msg) {
 		kind = errNoResponders
 		p.pauseUntil.Store(now.Add(100 * time.Millisecond).UnixNano())
 	case json.Unmarshal(m.Data, &ack) != nil:
-		kind = "bad_ack"
+		kind = errBadAck
 	case ack.Error != nil:
 		kind = fmt.Sprintf("api_%d", ack.Error.ErrCode)
 	case ack.Seq == 0:
-		kind = "bad_ack"
+		kind = errBadAck
 	}
 	if kind != "" {
 		if waiting {
 			p.stats.fail(pd.phase, now, kind)
+			p.record(n, pd, now, kind, 0)
 		}
 		return
 	}
@@ -145,6 +147,7 @@ func (p *publisher) onAck(m *nats.Msg) {
 	p.mu.Unlock()
 	if waiting {
 		p.stats.ok(pd.phase, pd.at, now, len(p.payload), ack.Seq)
+		p.record(n, pd, now, "", ack.Seq)
 	} else {
 		p.stats.lateAck(len(p.payload), ack.Seq)
 	}
@@ -165,19 +168,27 @@ func (p *publisher) reap(ctx context.Context) {
 }
 
 func (p *publisher) expire(now time.Time) {
-	var expired []pending
+	expired := map[uint64]pending{}
 	p.mu.Lock()
 	for n, pd := range p.pending {
 		if now.Sub(pd.at) > p.timeout {
 			delete(p.pending, n)
-			expired = append(expired, pd)
+			expired[n] = pd
 		}
 	}
 	p.mu.Unlock()
-	for _, pd := range expired {
+	for n, pd := range expired {
 		<-p.slots
 		p.stats.fail(pd.phase, now, errTimeout)
+		p.record(n, pd, now, errTimeout, 0)
 	}
+}
+
+// record adds message n's publish to the history: acknowledged at seq, or
+// ended with kind. An ack after the timeout is not recorded again: the
+// history keeps the publish indeterminate, as any late ack leaves it.
+func (p *publisher) record(n uint64, pd pending, end time.Time, kind string, seq uint64) {
+	p.rec.add(OpPublish, p.idx, p.nc.ConnectedServerName(), pd.at, end, kind, Msg{ID: ID{p.idx, n}.String(), Seq: seq, Phase: pd.phase})
 }
 
 // send publishes until ctx ends or more() says stop. lim, if not nil, paces
@@ -203,8 +214,8 @@ func (p *publisher) send(ctx context.Context, lim *rate.Limiter, more func() boo
 		p.mu.Lock()
 		p.next++
 		n := p.next
-		ph := p.phase.get()
-		p.pending[n] = pending{at: time.Now(), phase: ph}
+		pd := pending{at: time.Now(), phase: p.phase.get()}
+		p.pending[n] = pd
 		p.mu.Unlock()
 		hdr.Set(IDHeader, ID{p.idx, n}.String())
 		msg := &nats.Msg{Subject: p.subject, Reply: p.inbox + "." + strconv.FormatUint(n, 10), Header: hdr, Data: p.payload}
@@ -216,7 +227,10 @@ func (p *publisher) send(ctx context.Context, lim *rate.Limiter, more func() boo
 			p.mu.Unlock()
 			if still {
 				<-p.slots
-				p.stats.fail(ph, time.Now(), "publish_"+errKind(err))
+				kind := "publish_" + errKind(err)
+				now := time.Now()
+				p.stats.fail(pd.phase, now, kind)
+				p.record(n, pd, now, kind, 0)
 			}
 			// The connection is down or its buffer full: do not spin.
 			select {
@@ -255,6 +269,19 @@ func (p *publisher) drain(ctx context.Context) {
 		case <-ctx.Done():
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+}
+
+// abandon records every publish still awaiting its ack as indeterminate,
+// ended now: the cell is over, and the history must hold every publish
+// that was sent.
+func (p *publisher) abandon(now time.Time) {
+	p.mu.Lock()
+	left := p.pending
+	p.pending = map[uint64]pending{}
+	p.mu.Unlock()
+	for n, pd := range left {
+		p.record(n, pd, now, errTimeout, 0)
 	}
 }
 
@@ -321,6 +348,14 @@ func (f *fleet) acked() *IDSet {
 		p.mu.Unlock()
 	}
 	return out
+}
+
+// abandon records what every publisher still awaits as indeterminate.
+func (f *fleet) abandon() {
+	now := time.Now()
+	for _, p := range f.pubs {
+		p.abandon(now)
+	}
 }
 
 func (f *fleet) close() {

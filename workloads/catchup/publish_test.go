@@ -2,13 +2,25 @@ package catchup
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
+
+func mustParseID(t *testing.T, s string) ID {
+	t.Helper()
+	id, err := ParseID(s)
+	if err != nil {
+		t.Fatalf("id %q: %v", s, err)
+	}
+	return id
+}
 
 // embedded starts one in-process JetStream server: enough to test the
 // publishers, their acks and the read-back without Docker.
@@ -41,6 +53,10 @@ func TestPublishAndReadBack(t *testing.T) {
 	var ph phaseNow
 	ph.set(PhaseFill)
 	f := &fleet{stats: newPubStats(time.Now())}
+	hist, err := history.NewRecorder(filepath.Join(t.TempDir(), "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	payload := randomPayload(1024, 1)
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -49,7 +65,7 @@ func TestPublishAndReadBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := newPublisher(pnc, i, "t.data", payload, 64, 2*time.Second, f.stats, &ph)
+		p, err := newPublisher(pnc, i, "t.data", payload, 64, 2*time.Second, f.stats, &ph, opRecorder{hist})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,6 +102,20 @@ func TestPublishAndReadBack(t *testing.T) {
 	acked := f.acked()
 	if acked.Len() != uint64(s.Acked) {
 		t.Fatalf("acked set %d, summary %d", acked.Len(), s.Acked)
+	}
+	// Every publish is an op of the history, acknowledged at its sequence.
+	f.abandon()
+	ops, seqs := hist.Ops(), map[uint64]bool{}
+	for _, op := range ops {
+		m, err := MsgOf(op)
+		if err != nil || op.Type != OpPublish || op.Outcome != history.OK || op.Node != "solo" || m.Seq == 0 || seqs[m.Seq] ||
+			!acked.Has(mustParseID(t, m.ID)) || op.Complete < op.Invoke || op.Validate() != nil {
+			t.Fatalf("op %+v (payload %+v, %v): want an acknowledged publish of a new sequence", op, m, err)
+		}
+		seqs[m.Seq] = true
+	}
+	if int64(len(ops)) != s.Acked {
+		t.Fatalf("%d publish ops, %d acked", len(ops), s.Acked)
 	}
 	got, in := readBack(ctx, js, "T", 10*time.Second)
 	if !in.Complete || in.Read != uint64(s.Acked) || in.Dups != 0 || in.Malformed != 0 {

@@ -127,6 +127,7 @@ func (s *pubStats) counts() (sent, acked, failed, timedOut int64) {
 const (
 	errTimeout      = "timeout"       // no ack within PublishTimeout: indeterminate
 	errNoResponders = "no_responders" // 503: no stream leader took it; not stored
+	errBadAck       = "bad_ack"       // an answer that is no publish ack: indeterminate
 )
 
 // PublishSummary is what results.json says about publishing.

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/jetstream-chaos/jetstream-chaos/client"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
 // The reader gets messages by sequence through a connection to the
@@ -40,6 +41,9 @@ type reader struct {
 	stream jetstream.Stream
 	t0     time.Time
 	last   func() uint64 // highest acknowledged sequence
+	rec    opRecorder
+	client int // its client id in the history, after the publishers'
+	ph     *phaseNow
 
 	mu   sync.Mutex
 	sum  ReadSummary
@@ -58,11 +62,13 @@ func (r *reader) run(ctx context.Context, perSec float64) {
 		gctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		start := time.Now()
 		_, err := r.stream.GetMsg(gctx, seq)
-		d := time.Since(start)
+		end := time.Now()
+		d := end.Sub(start)
 		cancel()
 		if ctx.Err() != nil {
 			return
 		}
+		r.record(start, end, seq, err)
 		r.mu.Lock()
 		r.sum.Gets++
 		switch {
@@ -84,6 +90,23 @@ func (r *reader) run(ctx context.Context, perSec float64) {
 		}
 		r.mu.Unlock()
 	}
+}
+
+// record adds one get to the history: answered, answered "not found", or
+// failed with its cause.
+func (r *reader) record(start, end time.Time, seq uint64, err error) {
+	kind := ""
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		kind = string(history.ErrNotFound)
+	case err != nil:
+		kind = readErrName(err)
+	}
+	ph := PhaseCatchup
+	if r.ph != nil {
+		ph = r.ph.get()
+	}
+	r.rec.add(OpGetMsg, r.client, r.nc.ConnectedServerName(), start, end, kind, Msg{Seq: seq, Phase: ph})
 }
 
 func (r *reader) summary() ReadSummary {

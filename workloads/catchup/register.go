@@ -221,17 +221,10 @@ func (i *instance) Finish(ctx context.Context) error {
 		i.r.verify(context.WithoutCancel(ctx))
 	}
 	i.r.finish()
-	return i.r.writeFiles()
-}
-
-func (i *instance) Stats() workloads.Stats {
-	s := workloads.Stats{ErrorsByKind: map[string]int64{}}
-	if f := i.r.fleet; f != nil {
-		_, acked, failed, timedOut := f.stats.counts()
-		s.Ops, s.Errors = acked+failed+timedOut, failed+timedOut
-		s.ErrorsByKind["failed"], s.ErrorsByKind["timeout"] = failed, timedOut
+	if i.r.fleet != nil {
+		i.r.fleet.abandon()
 	}
-	return s
+	return i.r.writeFiles()
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -111,7 +111,7 @@ func (r *cell) restart(ctx context.Context) error {
 				r.note("reader not started: %v", serr)
 				return nil
 			}
-			r.reader = &reader{nc: nc, stream: rs, t0: r.t0, last: r.fleet.stats.lastSeq}
+			r.reader = &reader{nc: nc, stream: rs, t0: r.t0, last: r.fleet.stats.lastSeq, rec: r.rec, client: r.opts.Publishers, ph: &r.ph}
 			rctx, cancel := context.WithCancel(ctx)
 			done := make(chan struct{})
 			go func() { defer close(done); r.reader.run(rctx, r.opts.ReadRate) }()

@@ -28,7 +28,7 @@ func newCell(opts Options, env *workloads.Env) *cell {
 	if env.History != nil {
 		t0 = env.History.Start()
 	}
-	r := &cell{c: c, opts: opts, dir: env.Dir, say: env.Logf, phaseHook: env.Phase, t0: t0, obs: env.Observer}
+	r := &cell{c: c, opts: opts, dir: env.Dir, say: env.Logf, phaseHook: env.Phase, t0: t0, obs: env.Observer, rec: opRecorder{env.History}}
 	r.res = Result{Options: r.opts, Runtime: c.Runtime(), Cluster: c.Config(), Nodes: c.Nodes(),
 		ServerVersion: c.Config().ServerVersion, GoMemLimit: c.Config().GoMemLimitFor(),
 		StartedAt: r.t0, Dir: env.Dir, TargetRole: r.opts.Target}
@@ -51,6 +51,7 @@ type cell struct {
 	res       Result
 
 	obs    *observe.Observer // the pipeline's, sampling every node
+	rec    opRecorder        // the pipeline's history
 	admin  *nats.Conn
 	js     jetstream.JetStream
 	fleet  *fleet

@@ -163,7 +163,6 @@ func (c *client) finish(rec *history.Recorder, op history.Op, err error) history
 		op.Node = c.nc.ConnectedServerName()
 	}
 	rec.Add(op)
-	c.w.Stats.add(op)
 	return op
 }
 

@@ -294,11 +294,3 @@ func readUntilAgree(ctx context.Context, read func(context.Context) []checker.Re
 		}
 	}
 }
-
-func (i *instance) Stats() workloads.Stats {
-	s := workloads.Stats{Ops: i.w.Stats.Ops.Load(), Errors: i.w.Stats.Errors.Load(), ErrorsByKind: map[string]int64{}}
-	for k, v := range i.w.Stats.ErrorsByKind() {
-		s.ErrorsByKind[string(k)] = v
-	}
-	return s
-}

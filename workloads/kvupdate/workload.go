@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -23,43 +22,9 @@ type Workload struct {
 	nodes []cluster.Node
 	admin *nats.Conn
 	js    jetstream.JetStream
-	Stats Stats
 	// observed are the ordered consumers watching the stream during Run.
 	observed []*runObserver
 	sink     *entrySink // what they saw
-}
-
-// Stats are live counters for the progress line.
-type Stats struct {
-	Ops, OK, Errors atomic.Int64
-	mu              sync.Mutex
-	byKind          map[history.ErrKind]int64
-}
-
-func (s *Stats) add(op history.Op) {
-	s.Ops.Add(1)
-	if op.Outcome == history.OK {
-		s.OK.Add(1)
-		return
-	}
-	s.Errors.Add(1)
-	s.mu.Lock()
-	if s.byKind == nil {
-		s.byKind = map[history.ErrKind]int64{}
-	}
-	s.byKind[op.Err]++
-	s.mu.Unlock()
-}
-
-// ErrorsByKind is a snapshot of error counts.
-func (s *Stats) ErrorsByKind() map[history.ErrKind]int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make(map[history.ErrKind]int64, len(s.byKind))
-	for k, v := range s.byKind {
-		out[k] = v
-	}
-	return out
 }
 
 // Setup creates the bucket, sets Direct Get as asked and verifies it took,

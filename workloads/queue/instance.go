@@ -24,33 +24,10 @@ type instance struct {
 	nodes []cluster.Node
 	admin *nats.Conn
 	js    jetstream.JetStream
-	stats stats
 
 	// lastSeq is, per ordered subscription, the last stream sequence it
 	// delivered, so the drain resumes right after it.
 	lastSeq []atomic.Uint64
-}
-
-// stats are the live counters of the progress line.
-type stats struct {
-	ops, errors atomic.Int64
-	mu          sync.Mutex
-	byKind      map[string]int64
-}
-
-func (s *stats) add(op history.Op) {
-	s.ops.Add(1)
-	if op.Outcome == history.OK || op.Type == OpAck || op.Type == OpNak {
-		// A fire-and-forget ack or nak is indeterminate by nature: not an error.
-		return
-	}
-	s.errors.Add(1)
-	s.mu.Lock()
-	if s.byKind == nil {
-		s.byKind = map[string]int64{}
-	}
-	s.byKind[string(op.Type)+" "+string(op.Err)]++
-	s.mu.Unlock()
 }
 
 // setup creates the stream and the durable consumers, verifies their
@@ -145,20 +122,9 @@ func (i *instance) Close() {
 	}
 }
 
-func (i *instance) Stats() workloads.Stats {
-	s := workloads.Stats{Ops: i.stats.ops.Load(), Errors: i.stats.errors.Load(), ErrorsByKind: map[string]int64{}}
-	i.stats.mu.Lock()
-	for k, v := range i.stats.byKind {
-		s.ErrorsByKind[k] = v
-	}
-	i.stats.mu.Unlock()
-	return s
-}
-
-// add records an op, its Msg as its Data, and counts it.
+// add records an op, its Msg as its Data.
 func (i *instance) add(op Op) {
 	i.env.History.Add(withMsg(op.Op, op.M))
-	i.stats.add(op.Op)
 }
 
 func (i *instance) now() int64 { return i.env.History.Now() }

@@ -19,7 +19,8 @@ const Name = "queue"
 
 func init() {
 	workloads.Register(workload{})
-	history.RegisterOpTypes(OpPublish, OpFetch, OpDeliver, OpAck, OpAckSync, OpNak, OpConsumerInfo, OpStreamInfo, OpRun, OpDrain)
+	history.RegisterOpTypes(OpPublish, OpAck, OpAckSync, OpNak, OpRun, OpDrain)
+	history.RegisterReadTypes(OpFetch, OpDeliver, OpConsumerInfo, OpStreamInfo) // the report draws them as reads
 }
 
 // workload plugs the queue workload into the pipeline.
