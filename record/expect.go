@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 )
@@ -31,76 +32,73 @@ type Expectation struct {
 // String is the expectation as --expect takes it: CELLS=ANOMALY.
 func (e Expectation) String() string { return e.Cells + "=" + e.Anomaly }
 
-// cellChecks finds a cell's checks by name.
-type cellChecks map[string]*checker.Result
+// Checks are a cell's checks by name.
+type Checks map[string]*checker.Result
 
-func checksOf(c CellResult) cellChecks {
-	m := cellChecks{}
+// ChecksOf indexes a cell's checks by name.
+func ChecksOf(c CellResult) Checks {
+	m := Checks{}
 	for i := range c.Checks {
 		m[c.Checks[i].Name] = &c.Checks[i]
 	}
 	return m
 }
 
-// count is a check's count, 0 when the check did not run.
-func (m cellChecks) count(check, key string) int {
+// Count is a check's count, 0 when the check did not run.
+func (m Checks) Count(check, key string) int {
 	if r := m[check]; r != nil {
 		return r.Counts[key]
 	}
 	return 0
 }
 
-// knownAnomaly says which checkers an anomaly makes invalid.
-type knownAnomaly struct {
-	doc     string
-	explain func(m cellChecks, check string) bool // check's invalid verdict follows from the anomaly
-	found   func(m cellChecks) bool
-	witness string // the checker that proves the anomaly
+// KnownAnomaly is an anomaly --expect accepts, with the checks it makes
+// invalid. A workload registers its own (RegisterAnomaly) next to its
+// checks: kv-update's stale reads under Direct Get, say.
+type KnownAnomaly struct {
+	// Name is what --expect takes after "=": "stale-reads".
+	Name string
+	// Doc is the note an excused check carries: what the anomaly is and
+	// which checks it fails.
+	Doc string
+	// Explains says whether check's invalid verdict follows from the
+	// anomaly, given the cell's checks.
+	Explains func(m Checks, check string) bool
+	// Found says whether the cell shows the anomaly at all.
+	Found func(m Checks) bool
+	// Witness is the check that proves it: valid there while expected is
+	// a failure (the control did not reproduce).
+	Witness string
 }
 
-func staleReadsFound(m cellChecks) bool {
-	return m.count(checker.NameStaleRead, checker.CountStaleReads) > 0
-}
+var (
+	anomaliesMu    sync.RWMutex
+	knownAnomalies = map[string]KnownAnomaly{}
+)
 
-// onlyResurrectedReads: of the deletes check's anomalies, the cell shows
-// resurrected reads at most (a get after an acknowledged delete returning
-// the deleted value: a stale read of a deleted key), none of those no stale
-// read explains (a value surviving its delete in the read-back, a create
-// over a live key).
-func onlyResurrectedReads(m cellChecks) bool {
-	for _, k := range checker.DeletesAnomalies() {
-		if k != checker.CountResurrectedRead && m.count(checker.NameDeletes, k) > 0 {
-			return false
-		}
+// RegisterAnomaly makes an anomaly known to --expect. It panics on a name
+// registered twice or a missing function: programming errors found at
+// start.
+func RegisterAnomaly(k KnownAnomaly) {
+	anomaliesMu.Lock()
+	defer anomaliesMu.Unlock()
+	if _, dup := knownAnomalies[k.Name]; dup || k.Name == "" || k.Explains == nil || k.Found == nil || k.Witness == "" {
+		panic(fmt.Sprintf("record: anomaly %q registered twice or incomplete", k.Name))
 	}
-	return true
+	knownAnomalies[k.Name] = k
 }
 
-// knownAnomalies lists the anomalies --expect accepts.
-var knownAnomalies = map[string]knownAnomaly{
-	"stale-reads": {
-		doc: "Direct Get stale reads: followers answer gets with an older revision; the session, stale-read " +
-			"and linearizability checkers fail, wrong-last-seq fails only with rejections caused by stale reads, " +
-			"and deletes only with resurrected reads (stale reads of a deleted key)",
-		explain: func(m cellChecks, check string) bool {
-			switch check {
-			case checker.NameStaleRead, checker.NameSession, checker.NameLinearizability:
-				return staleReadsFound(m)
-			case checker.NameAttribution:
-				return staleReadsFound(m) && m.count(checker.NameAttribution, checker.CountRejectedSpurious) == 0 &&
-					m.count(checker.NameAttribution, checker.CountUnattributed) == 0
-			case checker.NameDeletes:
-				return staleReadsFound(m) && onlyResurrectedReads(m)
-			}
-			return false
-		},
-		found:   staleReadsFound,
-		witness: checker.NameStaleRead,
-	},
+func knownAnomaly(name string) (KnownAnomaly, bool) {
+	anomaliesMu.RLock()
+	defer anomaliesMu.RUnlock()
+	k, ok := knownAnomalies[name]
+	return k, ok
 }
 
 // KnownAnomalyNames lists the names ParseExpect accepts.
 func KnownAnomalyNames() []string {
+	anomaliesMu.RLock()
+	defer anomaliesMu.RUnlock()
 	var out []string
 	for k := range knownAnomalies {
 		out = append(out, k)
@@ -118,7 +116,7 @@ func ParseExpect(s string) (Expectation, error) {
 	if _, err := path.Match(cells, ""); err != nil {
 		return Expectation{}, fmt.Errorf("--expect %q: bad cell pattern: %v", s, err)
 	}
-	if _, ok := knownAnomalies[anomaly]; !ok {
+	if _, ok := knownAnomaly(anomaly); !ok {
 		return Expectation{}, fmt.Errorf("--expect %q: unknown anomaly %q (known: %s)", s, anomaly, strings.Join(KnownAnomalyNames(), ", "))
 	}
 	return Expectation{Cells: cells, Anomaly: anomaly}, nil
@@ -162,16 +160,19 @@ func Judge(c CellResult, exps []Expectation) JudgedCell {
 			j.Expected = append(j.Expected, e)
 		}
 	}
-	m := checksOf(c)
+	m := ChecksOf(c)
 	for _, r := range c.Checks {
 		jr := Judged{Result: r, Effective: r.Verdict}
 		for _, e := range j.Expected {
-			k := knownAnomalies[e.Anomaly]
-			if r.Verdict == checker.Invalid && k.explain(m, r.Name) {
-				jr.Effective, jr.Expected = checker.Valid, e.String()
-				jr.Note = "expected (--expect " + e.String() + "): " + k.doc
+			k, ok := knownAnomaly(e.Anomaly)
+			if !ok { // ParseExpect refuses it; a caller that built it by hand gets no excuse
+				continue
 			}
-			if r.Name == k.witness && !k.found(m) && r.Verdict == checker.Valid {
+			if r.Verdict == checker.Invalid && k.Explains(m, r.Name) {
+				jr.Effective, jr.Expected = checker.Valid, e.String()
+				jr.Note = "expected (--expect " + e.String() + "): " + k.Doc
+			}
+			if r.Name == k.Witness && !k.Found(m) && r.Verdict == checker.Valid {
 				jr.Effective, jr.Expected = checker.Invalid, e.String()
 				jr.Note = fmt.Sprintf("expected %s (--expect %s) but none were found: the known anomaly did not reproduce", e.Anomaly, e)
 				j.Reproduce = jr.Note

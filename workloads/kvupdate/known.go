@@ -1,0 +1,53 @@
+package kvupdate
+
+import (
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
+)
+
+// kv-update's known anomaly for --expect: the seed's stale reads, which a
+// nightly run keeps as a positive control in its Direct Get on cells
+// ("*direct-get-on=stale-reads").
+func init() {
+	record.RegisterAnomaly(record.KnownAnomaly{
+		Name: "stale-reads",
+		Doc: "Direct Get stale reads: followers answer gets with an older revision; the session, stale-read " +
+			"and linearizability checkers fail, wrong-last-seq fails only with rejections caused by stale reads, " +
+			"and deletes only with resurrected reads (stale reads of a deleted key)",
+		Explains: staleReadsExplain,
+		Found:    staleReadsFound,
+		Witness:  checker.NameStaleRead,
+	})
+}
+
+func staleReadsFound(m record.Checks) bool {
+	return m.Count(checker.NameStaleRead, checker.CountStaleReads) > 0
+}
+
+// staleReadsExplain says which invalid checks stale reads account for.
+func staleReadsExplain(m record.Checks, check string) bool {
+	switch check {
+	case checker.NameStaleRead, checker.NameSession, checker.NameLinearizability:
+		return staleReadsFound(m)
+	case checker.NameAttribution:
+		return staleReadsFound(m) && m.Count(checker.NameAttribution, checker.CountRejectedSpurious) == 0 &&
+			m.Count(checker.NameAttribution, checker.CountUnattributed) == 0
+	case checker.NameDeletes:
+		return staleReadsFound(m) && onlyResurrectedReads(m)
+	}
+	return false
+}
+
+// onlyResurrectedReads: of the deletes check's anomalies, the cell shows
+// resurrected reads at most (a get after an acknowledged delete returning
+// the deleted value: a stale read of a deleted key), none of those no stale
+// read explains (a value surviving its delete in the read-back, a create
+// over a live key).
+func onlyResurrectedReads(m record.Checks) bool {
+	for _, k := range checker.DeletesAnomalies() {
+		if k != checker.CountResurrectedRead && m.Count(checker.NameDeletes, k) > 0 {
+			return false
+		}
+	}
+	return true
+}
