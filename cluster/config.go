@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Config is everything a cluster is started from. It is saved with every run.
@@ -49,6 +51,14 @@ type Config struct {
 	// 2 s); a remote cluster may need longer.
 	FaultVerifyTimeout time.Duration `json:"fault_verify_timeout,omitempty"`
 	ProbeTimeout       time.Duration `json:"probe_timeout,omitempty"`
+
+	// ClientUser and ClientPassword turn client authentication on (`chaos
+	// cluster up --user`): clients log in as this user to the account
+	// CHAOS, which has JetStream; without them they need no credentials.
+	// The password lives in memory only (the configs hold its bcrypt hash)
+	// and reaches every client of the toolkit through the nodes' Dial.
+	ClientUser     string `json:"client_user,omitempty"`
+	ClientPassword string `json:"-"`
 
 	// External describes a cluster the toolkit did not start (--runtime
 	// external): what its servers reported, the hooks and the timeouts.
@@ -99,6 +109,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("memory limit %d bytes is below 32 MiB; nats-server cannot start", c.MemoryLimit)
 	case c.PowerLossStore && c.StoreOnTmpfs:
 		return fmt.Errorf("the power-loss store is a FUSE layer over a host directory; it cannot be on tmpfs")
+	case (c.ClientUser == "") != (c.ClientPassword == ""):
+		return fmt.Errorf("client authentication needs both a user and a password")
+	case c.ClientUser == SystemUser:
+		return fmt.Errorf("client user %q is the system account's", SystemUser)
+	case len(c.ClientPassword) > 72:
+		return fmt.Errorf("client password: at most 72 bytes (bcrypt's limit)")
 	}
 	if s := c.SyncInterval; s != "" && s != "always" {
 		if _, err := time.ParseDuration(s); err != nil {
@@ -143,6 +159,16 @@ const (
 	systemPasswordHash = "$2a$10$g5XsJ.NLbC6UhjuhD6JYMOYhBjnPka3Bn.B0bwyRUFEwYN.0Fn5Gy"
 )
 
+// clientPasswordHash is ClientPassword's bcrypt hash for the configs: the
+// server warns about plaintext passwords.
+func (c Config) clientPasswordHash() string {
+	h, err := bcrypt.GenerateFromPassword([]byte(c.ClientPassword), bcrypt.DefaultCost)
+	if err != nil { // longer than bcrypt's 72 bytes: Validate let it through
+		panic("cluster: client password: " + err.Error())
+	}
+	return string(h)
+}
+
 // NodeName is the server_name of node i.
 func NodeName(i int) string { return fmt.Sprintf("n%d", i+1) }
 
@@ -184,7 +210,12 @@ func (c Config) Render(s ServerConf) string {
 		fmt.Fprintf(&b, "  max_outstanding_catchup: %d\n", c.MaxOutstandingCatchup)
 	}
 	b.WriteString("}\n")
-	fmt.Fprintf(&b, "accounts { $SYS { users = [ { user: %q, password: %q } ] } }\n", SystemUser, systemPasswordHash)
+	if c.ClientUser != "" {
+		fmt.Fprintf(&b, "accounts {\n  $SYS { users = [ { user: %q, password: %q } ] }\n", SystemUser, systemPasswordHash)
+		fmt.Fprintf(&b, "  CHAOS { jetstream: enabled, users = [ { user: %q, password: %q } ] }\n}\n", c.ClientUser, c.clientPasswordHash())
+	} else {
+		fmt.Fprintf(&b, "accounts { $SYS { users = [ { user: %q, password: %q } ] } }\n", SystemUser, systemPasswordHash)
+	}
 	if c.Nodes == 1 {
 		// A lone server with a cluster block waits for routes forever.
 		return b.String()

@@ -25,6 +25,11 @@ func TestValidate(t *testing.T) {
 		{"sync junk", func(c *Config) { c.SyncInterval = "often" }, "sync interval"},
 		{"power-loss store", func(c *Config) { c.PowerLossStore = true }, ""},
 		{"power-loss store on tmpfs", func(c *Config) { c.PowerLossStore, c.StoreOnTmpfs = true, true }, "tmpfs"},
+		{"client user and password", func(c *Config) { c.ClientUser, c.ClientPassword = "app", "pw" }, ""},
+		{"client user without a password", func(c *Config) { c.ClientUser = "app" }, "both a user and a password"},
+		{"client password without a user", func(c *Config) { c.ClientPassword = "pw" }, "both a user and a password"},
+		{"client user of the system account", func(c *Config) { c.ClientUser, c.ClientPassword = SystemUser, "pw" }, "system account"},
+		{"client password too long", func(c *Config) { c.ClientUser, c.ClientPassword = "app", strings.Repeat("p", 73) }, "72 bytes"},
 	}
 	for _, c := range cases {
 		cfg := ok

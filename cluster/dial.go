@@ -45,3 +45,14 @@ func (n Node) ClientOption() nats.Option {
 		return nil
 	}
 }
+
+// ClientDial is how the toolkit's clients log in to a cluster it starts
+// from c: nil without client authentication, else as ClientUser. A
+// runtime makes it once per cluster and gives every node the same one
+// (client.Connect refuses nodes whose Dials differ).
+func (c Config) ClientDial() *Dial {
+	if c.ClientUser == "" {
+		return nil
+	}
+	return NewDial("user "+c.ClientUser, nats.UserInfo(c.ClientUser, c.ClientPassword))
+}

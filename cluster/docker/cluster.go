@@ -61,6 +61,7 @@ type dockerCluster struct {
 	nodes       []*node
 	ports       []int
 	stopTimeout time.Duration
+	dial        *cluster.Dial // the clients' login (Config.ClientDial), the same for every node
 
 	mu       sync.Mutex
 	oomKills map[int]int // by node index, from the events stream
@@ -91,6 +92,7 @@ func (c *dockerCluster) Nodes() []cluster.Node {
 			Name:       n.srv(),
 			ClientURL:  fmt.Sprintf("nats://127.0.0.1:%d", n.clientPort),
 			MonitorURL: fmt.Sprintf("http://127.0.0.1:%d", n.monitorPort),
+			Dial:       c.dial,
 		}
 	}
 	return out

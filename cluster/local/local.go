@@ -162,7 +162,7 @@ func (r *Runtime) startOnce(ctx context.Context, cfg cluster.Config, bin string)
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{rt: r, cfg: cfg, bin: bin}
+	c := &Cluster{rt: r, cfg: cfg, bin: bin, dial: cfg.ClientDial()}
 	c.env, c.envNote = serverEnv(cfg)
 	routes := make([]string, cfg.Nodes)
 	for i, p := range ports {
@@ -267,7 +267,8 @@ type Cluster struct {
 	env     []string
 	envNote string
 	nodes   []*node
-	routes  []string // every node's cluster listener
+	routes  []string      // every node's cluster listener
+	dial    *cluster.Dial // the clients' login (Config.ClientDial), the same for every node
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -286,6 +287,7 @@ func (c *Cluster) Nodes() []cluster.Node {
 	out := make([]cluster.Node, len(c.nodes))
 	for i, n := range c.nodes {
 		out[i] = n.clusterNode()
+		out[i].Dial = c.dial
 	}
 	return out
 }

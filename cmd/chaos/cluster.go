@@ -22,7 +22,7 @@ import (
 // nothing is left behind when that process dies; `down` signals it.
 func clusterCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "cluster", Short: "Start or stop a cluster by hand"}
-	var runtime, version, store string
+	var runtime, version, store, user, password string
 	var detach bool
 	up := &cobra.Command{
 		Use:   "up",
@@ -36,12 +36,15 @@ the background (its output in <store>/cluster/up.log) until ` + "`chaos cluster 
 			if pid, err := readPid(dir); err == nil && syscall.Kill(pid, 0) == nil {
 				return usageErr("a cluster is already up (pid %d); run `chaos cluster down` first", pid)
 			}
+			if password == "" {
+				password = os.Getenv("NATS_PASSWORD")
+			}
+			cfg := cluster.Config{ServerVersion: version, Dir: dir, RunID: "manual", ClientUser: user, ClientPassword: password}.WithDefaults()
+			if err := cfg.Validate(); err != nil {
+				return usageErr("%v (--user, --password or $NATS_PASSWORD)", err)
+			}
 			if detach {
 				return upDetached(dir)
-			}
-			cfg := cluster.Config{ServerVersion: version, Dir: dir, RunID: "manual"}.WithDefaults()
-			if err := cfg.Validate(); err != nil {
-				return usageErr("%v", err)
 			}
 			ctx, stop := interruptible("stopping the cluster")
 			defer stop()
@@ -76,7 +79,11 @@ the background (its output in <store>/cluster/up.log) until ` + "`chaos cluster 
 				fmt.Printf("  %s  client %s  monitor %s\n", n.Name, n.ClientURL, n.MonitorURL)
 				urls = append(urls, n.ClientURL)
 			}
-			fmt.Printf("  nats --server %s stream ls\nstop it with `chaos cluster down` or Ctrl-C\n", strings.Join(urls, ","))
+			login := ""
+			if user != "" {
+				login = fmt.Sprintf(` --user %s --password "$NATS_PASSWORD"`, user)
+			}
+			fmt.Printf("  nats --server %s%s stream ls\nstop it with `chaos cluster down` or Ctrl-C\n", strings.Join(urls, ","), login)
 			// Last: a detached `up` waits for this file to say the cluster is ready.
 			_ = os.WriteFile(filepath.Join(dir, "pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 			<-ctx.Done()
@@ -113,6 +120,8 @@ the background (its output in <store>/cluster/up.log) until ` + "`chaos cluster 
 	up.Flags().StringVar(&runtime, "runtime", "auto", "auto, docker or local")
 	up.Flags().StringVar(&version, "server-version", "", "nats-server version (vX.Y.Z); empty: the pinned default")
 	up.Flags().BoolVar(&detach, "detach", false, "return once the cluster is ready and keep it running in the background")
+	up.Flags().StringVar(&user, "user", "", "turn client authentication on: clients log in as this user (JetStream in its own account)")
+	up.Flags().StringVar(&password, "password", "", "the --user's password ($NATS_PASSWORD when not given; kept in memory, the configs hold its bcrypt hash)")
 	cmd.AddCommand(up, down)
 	return cmd
 }

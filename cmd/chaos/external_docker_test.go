@@ -29,11 +29,16 @@ import (
 // must be those of a docker-runtime run (TestIntegrationDockerAcceptance in run/):
 // stale reads with Direct Get on, none with it off; every kill verified by
 // the usual checks; and afterwards the cluster holds nothing of the run.
+//
+// The cluster has client authentication on (--user, the password from
+// $NATS_PASSWORD as a user would keep it): every connection of every
+// workload, and of the pipeline, must log in.
 func TestExternalDockerIntegration(t *testing.T) {
 	testenv.Require(t, testenv.Docker(docker.Available))
 	repo, _ := filepath.Abs("../..") // the docker runtime builds its helper from the checkout
 	store := t.TempDir()
-	code, stdout, stderr := chaosIn(t, repo, "cluster", "up", "--detach", "--runtime", "docker", "--store", store)
+	t.Setenv("NATS_PASSWORD", extPassword) // the chaos processes inherit it
+	code, stdout, stderr := chaosIn(t, repo, "cluster", "up", "--detach", "--runtime", "docker", "--store", store, "--user", extUser)
 	if code != 0 {
 		t.Fatalf("cluster up --detach: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -64,12 +69,16 @@ func TestExternalDockerIntegration(t *testing.T) {
 	for _, n := range nodes {
 		servers, monitors = append(servers, n.ClientURL), append(monitors, n.MonitorURL)
 	}
+	if nc, err := nats.Connect(servers[0]); err == nil {
+		nc.Close()
+		t.Fatal("the cluster lets a client in without credentials")
+	}
 	userData(t, servers)
 	before := accountState(t, servers)
 
 	code, stdout, stderr = chaosIn(t, repo, "run", "--runtime", "external", "--workload", "kv-update", "--direct-get", "both",
 		"--server", strings.Join(servers, ","), "--monitor", strings.Join(monitors, ","), "--store", filepath.Join(store, "runs"),
-		"--time-limit", "20s", "--nemesis", "kill", "--nemesis-interval", "4s", "--seed", "7",
+		"--time-limit", "20s", "--nemesis", "kill", "--nemesis-interval", "4s", "--seed", "7", "--user", extUser,
 		"--fault-hook", "kill=docker kill $(docker ps -q "+sel+")", "--fault-hook", "start=docker start $(docker ps -aq "+sel+")")
 	if code != record.ExitInvalid {
 		t.Fatalf("run: exit %d, want %d (stale reads with Direct Get on)\n%s\n%s", code, record.ExitInvalid, stdout, stderr)
@@ -97,6 +106,55 @@ func TestExternalDockerIntegration(t *testing.T) {
 		t.Errorf("the cluster after the run: %s; before: %s", after, before)
 	}
 	externalQueue(t, repo, store, servers, monitors, sel, before)
+	externalCatchup(t, repo, store, servers, monitors, sel, before)
+}
+
+// The external cluster's client login; the password reaches the chaos
+// processes through $NATS_PASSWORD only.
+const (
+	extUser     = "chaos-app"
+	extPassword = "s3cret-for-the-test"
+)
+
+// login is the test's own connections' login to the external cluster.
+func login() nats.Option { return nats.UserInfo(extUser, extPassword) }
+
+// externalCatchup runs the catch-up workload on the same cluster through
+// the kill, start and wipe hooks (the wipe deletes the stopped node's
+// store from the host, as the docker runtime does): its stream is named
+// under the run's name, the replica catches up, every acknowledged
+// message is there, and the run leaves the account as it found it.
+func externalCatchup(t *testing.T, repo, store string, servers, monitors []string, sel, before string) {
+	t.Helper()
+	data := filepath.Join(store, "cluster", "data", "{node}")
+	code, stdout, stderr := chaosIn(t, repo, "run", "--runtime", "external", "--workload", "catchup",
+		"--server", strings.Join(servers, ","), "--monitor", strings.Join(monitors, ","), "--store", filepath.Join(store, "catchup-runs"),
+		"--backlog", "16MiB", "--rate", "1MiB", "--down", "2s", "--settle", "2s", "--catchup-timeout", "45s", "--user", extUser,
+		"--fault-hook", "kill=docker kill $(docker ps -q "+sel+")", "--fault-hook", "start=docker start $(docker ps -aq "+sel+")",
+		"--fault-hook", "wipe=rm -rf "+data+" && mkdir -p "+data)
+	if code != record.ExitValid {
+		t.Fatalf("catchup run: exit %d, want %d\n%s\n%s", code, record.ExitValid, stdout, stderr)
+	}
+	dir := filepath.Join(store, "catchup-runs", "latest")
+	var res record.Result
+	if b, err := os.ReadFile(filepath.Join(dir, "results.json")); err != nil || json.Unmarshal(b, &res) != nil {
+		t.Fatalf("catchup results.json: %v", err)
+	}
+	res.Resolve(dir)
+	if x := res.Spec.Cluster.External; x == nil || len(x.Streams) != 1 || !strings.HasPrefix(x.Streams[0], "chaos_") {
+		t.Errorf("catchup run: streams %+v, want one chaos_<random>", x)
+	}
+	if len(res.Cells) != 1 || res.Cells[0].Ops.ByType["publish"] == 0 {
+		t.Fatalf("catchup run: %d cells, want one with its publishes counted", len(res.Cells))
+	}
+	for _, c := range res.Cells[0].Checks {
+		if c.Verdict != checker.Valid {
+			t.Errorf("catchup check %s: %s (%s)", c.Name, c.Verdict, c.Summary)
+		}
+	}
+	if after := accountState(t, servers); after != before {
+		t.Errorf("the cluster after the catchup run: %s; before: %s", after, before)
+	}
 }
 
 // externalQueue runs the queue workload on the same cluster: its stream is
@@ -108,6 +166,7 @@ func externalQueue(t *testing.T, repo, store string, servers, monitors []string,
 	code, stdout, stderr := chaosIn(t, repo, "run", "--runtime", "external", "--workload", "queue",
 		"--server", strings.Join(servers, ","), "--monitor", strings.Join(monitors, ","), "--store", filepath.Join(store, "queue-runs"),
 		"--time-limit", "12s", "--nemesis", "kill", "--nemesis-interval", "4s", "--seed", "7", "--ack-wait", "2s", "--stall-bound", "10s", "--drain-timeout", "30s",
+		"--user", extUser,
 		"--fault-hook", "kill=docker kill $(docker ps -q "+sel+")", "--fault-hook", "start=docker start $(docker ps -aq "+sel+")")
 	if code != record.ExitValid && code != record.ExitInvalid {
 		t.Fatalf("queue run: exit %d, want a verdict (%d or %d)\n%s\n%s", code, record.ExitValid, record.ExitInvalid, stdout, stderr)
@@ -144,7 +203,7 @@ func externalQueue(t *testing.T, repo, store string, servers, monitors []string,
 // stream with a durable consumer, which the run must leave as they are.
 func userData(t *testing.T, servers []string) {
 	t.Helper()
-	nc, err := nats.Connect(strings.Join(servers, ","), nats.IgnoreDiscoveredServers())
+	nc, err := nats.Connect(strings.Join(servers, ","), nats.IgnoreDiscoveredServers(), login())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +250,7 @@ func chaosIn(t *testing.T, dir string, args ...string) (int, string, string) {
 // counts, as one comparable line.
 func accountState(t *testing.T, servers []string) string {
 	t.Helper()
-	nc, err := nats.Connect(strings.Join(servers, ","), nats.IgnoreDiscoveredServers())
+	nc, err := nats.Connect(strings.Join(servers, ","), nats.IgnoreDiscoveredServers(), login())
 	if err != nil {
 		t.Fatal(err)
 	}

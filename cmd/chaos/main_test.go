@@ -77,6 +77,8 @@ func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
 		{[]string{"run", "--workload", "catchup", "--publishers", "0"}, "--publishers must be 1..64"},
 		{[]string{"run", "--workload", "catchup", "--backlog", "0"}, "--backlog 0B is smaller than one --payload"},
 		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"cluster", "up", "--password", "pw"}, "client authentication needs both a user and a password"},
+		{[]string{"cluster", "up", "--detach", "--user", "chaos-sys", "--password", "pw"}, `client user "chaos-sys" is the system account's`},
 		{[]string{"hunt", "--schedules", "maybe"}, `--schedules "maybe"`},
 		{[]string{"hunt", "--budget", "0s"}, "--budget 0s"},
 		{[]string{"hunt", "--run-time", "1s"}, "--run-time 1s"},

@@ -88,6 +88,14 @@ func TestIntegrationDockerCatchupValid(t *testing.T) {
 	if !res.CatchUp.Completed || res.CatchUp.Seconds <= 0 {
 		t.Errorf("catch-up %+v", res.CatchUp)
 	}
+	// Every publish sent and every get is an op of the history, counted by
+	// the pipeline as every workload's.
+	if n := cr.Ops.ByType[string(OpPublish)]; n == 0 || int64(n) != res.Publish.Sent {
+		t.Errorf("%d publish ops, %d publishes sent", n, res.Publish.Sent)
+	}
+	if n := cr.Ops.ByType[string(OpGetMsg)]; n == 0 || int64(n) != res.Reads.Gets {
+		t.Errorf("%d get-msg ops, %d gets", n, res.Reads.Gets)
+	}
 	// Memory of every node, at least 4 samples a second over the run.
 	tm := targetMemory(res)
 	if tm == nil {
