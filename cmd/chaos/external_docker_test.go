@@ -109,6 +109,21 @@ func TestExternalDockerIntegration(t *testing.T) {
 	externalCatchup(t, repo, store, servers, monitors, sel, before)
 }
 
+// namedRun reads the results of a run of workload on the external cluster
+// and requires its one stream named under the run's name.
+func namedRun(t *testing.T, dir, workload string) record.Result {
+	t.Helper()
+	var res record.Result
+	if b, err := os.ReadFile(filepath.Join(dir, "results.json")); err != nil || json.Unmarshal(b, &res) != nil {
+		t.Fatalf("%s results.json: %v", workload, err)
+	}
+	res.Resolve(dir)
+	if x := res.Spec.Cluster.External; x == nil || len(x.Streams) != 1 || !strings.HasPrefix(x.Streams[0], "chaos_") {
+		t.Errorf("%s run: streams %+v, want one chaos_<random>", workload, x)
+	}
+	return res
+}
+
 // The external cluster's client login; the password reaches the chaos
 // processes through $NATS_PASSWORD only.
 const (
@@ -135,15 +150,7 @@ func externalCatchup(t *testing.T, repo, store string, servers, monitors []strin
 	if code != record.ExitValid {
 		t.Fatalf("catchup run: exit %d, want %d\n%s\n%s", code, record.ExitValid, stdout, stderr)
 	}
-	dir := filepath.Join(store, "catchup-runs", "latest")
-	var res record.Result
-	if b, err := os.ReadFile(filepath.Join(dir, "results.json")); err != nil || json.Unmarshal(b, &res) != nil {
-		t.Fatalf("catchup results.json: %v", err)
-	}
-	res.Resolve(dir)
-	if x := res.Spec.Cluster.External; x == nil || len(x.Streams) != 1 || !strings.HasPrefix(x.Streams[0], "chaos_") {
-		t.Errorf("catchup run: streams %+v, want one chaos_<random>", x)
-	}
+	res := namedRun(t, filepath.Join(store, "catchup-runs", "latest"), "catchup")
 	if len(res.Cells) != 1 || res.Cells[0].Ops.ByType["publish"] == 0 {
 		t.Fatalf("catchup run: %d cells, want one with its publishes counted", len(res.Cells))
 	}
@@ -171,15 +178,7 @@ func externalQueue(t *testing.T, repo, store string, servers, monitors []string,
 	if code != record.ExitValid && code != record.ExitInvalid {
 		t.Fatalf("queue run: exit %d, want a verdict (%d or %d)\n%s\n%s", code, record.ExitValid, record.ExitInvalid, stdout, stderr)
 	}
-	dir := filepath.Join(store, "queue-runs", "latest")
-	var res record.Result
-	if b, err := os.ReadFile(filepath.Join(dir, "results.json")); err != nil || json.Unmarshal(b, &res) != nil {
-		t.Fatalf("queue results.json: %v", err)
-	}
-	res.Resolve(dir)
-	if x := res.Spec.Cluster.External; x == nil || len(x.Streams) != 1 || !strings.HasPrefix(x.Streams[0], "chaos_") {
-		t.Errorf("queue run: streams %+v, want one chaos_<random>", x)
-	}
+	res := namedRun(t, filepath.Join(store, "queue-runs", "latest"), "queue")
 	if len(res.Cells) != 1 || res.Cells[0].DirectGet {
 		t.Fatalf("queue run: %d cells, want one with Direct Get off", len(res.Cells))
 	}
