@@ -132,9 +132,6 @@ func (f *Flags) All() ([]Options, error) {
 	return out, nil
 }
 
-// Changed reports whether a flag was given: for the flags chaos run owns.
-func (f *Flags) Changed(name string) bool { return f.fs.Changed(name) }
-
 func joinNames() string {
 	s := ""
 	for i, n := range PresetNames() {

@@ -178,12 +178,6 @@ func (o Options) Named(name string) workloads.Settings {
 	return o
 }
 
-// Rebuild is the catch-up fault the cell scripts (its target is chosen at
-// setup).
-func Rebuild(o Options) nemesis.Rebuild {
-	return nemesis.Rebuild{Node: -1, MemoryLimit: int64(o.MemoryLimit)}
-}
-
 // Setup creates the stream, picks the target and connects the publishers.
 func (o Options) Setup(ctx context.Context, env *workloads.Env) (workloads.Instance, error) {
 	o.DirectGet = env.DirectGet
