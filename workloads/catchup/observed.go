@@ -75,7 +75,7 @@ func addObserved(dir string, r *Result) error {
 	if rec == nil {
 		return fmt.Errorf("%s: %s names the nodes' series in %s, which is missing", dir, ResultFile, r.Observed)
 	}
-	r.States, r.Health, r.Lag = rec.States(), rec.Health(), lagSamples(rec, r.Target)
+	r.States, r.Health, r.Lag = rec.States(), rec.Health(), observe.LagSeries(rec, r.Target)
 	asked := r.Events
 	r.Events = append(detectEvents(r.States, asked), asked...)
 	observe.SortEvents(r.Events)
