@@ -49,8 +49,9 @@
 // Files in the cell's dir: catchup.json (the Result: what is the catch-up's
 // own, naming nodes.jsonl for the nodes' series, which Load puts back, as
 // it counts the log lines of interest) and publish.csv; the pipeline's
-// history.jsonl (every publish and get as an op, ops.go), nodes.jsonl,
-// config/ and logs/ of every node.
+// history.jsonl (every publish and get as an op, ops.go: about 160 bytes
+// each, so the default 1 GiB backlog of 4 KiB messages writes about 45 MB),
+// nodes.jsonl, config/ and logs/ of every node.
 // Cells stored before the pipeline observed the nodes hold the series in
 // catchup.json, with memory.csv, lag.csv, events.jsonl, health.jsonl and
 // states.jsonl beside it; they load as they are.
