@@ -5,7 +5,7 @@
 // invoke and a complete time from one monotonic clock, and a write whose
 // outcome is unknown (a timeout) is kept as indeterminate, never as failed.
 // Equal times are concurrent: an op precedes another only if it completed
-// strictly before the other was invoked (package checker states the rule).
+// strictly before the other was invoked (package kvcheck states the rule).
 //
 // ReadOps, ReadStream and Load validate what they read (Op.Validate,
 // Entry.Validate) and name the file and line of the first bad record.

@@ -13,7 +13,7 @@ import (
 
 // A Split is a stored history cut by key into parts that are judged one at
 // a time, so that the check of an hour-long run holds one part in memory
-// rather than the whole history (package checker's Merge puts the parts'
+// rather than the whole history (package kvcheck's Merge puts the parts'
 // results together). Every key's ops and stream entries are in one part,
 // in their order; what only the whole history knows comes with the split.
 type Split struct {

@@ -12,7 +12,7 @@ import (
 // malformed lists every fixture in testdata/malformed: the line its error
 // must name and a phrase the error must contain. Ops fixtures are read
 // with ReadOps, NAME.stream.jsonl with ReadStream. Records that are sound
-// but useless to the KV checkers are in ../checker/testdata/malformed.
+// but useless to the KV checkers are in ../checker/kvcheck/testdata/malformed.
 var malformed = map[string]struct {
 	line int
 	says string

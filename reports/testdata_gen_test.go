@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
@@ -165,7 +166,7 @@ func trimCell(t *testing.T, src, dst string, c *record.CellResult, keys map[stri
 		}
 	}
 	opts := checker.Options{OutDir: filepath.Join(to, "porcupine"), MaxVisualizations: 2, Timeout: time.Minute}
-	c.Checks = append(checker.Run(h, checker.All(opts)), recovery...)
+	c.Checks = append(kvcheck.Run(h, kvcheck.All(opts)), recovery...)
 	for j := range c.Checks {
 		for k, f := range c.Checks[j].Files {
 			c.Checks[j].Files[k] = filepath.ToSlash(filepath.Join(c.Dir, "porcupine", filepath.Base(f)))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
@@ -40,10 +41,10 @@ func KVChecks(o ChecksOpts) []checker.Result {
 		}
 		return checker.Valid
 	}
-	stale := checker.Result{Name: checker.NameStaleRead, Verdict: v(o.Stale > 0),
-		Counts: map[string]int{checker.CountGets: o.Gets, checker.CountStaleReads: o.Stale, checker.CountKeys: 10, checker.CountKeysWithStaleReads: min(o.Stale, 10)},
-		Stats:  map[string]float64{"stale_fraction": float64(o.Stale) / float64(max(o.Gets, 1)), checker.StatStalenessMsP50: 0.4, checker.StatStalenessMsP99: 12.5, checker.StatStalenessMsMax: 40, checker.StatStalenessRevsMax: 6},
-		Histograms: map[string][]checker.Bucket{checker.StatStalenessMs: {
+	stale := checker.Result{Name: kvcheck.NameStaleRead, Verdict: v(o.Stale > 0),
+		Counts: map[string]int{kvcheck.CountGets: o.Gets, kvcheck.CountStaleReads: o.Stale, kvcheck.CountKeys: 10, kvcheck.CountKeysWithStaleReads: min(o.Stale, 10)},
+		Stats:  map[string]float64{"stale_fraction": float64(o.Stale) / float64(max(o.Gets, 1)), kvcheck.StatStalenessMsP50: 0.4, kvcheck.StatStalenessMsP99: 12.5, kvcheck.StatStalenessMsMax: 40, kvcheck.StatStalenessRevsMax: 6},
+		Histograms: map[string][]checker.Bucket{kvcheck.StatStalenessMs: {
 			{Label: "<=1ms", Upper: 1, Count: o.Stale * 7 / 10}, {Label: "<=2ms", Upper: 2, Count: o.Stale / 10},
 			{Label: "<=5ms", Upper: 5, Count: o.Stale / 10}, {Label: "<=10ms", Upper: 10, Count: o.Stale - o.Stale*9/10},
 			{Label: "<=20ms", Upper: 20}, {Label: ">20ms", Open: true}}},
@@ -55,27 +56,27 @@ func KVChecks(o ChecksOpts) []checker.Result {
 		stale.Summary = fmt.Sprintf("no stale reads in %d gets", o.Gets)
 	}
 	rej := o.RejStale + o.RejSpurious
-	attr := checker.Result{Name: checker.NameAttribution, Verdict: v(rej > 0),
+	attr := checker.Result{Name: kvcheck.NameAttribution, Verdict: v(rej > 0),
 		Summary: fmt.Sprintf("%d wrong-last-sequence rejections: %d stale_read, 0 concurrent_write, %d spurious", rej, o.RejStale, o.RejSpurious),
-		Counts: map[string]int{checker.CountRejections: rej, checker.CountRejectedStale: o.RejStale, checker.CountRejectedConcur: 0, checker.CountRejectedSpurious: o.RejSpurious, checker.CountUnattributed: 0,
-			"stale_read_10071": o.RejStale, checker.CountRejectedSpurious + "_10164": o.RejSpurious}}
-	session := checker.Result{Name: checker.NameSession, Verdict: v(o.Stale > 0), Summary: fmt.Sprintf("%d read-your-writes violations", o.Stale),
-		Counts: map[string]int{checker.CountGets: o.Gets, checker.CountRYWViolations: o.Stale, checker.CountMonotonicViolations: o.Stale / 5, "violating_gets": o.Stale}}
-	integ := checker.Result{Name: checker.NameIntegrity, Verdict: v(o.LostWrites > 0), Summary: "all acknowledged writes are in the stream",
-		Counts: map[string]int{checker.CountAckedWrites: o.Gets, checker.CountLostWrite: o.LostWrites}}
+		Counts: map[string]int{kvcheck.CountRejections: rej, kvcheck.CountRejectedStale: o.RejStale, kvcheck.CountRejectedConcur: 0, kvcheck.CountRejectedSpurious: o.RejSpurious, kvcheck.CountUnattributed: 0,
+			"stale_read_10071": o.RejStale, kvcheck.CountRejectedSpurious + "_10164": o.RejSpurious}}
+	session := checker.Result{Name: kvcheck.NameSession, Verdict: v(o.Stale > 0), Summary: fmt.Sprintf("%d read-your-writes violations", o.Stale),
+		Counts: map[string]int{kvcheck.CountGets: o.Gets, kvcheck.CountRYWViolations: o.Stale, kvcheck.CountMonotonicViolations: o.Stale / 5, "violating_gets": o.Stale}}
+	integ := checker.Result{Name: kvcheck.NameIntegrity, Verdict: v(o.LostWrites > 0), Summary: "all acknowledged writes are in the stream",
+		Counts: map[string]int{kvcheck.CountAckedWrites: o.Gets, kvcheck.CountLostWrite: o.LostWrites}}
 	if o.LostWrites > 0 {
 		integ.Summary = fmt.Sprintf("%d acknowledged writes missing from the stream", o.LostWrites)
 	} else if o.StreamIncomplete {
 		integ.Verdict, integ.Reason, integ.Summary = checker.Unknown, "the stream could not be read back in full", "stream incomplete"
 	}
-	lin := checker.Result{Name: checker.NameLinearizability, Verdict: v(o.Stale > 0), Summary: "all 10 keys linearizable",
-		Counts: map[string]int{checker.CountKeys: 10, checker.CountKeysIllegal: min(o.Stale, 10), checker.CountKeysUnknown: 0}}
+	lin := checker.Result{Name: kvcheck.NameLinearizability, Verdict: v(o.Stale > 0), Summary: "all 10 keys linearizable",
+		Counts: map[string]int{kvcheck.CountKeys: 10, kvcheck.CountKeysIllegal: min(o.Stale, 10), kvcheck.CountKeysUnknown: 0}}
 	if o.Stale > 0 {
 		lin.Summary = fmt.Sprintf("%d of 10 keys not linearizable", min(o.Stale, 10))
 	}
 	if o.LinUnknown != "" {
 		lin.Verdict, lin.Reason, lin.Summary = checker.Unknown, o.LinUnknown, "3 of 10 keys undecided"
-		lin.Counts[checker.CountKeysUnknown] = 3
+		lin.Counts[kvcheck.CountKeysUnknown] = 3
 	}
 	rec := checker.Result{Name: checker.NameRecovery, Verdict: v(o.NotRecovered), Summary: "recovered after 1.2s", Counts: map[string]int{"recovered": 1}}
 	if o.NotRecovered {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
@@ -105,8 +106,8 @@ func checkedCellReadBack(t *testing.T, name string, readBack []history.Entry, op
 	}
 	h := history.History{Ops: all, Stream: stream, StreamComplete: true}
 	opts := checker.Options{Timeout: 10 * time.Second}
-	final := checker.Final{Entries: readBack, Complete: true, Observed: stream}
-	checks := checker.Run(h, append(checker.All(opts), checker.NewDeletes(opts, final)))
+	final := kvcheck.Final{Entries: readBack, Complete: true, Observed: stream}
+	checks := kvcheck.Run(h, append(kvcheck.All(opts), kvcheck.NewDeletes(opts, final)))
 	checks = append(checks, recovered)
 	return record.CellResult{Cell: record.Cell{Name: name}, Checks: checks, Verdict: record.VerdictOf(checks)}
 }
@@ -138,20 +139,20 @@ func TestJudgeStaleReads(t *testing.T) {
 	}{
 		{"the seed's stale read and its rejection are excused", checkedCell(t, "direct-get-on", seedOps("k0", 0)), record.Valid, nil, false, nil},
 		{"a spurious 10071 is not explained by stale reads", checkedCell(t, "direct-get-on", seedOps("k0", 0), spuriousOps("k1", 3, 0)),
-			record.Invalid, []string{checker.NameAttribution}, false, nil},
+			record.Invalid, []string{kvcheck.NameAttribution}, false, nil},
 		{"no stale read: the control did not reproduce", checkedCell(t, "direct-get-on", cleanOps("k0", 0)), record.Invalid,
-			[]string{checker.NameStaleRead}, true, nil},
+			[]string{kvcheck.NameStaleRead}, true, nil},
 		{"a cell the expectation does not name is judged as is", checkedCell(t, "direct-get-off", seedOps("k0", 0)), record.Invalid,
-			[]string{checker.NameSession, checker.NameStaleRead, checker.NameAttribution, checker.NameLinearizability}, false, nil},
+			[]string{kvcheck.NameSession, kvcheck.NameStaleRead, kvcheck.NameAttribution, kvcheck.NameLinearizability}, false, nil},
 		{"stale reads and a resurrected read are excused", checkedCell(t, "direct-get-on", seedOps("k0", 0), resurrectedOps("k1", 3, 0)),
-			record.Valid, nil, false, []string{checker.NameDeletes, checker.NameStaleRead}},
+			record.Valid, nil, false, []string{kvcheck.NameDeletes, kvcheck.NameStaleRead}},
 		{"a create over a live key is not explained by stale reads",
 			checkedCell(t, "direct-get-on", seedOps("k0", 0), resurrectedOps("k1", 3, 0), liveCreateOps("k2", 5, 0)), record.Invalid,
-			[]string{checker.NameIntegrity, checker.NameDeletes}, false, nil},
+			[]string{kvcheck.NameIntegrity, kvcheck.NameDeletes}, false, nil},
 		{"a value surviving its delete in the read-back is not explained by stale reads",
 			checkedCellReadBack(t, "direct-get-on", []history.Entry{{Seq: 1, Key: "k0", Value: "k0-1"}, {Seq: 2, Key: "k0", Value: "k0-2"},
 				{Seq: 3, Key: "k1", Value: "k1-1"}}, seedOps("k0", 0), resurrectedOps("k1", 3, 0)), record.Invalid,
-			[]string{checker.NameDeletes}, false, nil},
+			[]string{kvcheck.NameDeletes}, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,7 +203,7 @@ func TestExitCode(t *testing.T) {
 	stale := func() record.CellResult { return checkedCell(t, "direct-get-on", seedOps("k0", 0)) }
 	clean := checkedCell(t, "direct-get-off", cleanOps("k0", 0))
 	unknown := clean
-	unknown.Checks = append([]checker.Result{{Name: checker.NameLinearizability, Verdict: checker.Unknown, Reason: "t"}}, clean.Checks[1:]...)
+	unknown.Checks = append([]checker.Result{{Name: kvcheck.NameLinearizability, Verdict: checker.Unknown, Reason: "t"}}, clean.Checks[1:]...)
 	unknown.Verdict = record.VerdictOf(unknown.Checks)
 	harness := record.CellResult{Cell: record.Cell{Name: "direct-get-off"}, Verdict: record.Error, Error: "boom"}
 	on := record.Expectation{Cells: "direct-get-on", Anomaly: "stale-reads"}

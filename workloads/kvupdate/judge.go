@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -63,7 +64,7 @@ func CheckDir(dir string, opts checker.Options) ([]checker.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return checker.Run(h, checker.All(opts)), nil
+		return kvcheck.Run(h, kvcheck.All(opts)), nil
 	}
 	if err != nil {
 		return nil, err
@@ -96,14 +97,14 @@ func CheckDir(dir string, opts checker.Options) ([]checker.Result, error) {
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, err
 	}
-	results := checker.Run(h, b.checks(&h, obs, nil, opts))
+	results := kvcheck.Run(h, b.checks(&h, obs, nil, opts))
 	return append(results, guardedDivergence(dir, opts)), nil
 }
 
 // guardedDivergence is the divergence check under checker.Guard, like the
 // history's checkers.
 func guardedDivergence(dir string, opts checker.Options) checker.Result {
-	return checker.Guard(checker.NameDivergence, func() checker.Result { return divergence(dir, opts) })
+	return checker.Guard(kvcheck.NameDivergence, func() checker.Result { return divergence(dir, opts) })
 }
 
 // observedFile is observed.jsonl, or a part's share of it.
@@ -117,8 +118,8 @@ type observedFile struct {
 // observers saw when the bucket drops revisions (obs nil: the run was
 // interrupted before the observers were drained). whole, for a part, is
 // what the whole stream tells (judgedStream); nil, it is found from h.
-func (b Bucket) checks(h *history.History, obs *observedFile, whole *streamFacts, opts checker.Options) []checker.Checker {
-	final := checker.Final{Entries: h.Stream, Complete: h.StreamComplete, Torn: h.StreamTorn, PerKey: b.perKey()}
+func (b Bucket) checks(h *history.History, obs *observedFile, whole *streamFacts, opts checker.Options) []kvcheck.Checker {
+	final := kvcheck.Final{Entries: h.Stream, Complete: h.StreamComplete, Torn: h.StreamTorn, PerKey: b.perKey()}
 	var head *ObservedHead
 	if obs != nil {
 		final.Observed, final.Conflicts, head = obs.entries, obs.head.Conflicts, &obs.head
@@ -136,7 +137,7 @@ func (b Bucket) checks(h *history.History, obs *observedFile, whole *streamFacts
 	}
 	h.StreamComplete, h.StreamLast = whole.complete, whole.last
 	final.Reached = whole.readReached
-	return append(checker.All(opts), checker.NewRetention(opts, final), checker.NewDeletes(opts, final))
+	return append(kvcheck.All(opts), kvcheck.NewRetention(opts, final), kvcheck.NewDeletes(opts, final))
 }
 
 // divergence judges replicas.json; a cell without it says why.
@@ -148,10 +149,10 @@ func divergence(dir string, opts checker.Options) checker.Result {
 		if errors.Is(err, os.ErrNotExist) {
 			reason = "the replicas were not read (the run ended before its finish)"
 		}
-		return checker.Result{Name: checker.NameDivergence, Verdict: checker.Unknown, Reason: reason, Summary: reason,
+		return checker.Result{Name: kvcheck.NameDivergence, Verdict: checker.Unknown, Reason: reason, Summary: reason,
 			Counts: map[string]int{}}
 	}
-	r := checker.CheckConverged(reps, reads, opts)
+	r := kvcheck.CheckConverged(reps, reads, opts)
 	r.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
 	return r
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -19,7 +20,7 @@ func TestCheckDirCells(t *testing.T) {
 		contains string // in the divergence summary
 	}{
 		{"clean", nil, "all 3 replicas hold the same 2 messages"},
-		{"diverged", map[string]bool{checker.NameDivergence: true}, "n2 from seq 5"},
+		{"diverged", map[string]bool{kvcheck.NameDivergence: true}, "n2 from seq 5"},
 	}
 	for _, c := range cases {
 		t.Run(c.cell, func(t *testing.T) {
@@ -37,11 +38,11 @@ func TestCheckDirCells(t *testing.T) {
 				if r.Verdict != want {
 					t.Errorf("%s: %s (%s %s), want %s", r.Name, r.Verdict, r.Summary, r.Reason, want)
 				}
-				if r.Name == checker.NameDivergence && !strings.Contains(r.Summary, c.contains) {
+				if r.Name == kvcheck.NameDivergence && !strings.Contains(r.Summary, c.contains) {
 					t.Errorf("divergence summary %q lacks %q", r.Summary, c.contains)
 				}
 			}
-			for _, n := range []string{checker.NameIntegrity, checker.NameRetention, checker.NameDeletes, checker.NameDivergence, checker.NameLinearizability} {
+			for _, n := range []string{kvcheck.NameIntegrity, kvcheck.NameRetention, kvcheck.NameDeletes, kvcheck.NameDivergence, kvcheck.NameLinearizability} {
 				if !names[n] {
 					t.Errorf("no %s result", n)
 				}
@@ -95,9 +96,9 @@ func TestCheckDirWithoutObserved(t *testing.T) {
 				}
 				for _, r := range results {
 					switch {
-					case r.Name == checker.NameIntegrity && (r.Verdict != c.want || !strings.Contains(r.Summary, c.says)):
+					case r.Name == kvcheck.NameIntegrity && (r.Verdict != c.want || !strings.Contains(r.Summary, c.says)):
 						t.Errorf("PartOps %d: %s: %s (%s), want %s saying %q", partOps, r.Name, r.Verdict, r.Summary, c.want, c.says)
-					case r.Name == checker.NameDivergence && r.Verdict != checker.Unknown:
+					case r.Name == kvcheck.NameDivergence && r.Verdict != checker.Unknown:
 						t.Errorf("%s: %s (%s), want unknown", r.Name, r.Verdict, r.Summary)
 					}
 				}
@@ -149,7 +150,7 @@ func TestCheckDirTornReadBack(t *testing.T) {
 		}
 		for _, r := range results {
 			want := checker.Valid
-			if r.Name == checker.NameRetention {
+			if r.Name == kvcheck.NameRetention {
 				want = checker.Unknown
 				if !strings.Contains(r.Reason, "stream.jsonl is cut short at line 3: the read-back did not finish") {
 					t.Errorf("PartOps %d: read-back reason %q does not say the file is cut short", partOps, r.Reason)
@@ -191,10 +192,10 @@ func TestCheckDirReadBackFailed(t *testing.T) {
 	}
 	for i, r := range whole {
 		samePartsJudgement(t, r, parts[i], ops)
-		if r.Name == checker.NameIntegrity && (r.Verdict != checker.Unknown || r.Counts[checker.CountLostWrite] != 0) {
+		if r.Name == kvcheck.NameIntegrity && (r.Verdict != checker.Unknown || r.Counts[kvcheck.CountLostWrite] != 0) {
 			t.Errorf("stream-integrity: %s %s, want unknown and no lost write", r.Verdict, r.Summary)
 		}
-		if r.Name == checker.NameDeletes && (r.Verdict != checker.Unknown || r.Counts[checker.CountUnconfirmedDeletes] != 1) {
+		if r.Name == kvcheck.NameDeletes && (r.Verdict != checker.Unknown || r.Counts[kvcheck.CountUnconfirmedDeletes] != 1) {
 			t.Errorf("deletes: %s %s, want unknown: nothing read back confirms k0's delete", r.Verdict, r.Summary)
 		}
 	}
@@ -237,7 +238,7 @@ func TestCheckDirUnseenSequence(t *testing.T) {
 			for i, r := range whole {
 				samePartsJudgement(t, r, parts[i], ops)
 				want := checker.Valid
-				if r.Name == checker.NameIntegrity {
+				if r.Name == kvcheck.NameIntegrity {
 					want = c.want
 					if !strings.Contains(r.Summary, c.says) {
 						t.Errorf("stream-integrity: %q does not say %q", r.Summary, c.says)

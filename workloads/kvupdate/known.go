@@ -1,7 +1,7 @@
 package kvupdate
 
 import (
-	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
@@ -16,23 +16,23 @@ func init() {
 			"and deletes only with resurrected reads (stale reads of a deleted key)",
 		Explains: staleReadsExplain,
 		Found:    staleReadsFound,
-		Witness:  checker.NameStaleRead,
+		Witness:  kvcheck.NameStaleRead,
 	})
 }
 
 func staleReadsFound(m record.Checks) bool {
-	return m.Count(checker.NameStaleRead, checker.CountStaleReads) > 0
+	return m.Count(kvcheck.NameStaleRead, kvcheck.CountStaleReads) > 0
 }
 
 // staleReadsExplain says which invalid checks stale reads account for.
 func staleReadsExplain(m record.Checks, check string) bool {
 	switch check {
-	case checker.NameStaleRead, checker.NameSession, checker.NameLinearizability:
+	case kvcheck.NameStaleRead, kvcheck.NameSession, kvcheck.NameLinearizability:
 		return staleReadsFound(m)
-	case checker.NameAttribution:
-		return staleReadsFound(m) && m.Count(checker.NameAttribution, checker.CountRejectedSpurious) == 0 &&
-			m.Count(checker.NameAttribution, checker.CountUnattributed) == 0
-	case checker.NameDeletes:
+	case kvcheck.NameAttribution:
+		return staleReadsFound(m) && m.Count(kvcheck.NameAttribution, kvcheck.CountRejectedSpurious) == 0 &&
+			m.Count(kvcheck.NameAttribution, kvcheck.CountUnattributed) == 0
+	case kvcheck.NameDeletes:
 		return staleReadsFound(m) && onlyResurrectedReads(m)
 	}
 	return false
@@ -44,8 +44,8 @@ func staleReadsExplain(m record.Checks, check string) bool {
 // read explains (a value surviving its delete in the read-back, a create
 // over a live key).
 func onlyResurrectedReads(m record.Checks) bool {
-	for _, k := range checker.DeletesAnomalies() {
-		if k != checker.CountResurrectedRead && m.Count(checker.NameDeletes, k) > 0 {
+	for _, k := range kvcheck.DeletesAnomalies() {
+		if k != kvcheck.CountResurrectedRead && m.Count(kvcheck.NameDeletes, k) > 0 {
 			return false
 		}
 	}

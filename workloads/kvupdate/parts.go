@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -40,7 +41,7 @@ var errCrossed = errors.New("a sequence is read across parts")
 // checkInParts judges a cell whose history is too long to hold whole, as
 // CheckDir would whole: its read-back, observed.jsonl and history cut by
 // key into n parts in a folder of the cell (removed after), each part
-// judged alone, and the results merged (checker.Merge). What only the
+// judged alone, and the results merged (kvcheck.Merge). What only the
 // whole stream knows (which sequences it holds, whether it is complete)
 // is counted while cutting. It returns errCrossed, having judged nothing,
 // when a sequence is held or read by keys of two parts: such a cell is
@@ -173,7 +174,7 @@ func (c *cellCut) judge(b Bucket, opts checker.Options) ([]checker.Result, error
 			}
 			obs = &observedFile{entries: entries, head: ph}
 		}
-		per[p] = checker.Run(h, b.checks(&h, obs, &c.whole, checker.PartOptions(opts, done)))
+		per[p] = kvcheck.Run(h, b.checks(&h, obs, &c.whole, kvcheck.PartOptions(opts, done)))
 		done = append(done, per[p]...)
 	}
 	var whole history.History
@@ -184,7 +185,7 @@ func (c *cellCut) judge(b Bucket, opts checker.Options) ([]checker.Result, error
 		for p := range per {
 			parts[p] = per[p][i]
 		}
-		out[i] = checker.Merge(ch, opts, parts, c.split.Index)
+		out[i] = kvcheck.Merge(ch, opts, parts, c.split.Index)
 	}
 	return out, nil
 }

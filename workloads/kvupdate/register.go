@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
@@ -253,7 +254,7 @@ func (i *instance) Finish(ctx context.Context) error {
 func (i *instance) readReplicas(ctx context.Context) error {
 	i.env.Phase("reading every replica")
 	start := time.Now()
-	reps, reads := readUntilAgree(ctx, i.w.ReadReplicas, i.w.opts.ConvergeTimeout, replicaReadEvery, func(r checker.ReplicaRead) {
+	reps, reads := readUntilAgree(ctx, i.w.ReadReplicas, i.w.opts.ConvergeTimeout, replicaReadEvery, func(r kvcheck.ReplicaRead) {
 		i.env.Logf("replicas differ (%s); reading them again", r.Summary)
 	})
 	n := 0
@@ -276,13 +277,13 @@ const replicaReadEvery = time.Second
 // readUntilAgree reads the replicas until a reading finds no difference, or
 // the next reading would start past bound, pausing every between readings;
 // differ hears of each reading that will be followed by another.
-func readUntilAgree(ctx context.Context, read func(context.Context) []checker.Replica, bound, every time.Duration,
-	differ func(checker.ReplicaRead)) ([]checker.Replica, []checker.ReplicaRead) {
+func readUntilAgree(ctx context.Context, read func(context.Context) []kvcheck.Replica, bound, every time.Duration,
+	differ func(kvcheck.ReplicaRead)) ([]kvcheck.Replica, []kvcheck.ReplicaRead) {
 	start := time.Now()
-	var reads []checker.ReplicaRead
+	var reads []kvcheck.ReplicaRead
 	for {
 		reps := read(ctx)
-		r := checker.ReadOf(reps, time.Since(start), checker.Options{})
+		r := kvcheck.ReadOf(reps, time.Since(start), checker.Options{})
 		reads = append(reads, r)
 		if !r.Differ || time.Since(start)+every > bound || ctx.Err() != nil {
 			return reps, reads

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
@@ -27,20 +28,20 @@ func bucketRows(row kvRow) []reports.MatrixRow {
 // deletes and creates, and whether every replica holds the same.
 func storedRows(row kvRow) []reports.MatrixRow {
 	return []reports.MatrixRow{
-		row("Read-back", "each key's last revisions still there after the heal", checkCell(checker.NameRetention,
-			[]string{checker.CountLastValueLost, checker.CountRetainedMissing, checker.CountRetainedExtra, checker.CountRetainedChanged, checker.CountSeqConflict},
+		row("Read-back", "each key's last revisions still there after the heal", checkCell(kvcheck.NameRetention,
+			[]string{kvcheck.CountLastValueLost, kvcheck.CountRetainedMissing, kvcheck.CountRetainedExtra, kvcheck.CountRetainedChanged, kvcheck.CountSeqConflict},
 			func(r *checker.Result) string {
-				return fmt.Sprintf("all %s keys hold what they must", reports.FormatCount(r.Counts[checker.CountKeys]))
+				return fmt.Sprintf("all %s keys hold what they must", reports.FormatCount(r.Counts[kvcheck.CountKeys]))
 			})),
-		row("Deletes and creates", "deletes honoured, no deleted key read back, no create over a live key", checkCell(checker.NameDeletes,
-			[]string{checker.CountResurrectedRead, checker.CountDeleteNotHonoured, checker.CountCreateOverLiveKey},
+		row("Deletes and creates", "deletes honoured, no deleted key read back, no create over a live key", checkCell(kvcheck.NameDeletes,
+			[]string{kvcheck.CountResurrectedRead, kvcheck.CountDeleteNotHonoured, kvcheck.CountCreateOverLiveKey},
 			func(r *checker.Result) string {
-				return fmt.Sprintf("%s markers honoured", reports.FormatCount(r.Counts[checker.CountMarkers]))
+				return fmt.Sprintf("%s markers honoured", reports.FormatCount(r.Counts[kvcheck.CountMarkers]))
 			})),
-		row("Replicas agree", "every replica's copy of the stream read and compared after the heal", checkCell(checker.NameDivergence,
-			[]string{checker.CountMissingMsgs, checker.CountExtraMsgs, checker.CountDifferentMsgs, checker.CountStateMismatch},
+		row("Replicas agree", "every replica's copy of the stream read and compared after the heal", checkCell(kvcheck.NameDivergence,
+			[]string{kvcheck.CountMissingMsgs, kvcheck.CountExtraMsgs, kvcheck.CountDifferentMsgs, kvcheck.CountStateMismatch},
 			func(r *checker.Result) string {
-				return fmt.Sprintf("%d of %d replicas identical", r.Counts[checker.CountReplicasRead], r.Counts[checker.CountReplicas])
+				return fmt.Sprintf("%d of %d replicas identical", r.Counts[kvcheck.CountReplicasRead], r.Counts[kvcheck.CountReplicas])
 			})),
 	}
 }
@@ -64,7 +65,7 @@ func checkCell(name string, kinds []string, ok func(*checker.Result) string) fun
 				}
 			}
 			text := strings.Join(found, ", ")
-			if name == checker.NameDivergence {
+			if name == kvcheck.NameDivergence {
 				text = reports.FirstLine(r.Summary)
 			}
 			return reports.MatrixVal{Text: text, Class: reports.ClassBad}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 )
@@ -14,14 +15,14 @@ import (
 // integrityKinds are stream-integrity's anomaly counts, worst first, with
 // how a person says them.
 var integrityKinds = []struct{ key, one, many string }{
-	{checker.CountLostWrite, "acknowledged write lost", "acknowledged writes lost"},
-	{checker.CountRevMismatch, "write stored at another revision than acknowledged", "writes stored at another revision than acknowledged"},
-	{checker.CountSeqConflict, "write acknowledged with another write's revision", "writes acknowledged with another write's revision"},
-	{checker.CountFailedWriteApplied, "failed write applied anyway", "failed writes applied anyway"},
-	{checker.CountUnexpectedValue, "value nobody wrote", "values nobody wrote"},
-	{checker.CountDuplicateValue, "value stored twice", "values stored twice"},
-	{checker.CountUnexpectedTombstone, "unexpected delete marker", "unexpected delete markers"},
-	{checker.CountBadRead, "read that matches no stored entry", "reads that match no stored entry"},
+	{kvcheck.CountLostWrite, "acknowledged write lost", "acknowledged writes lost"},
+	{kvcheck.CountRevMismatch, "write stored at another revision than acknowledged", "writes stored at another revision than acknowledged"},
+	{kvcheck.CountSeqConflict, "write acknowledged with another write's revision", "writes acknowledged with another write's revision"},
+	{kvcheck.CountFailedWriteApplied, "failed write applied anyway", "failed writes applied anyway"},
+	{kvcheck.CountUnexpectedValue, "value nobody wrote", "values nobody wrote"},
+	{kvcheck.CountDuplicateValue, "value stored twice", "values stored twice"},
+	{kvcheck.CountUnexpectedTombstone, "unexpected delete marker", "unexpected delete markers"},
+	{kvcheck.CountBadRead, "read that matches no stored entry", "reads that match no stored entry"},
 }
 
 // Summary is what a kv-update cell's checks say, in the numbers a person
@@ -73,18 +74,18 @@ func Summarize(c record.CellResult) Summary {
 			s.Undecided = append(s.Undecided, r.Name+": "+cmp.Or(r.Reason, r.Summary))
 		}
 	}
-	if r := s.byName[checker.NameStaleRead]; r != nil {
+	if r := s.byName[kvcheck.NameStaleRead]; r != nil {
 		s.HasStale = true
-		s.Gets, s.Stale, s.StaleKeys = r.Counts[checker.CountGets], r.Counts[checker.CountStaleReads], r.Counts[checker.CountKeysWithStaleReads]
-		s.StaleP50, s.StaleP99, s.StaleMax = r.Stats[checker.StatStalenessMsP50], r.Stats[checker.StatStalenessMsP99], r.Stats[checker.StatStalenessMsMax]
-		s.StaleRevs = r.Stats[checker.StatStalenessRevsMax]
-		s.StaleHist = r.Histograms[checker.StatStalenessMs]
+		s.Gets, s.Stale, s.StaleKeys = r.Counts[kvcheck.CountGets], r.Counts[kvcheck.CountStaleReads], r.Counts[kvcheck.CountKeysWithStaleReads]
+		s.StaleP50, s.StaleP99, s.StaleMax = r.Stats[kvcheck.StatStalenessMsP50], r.Stats[kvcheck.StatStalenessMsP99], r.Stats[kvcheck.StatStalenessMsMax]
+		s.StaleRevs = r.Stats[kvcheck.StatStalenessRevsMax]
+		s.StaleHist = r.Histograms[kvcheck.StatStalenessMs]
 	}
-	if r := s.byName[checker.NameAttribution]; r != nil {
-		s.Rejections, s.RejStale, s.RejConc = r.Counts[checker.CountRejections], r.Counts[checker.CountRejectedStale], r.Counts[checker.CountRejectedConcur]
-		s.RejSpur = r.Counts[checker.CountRejectedSpurious]
+	if r := s.byName[kvcheck.NameAttribution]; r != nil {
+		s.Rejections, s.RejStale, s.RejConc = r.Counts[kvcheck.CountRejections], r.Counts[kvcheck.CountRejectedStale], r.Counts[kvcheck.CountRejectedConcur]
+		s.RejSpur = r.Counts[kvcheck.CountRejectedSpurious]
 		for k, v := range r.Counts {
-			if code, ok := strings.CutPrefix(k, checker.CountRejectedSpurious+"_"); ok && v > 0 {
+			if code, ok := strings.CutPrefix(k, kvcheck.CountRejectedSpurious+"_"); ok && v > 0 {
 				s.SpurCodes = append(s.SpurCodes, fmt.Sprintf("%s: %d", code, v))
 				s.spurCodes = append(s.spurCodes, code)
 			}
@@ -92,18 +93,18 @@ func Summarize(c record.CellResult) Summary {
 		sort.Strings(s.SpurCodes)
 		sort.Strings(s.spurCodes)
 	}
-	if r := s.byName[checker.NameIntegrity]; r != nil {
+	if r := s.byName[kvcheck.NameIntegrity]; r != nil {
 		for _, k := range integrityKinds {
 			if n := r.Counts[k.key]; n > 0 {
 				s.Integrity = append(s.Integrity, reports.Plural(n, k.one, k.many))
 			}
 		}
 	}
-	if r := s.byName[checker.NameSession]; r != nil {
-		s.RYW, s.Mono = r.Counts[checker.CountRYWViolations], r.Counts[checker.CountMonotonicViolations]
+	if r := s.byName[kvcheck.NameSession]; r != nil {
+		s.RYW, s.Mono = r.Counts[kvcheck.CountRYWViolations], r.Counts[kvcheck.CountMonotonicViolations]
 	}
-	if r := s.byName[checker.NameLinearizability]; r != nil {
-		s.Keys, s.KeysBad = r.Counts[checker.CountKeys], r.Counts[checker.CountKeysIllegal]
+	if r := s.byName[kvcheck.NameLinearizability]; r != nil {
+		s.Keys, s.KeysBad = r.Counts[kvcheck.CountKeys], r.Counts[kvcheck.CountKeysIllegal]
 	}
 	if r := s.byName[checker.NameRecovery]; r != nil && r.Verdict == checker.Invalid {
 		s.NotRecover = r.Summary
@@ -172,11 +173,11 @@ func (s Summary) Sentence() string {
 // must still be named).
 func (s Summary) unsaid() []string {
 	said := map[string]bool{
-		checker.NameStaleRead:       s.Stale > 0,
-		checker.NameSession:         s.RYW+s.Mono > 0,
-		checker.NameAttribution:     s.RejStale+s.RejSpur > 0,
-		checker.NameIntegrity:       len(s.Integrity) > 0,
-		checker.NameLinearizability: s.KeysBad > 0,
+		kvcheck.NameStaleRead:       s.Stale > 0,
+		kvcheck.NameSession:         s.RYW+s.Mono > 0,
+		kvcheck.NameAttribution:     s.RejStale+s.RejSpur > 0,
+		kvcheck.NameIntegrity:       len(s.Integrity) > 0,
+		kvcheck.NameLinearizability: s.KeysBad > 0,
 		checker.NameRecovery:        s.NotRecover != "",
 	}
 	var out []string

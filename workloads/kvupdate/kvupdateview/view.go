@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
@@ -237,7 +238,7 @@ func kvRows(p *reports.Page, sums []Summary) []reports.MatrixRow {
 			return reports.MatrixVal{Text: fmt.Sprintf("%s / %s / %s", reports.FormatMs(s.StaleP50), reports.FormatMs(s.StaleP99), reports.FormatMs(s.StaleMax))}
 		}),
 		row("Read-your-writes / monotonic violations", "a client reading older than it wrote / than it already read", func(_ *reports.Cell, s Summary) reports.MatrixVal {
-			if s.Check(checker.NameSession) == nil {
+			if s.Check(kvcheck.NameSession) == nil {
 				return reports.NA
 			}
 			v := count(s.RYW + s.Mono)
@@ -254,7 +255,7 @@ type kvRow = func(label, hint string, f func(c *reports.Cell, s Summary) reports
 func updateRows(row kvRow, count func(int) reports.MatrixVal) []reports.MatrixRow {
 	attributed := func(f func(s Summary) reports.MatrixVal) func(*reports.Cell, Summary) reports.MatrixVal {
 		return func(_ *reports.Cell, s Summary) reports.MatrixVal {
-			if s.Check(checker.NameAttribution) == nil {
+			if s.Check(kvcheck.NameAttribution) == nil {
 				return reports.NA
 			}
 			return f(s)
@@ -297,12 +298,12 @@ func updateRows(row kvRow, count func(int) reports.MatrixVal) []reports.MatrixRo
 func dataRows(p *reports.Page, row kvRow) []reports.MatrixRow {
 	return append([]reports.MatrixRow{reports.GroupRow("Data"),
 		row("Stream integrity", "acknowledged writes kept, nothing unexpected stored", func(_ *reports.Cell, s Summary) reports.MatrixVal {
-			in := s.Check(checker.NameIntegrity)
+			in := s.Check(kvcheck.NameIntegrity)
 			if in == nil {
 				return reports.NA
 			}
 			if len(s.Integrity) == 0 {
-				v := reports.MatrixVal{Text: "all " + reports.FormatCount(in.Counts[checker.CountAckedWrites]) + " acknowledged writes stored", Class: reports.ClassOK}
+				v := reports.MatrixVal{Text: "all " + reports.FormatCount(in.Counts[kvcheck.CountAckedWrites]) + " acknowledged writes stored", Class: reports.ClassOK}
 				if in.Verdict != checker.Valid {
 					v.Text, v.Class = string(in.Verdict)+": "+reports.FirstLine(in.Reason), reports.VerdictClass(string(in.Verdict))
 				}
@@ -311,11 +312,11 @@ func dataRows(p *reports.Page, row kvRow) []reports.MatrixRow {
 			return reports.MatrixVal{Text: strings.Join(s.Integrity, ", "), Class: reports.ClassBad}
 		}),
 		row("Linearizable keys", "porcupine, per key", func(c *reports.Cell, s Summary) reports.MatrixVal {
-			lin := s.Check(checker.NameLinearizability)
+			lin := s.Check(kvcheck.NameLinearizability)
 			if lin == nil {
 				return reports.NA
 			}
-			unk := lin.Counts[checker.CountKeysUnknown]
+			unk := lin.Counts[kvcheck.CountKeysUnknown]
 			v := reports.MatrixVal{Text: fmt.Sprintf("%d of %d", s.Keys-s.KeysBad-unk, s.Keys), Class: reports.VerdictClass(string(lin.Verdict))}
 			if unk > 0 {
 				v.Text += fmt.Sprintf(" (%d undecided)", unk)

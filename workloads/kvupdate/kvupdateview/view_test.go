@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
@@ -255,7 +256,7 @@ func TestSummaryReadsTheCheckers(t *testing.T) {
 			ErrCode: 10164, Invoke: ms(5), Complete: ms(6)},
 	}
 	stream := []history.Entry{{Seq: 1, Key: "k0", Value: "v1"}, {Seq: 2, Key: "k0", Value: "v2"}, {Seq: 3, Key: "k1", Value: "w1"}}
-	checks := checker.Run(history.History{Ops: ops, Stream: stream, StreamComplete: true}, checker.All(checker.Options{Timeout: 10 * time.Second}))
+	checks := kvcheck.Run(history.History{Ops: ops, Stream: stream, StreamComplete: true}, kvcheck.All(checker.Options{Timeout: 10 * time.Second}))
 	c := record.CellResult{Checks: checks, Verdict: record.VerdictOf(checks), Ops: record.CountOps(ops, time.Second)}
 	s := Summarize(c)
 	if !s.HasStale || s.Gets != 3 || s.Stale != 1 || s.StaleKeys != 1 || s.StaleP50 <= 0 || s.StaleMax <= 0 || s.StaleRevs != 1 || len(s.StaleHist) == 0 {
@@ -280,7 +281,7 @@ func TestSummaryNamesASeqConflict(t *testing.T) {
 		{Client: 1, Type: history.Put, Key: "k1", Value: "w1", Rev: 1, Outcome: history.OK, Invoke: 1, Complete: 2},
 	}
 	h := history.History{Ops: ops, Stream: []history.Entry{{Seq: 1, Key: "k0", Value: "v1"}}, StreamComplete: true}
-	checks := checker.Run(h, []checker.Checker{checker.NewIntegrity(checker.Options{})})
+	checks := kvcheck.Run(h, []kvcheck.Checker{kvcheck.NewIntegrity(checker.Options{})})
 	s := Summarize(record.CellResult{Checks: checks, Verdict: record.VerdictOf(checks), Ops: record.CountOps(ops, time.Second)})
 	if got, want := strings.Join(s.Integrity, "; "), "1 acknowledged write lost; 1 write acknowledged with another write's revision"; got != want {
 		t.Errorf("integrity read as %q, want %q", got, want)
@@ -325,7 +326,7 @@ func TestIntegrationBrowserRendersKVPages(t *testing.T) {
 // must not hide a replica divergence.
 func TestSentenceNamesUnsaidChecks(t *testing.T) {
 	c := reportstest.CellOf(false, "kill", reportstest.ChecksOpts{Gets: 100, RejSpurious: 1}, "")
-	c.Checks = append(c.Checks, checker.Result{Name: checker.NameDivergence, Verdict: checker.Invalid, Summary: "replicas differ"})
+	c.Checks = append(c.Checks, checker.Result{Name: kvcheck.NameDivergence, Verdict: checker.Invalid, Summary: "replicas differ"})
 	c.Verdict = record.Invalid
 	got := Summarize(c).Sentence()
 	if want := "no stale reads, but 1 update rejected (10164) although nothing else wrote the key, and invalid: replica-divergence"; got != want {

@@ -3,7 +3,7 @@
 // finds what can be decided from the ops alone: real-time stale reads,
 // read-your-writes and monotonic-read violations, and the wrong-last-
 // sequence rejections caused by a stale read. The offline checkers
-// (package checker) remain the verdict; on the same history these counts
+// (package kvcheck) remain the verdict; on the same history these counts
 // equal theirs (online_test.go holds that), so the live line never tells a
 // different story.
 //

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -94,9 +95,9 @@ func simulateDeletes(seed uint64, clients, keys, ops int, staleP, deleteP float6
 
 func offline(ops []history.Op) Counts {
 	h := history.History{Ops: ops}
-	st := checker.NewStaleRead(checker.Options{}).Check(h)
-	se := checker.NewSession(checker.Options{}).Check(h)
-	at := checker.NewAttribution(checker.Options{}).Check(h)
+	st := kvcheck.NewStaleRead(checker.Options{}).Check(h)
+	se := kvcheck.NewSession(checker.Options{}).Check(h)
+	at := kvcheck.NewAttribution(checker.Options{}).Check(h)
 	return Counts{Gets: int64(st.Counts["gets"]), StaleReads: int64(st.Counts["stale_reads"]),
 		RYW: int64(se.Counts["ryw_violations"]), Monotonic: int64(se.Counts["monotonic_violations"]),
 		RejectedStale: int64(at.Counts["stale_read"])}
