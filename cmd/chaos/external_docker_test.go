@@ -144,7 +144,7 @@ func externalCatchup(t *testing.T, repo, store string, servers, monitors []strin
 	data := filepath.Join(store, "cluster", "data", "{node}")
 	code, stdout, stderr := chaosIn(t, repo, "run", "--runtime", "external", "--workload", "catchup",
 		"--server", strings.Join(servers, ","), "--monitor", strings.Join(monitors, ","), "--store", filepath.Join(store, "catchup-runs"),
-		"--backlog", "16MiB", "--rate", "1MiB", "--down", "2s", "--settle", "2s", "--catchup-timeout", "45s", "--user", extUser,
+		"--backlog", "16MiB", "--rate", "1MiB", "--down", "2s", "--settle", "2s", "--catchup-timeout", "45s", "--direct-get", "off", "--user", extUser,
 		"--fault-hook", "kill=docker kill $(docker ps -q "+sel+")", "--fault-hook", "start=docker start $(docker ps -aq "+sel+")",
 		"--fault-hook", "wipe=rm -rf "+data+" && mkdir -p "+data)
 	if code != record.ExitValid {
