@@ -22,6 +22,8 @@ type Workload struct {
 	nodes []cluster.Node
 	admin *nats.Conn
 	js    jetstream.JetStream
+	// clients are bound by Setup and handed to Run.
+	clients []*client
 	// observed are the ordered consumers watching the stream during Run.
 	observed []*runObserver
 	sink     *entrySink // what they saw
@@ -47,7 +49,31 @@ func Setup(ctx context.Context, nodes []cluster.Node, opts Options) (*Workload, 
 		w.Close()
 		return nil, err
 	}
+	// The clients bind here, before the run's clock: a --time-limit counts
+	// traffic, and a bind slower than it (a fresh cluster on a loaded
+	// machine) must not end the run before its first op.
+	if w.clients, err = w.bindClients(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
 	return w, nil
+}
+
+// bindClients connects and binds every client, closing those bound when
+// one fails.
+func (w *Workload) bindClients(ctx context.Context) ([]*client, error) {
+	clients := make([]*client, w.opts.Clients)
+	for i := range clients {
+		c, err := w.newClient(ctx, i)
+		if err != nil {
+			for _, c := range clients[:i] {
+				c.close()
+			}
+			return nil, err
+		}
+		clients[i] = c
+	}
+	return clients, nil
 }
 
 // createWithin bounds creating the bucket on a cluster that just became
@@ -71,9 +97,9 @@ func (w *Workload) createBucket(ctx context.Context) error {
 	return nil
 }
 
-// bindWithin bounds binding a client's handles: a fault in the first
-// seconds of the run (or a leader still settling) can leave the JetStream
-// API silent for a while.
+// bindWithin bounds binding a client's handles: a meta or stream leader
+// still settling on a fresh cluster (or a fault, for a client bound during
+// the run) can leave the JetStream API silent for a while.
 const bindWithin = 30 * time.Second
 
 // keepAll is the per-key history of --history all: the stream keeps every
@@ -147,16 +173,13 @@ func (w *Workload) Run(ctx context.Context, rec *history.Recorder) error {
 		lim = rate.NewLimiter(rate.Limit(w.opts.Rate), w.opts.Clients)
 	}
 	w.observed = w.startRunObservers(ctx)
-	clients := make([]*client, w.opts.Clients)
-	for i := range clients {
-		c, err := w.newClient(ctx, i)
-		if err != nil {
-			for _, c := range clients[:i] {
-				c.close()
-			}
+	clients := w.clients // bound in Setup; a second Run binds its own
+	w.clients = nil
+	if clients == nil {
+		var err error
+		if clients, err = w.bindClients(ctx); err != nil {
 			return err
 		}
-		clients[i] = c
 	}
 	var wg sync.WaitGroup
 	for _, c := range clients {
@@ -245,6 +268,10 @@ func (w *Workload) streamAfterHeal(ctx context.Context) (jetstream.Stream, error
 
 // Close drops the admin connection.
 func (w *Workload) Close() {
+	for _, c := range w.clients { // bound, and no Run took them
+		c.close()
+	}
+	w.clients = nil
 	if w.admin != nil {
 		w.admin.Close()
 	}

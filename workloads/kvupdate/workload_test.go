@@ -174,3 +174,44 @@ func checkReplicaIsTheReadBack(t *testing.T, reps []kvcheck.Replica, final []his
 		}
 	}
 }
+
+// The clients bind in Setup, before the run's clock: a run whose time
+// limit is already over when it starts (a bind slower than a short
+// --time-limit, as a clean-clone CI run saw) records no op and no error,
+// and closing a workload whose clients never ran closes them.
+func TestClientsBindBeforeTheClock(t *testing.T) {
+	nodes := embedded(t)
+	opts := Options{Replicas: 1, Keys: 2, Clients: 2, ValueSize: 8}.WithDefaults()
+	ctx := context.Background()
+	w, err := Setup(ctx, nodes, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.clients) != opts.Clients {
+		t.Fatalf("%d clients bound in Setup, want %d", len(w.clients), opts.Clients)
+	}
+	rec, err := history.NewRecorder(t.TempDir() + "/history.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	over, cancel := context.WithDeadline(ctx, time.Now())
+	defer cancel()
+	if err := w.Run(over, rec); err != nil {
+		t.Fatalf("a run whose clock is over: %v", err)
+	}
+	w.Close()
+	other := opts
+	other.Bucket = opts.Bucket + "-unused"
+	unused, err := Setup(ctx, nodes, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := unused.clients
+	unused.Close()
+	for _, c := range bound {
+		if !c.nc.IsClosed() {
+			t.Errorf("client %d left open by Close", c.id)
+		}
+	}
+}
