@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/jetstream-chaos/jetstream-chaos/internal/latency"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 )
 
@@ -114,21 +115,29 @@ func latencyChart(s *Series, bands []Band, marks []Mark, xmax float64) *Chart {
 	c.Kind = KindLatency
 	c.YLog = true
 	c.Plot.Y.Tick.Marker = MsLogTicks
-	series := func(pick func(*Bucket) *latHist, q float64) plotter.XYs {
+	series := func(pick func(*Bucket) *latency.Hist, q float64) plotter.XYs {
 		out := make(plotter.XYs, len(s.Buckets))
 		for i := range s.Buckets {
-			out[i] = plotter.XY{X: s.mid(i), Y: pick(&s.Buckets[i]).quantile(q)}
+			out[i] = plotter.XY{X: s.mid(i), Y: quantileMs(pick(&s.Buckets[i]), q)}
 		}
 		return out
 	}
-	rd := func(b *Bucket) *latHist { return &b.readLat }
-	wr := func(b *Bucket) *latHist { return &b.writeLat }
+	rd := func(b *Bucket) *latency.Hist { return &b.readLat }
+	wr := func(b *Bucket) *latency.Hist { return &b.writeLat }
 	c.Line("reads p50", series(rd, 0.5), LineStyle(ColBlue, 1, true))
 	c.Line("reads p99", series(rd, 0.99), LineStyle(ColBlue, 1.6, false))
 	c.Line("writes p50", series(wr, 0.5), LineStyle(ColGreen, 1, true))
 	c.Line("writes p99", series(wr, 0.99), LineStyle(ColGreen, 1.6, false))
 	c.Marks(marks)
 	return c
+}
+
+// quantileMs is h's q-quantile in ms, NaN (no point) when h is empty.
+func quantileMs(h *latency.Hist, q float64) float64 {
+	if h.Count() == 0 {
+		return math.NaN()
+	}
+	return float64(h.Quantile(q)) / 1e6
 }
 
 // errorChart stacks failed and indeterminate ops by error kind.

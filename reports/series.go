@@ -4,13 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
-	"math/bits"
 	"os"
 	"sort"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/latency"
 )
 
 // Series is a history bucketed over time: what the charts need, in memory
@@ -30,8 +29,8 @@ type Bucket struct {
 	Reads, Writes int // ok ops
 	Failed, Info  int
 	Errs          map[string]int // non-ok ops by error kind
-	readLat       latHist
-	writeLat      latHist
+	readLat       latency.Hist
+	writeLat      latency.Hist
 }
 
 // maxBuckets bounds the buckets of a Series; the width starts at
@@ -40,64 +39,6 @@ const (
 	maxBuckets = 240
 	baseWidth  = 10 * time.Millisecond
 )
-
-// latHist is a log-scale latency histogram: 4 bins per power of two from
-// 1µs, so a percentile read from it is within about 10 %.
-type latHist [latBins]uint32
-
-const (
-	latSub  = 4
-	latMin  = 10 // 2^10 ns ≈ 1µs
-	latBins = (37 - latMin) * latSub
-)
-
-func latBin(ns int64) int {
-	if ns < 1<<latMin {
-		return 0
-	}
-	e := bits.Len64(uint64(ns)) - 1 // 2^e <= ns < 2^(e+1)
-	frac := int((uint64(ns) >> (e - 2)) & 3)
-	i := (e-latMin)*latSub + frac
-	return min(i, latBins-1)
-}
-
-// latValue is the middle of bin i, in ns.
-func latValue(i int) float64 {
-	e, frac := i/latSub+latMin, i%latSub
-	return math.Ldexp(1+(float64(frac)+0.5)/latSub, e)
-}
-
-func (h *latHist) add(o *latHist) {
-	for i := range h {
-		h[i] += o[i]
-	}
-}
-
-func (h *latHist) count() int {
-	n := 0
-	for _, c := range h {
-		n += int(c)
-	}
-	return n
-}
-
-// quantile returns the q-quantile (0..1) in ms, NaN when empty.
-func (h *latHist) quantile(q float64) float64 {
-	n := h.count()
-	if n == 0 {
-		return math.NaN()
-	}
-	rank := int(math.Ceil(q * float64(n)))
-	rank = max(rank, 1)
-	seen := 0
-	for i, c := range h {
-		seen += int(c)
-		if seen >= rank {
-			return latValue(i) / 1e6
-		}
-	}
-	return latValue(latBins-1) / 1e6
-}
 
 // slimOp is the part of a history line the charts read.
 type slimOp struct {
@@ -196,10 +137,10 @@ func (b *seriesBuilder) add(op *slimOp) {
 	case op.Outcome == history.OK:
 		if b.isRead(op.Type) {
 			bk.Reads++
-			bk.readLat[latBin(lat)]++
+			bk.readLat.Add(time.Duration(lat))
 		} else {
 			bk.Writes++
-			bk.writeLat[latBin(lat)]++
+			bk.writeLat.Add(time.Duration(lat))
 		}
 	default:
 		if op.Outcome == history.Info {
@@ -237,8 +178,8 @@ func (s *Series) merge() {
 				}
 				a.Errs[k] += v
 			}
-			a.readLat.add(&c.readLat)
-			a.writeLat.add(&c.writeLat)
+			a.readLat.Merge(&c.readLat)
+			a.writeLat.Merge(&c.writeLat)
 		}
 		s.Buckets[i] = a
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/internal/latency"
 )
 
 // Publishers send with plain core NATS requests, many in flight: each
@@ -22,7 +24,7 @@ type pubStats struct {
 	t0 time.Time
 
 	mu        sync.Mutex
-	byPhase   map[Phase]*latHist
+	byPhase   map[Phase]*latency.Hist
 	errs      map[Phase]map[string]int64
 	perSec    []secStats
 	sent      int64
@@ -37,11 +39,11 @@ type pubStats struct {
 
 type secStats struct {
 	ok, errs, timeouts int64
-	h                  latHist
+	h                  latency.Hist
 }
 
 func newPubStats(t0 time.Time) *pubStats {
-	return &pubStats{t0: t0, byPhase: map[Phase]*latHist{}, errs: map[Phase]map[string]int64{}}
+	return &pubStats{t0: t0, byPhase: map[Phase]*latency.Hist{}, errs: map[Phase]map[string]int64{}}
 }
 
 func (s *pubStats) sec(at time.Time) *secStats {
@@ -58,13 +60,13 @@ func (s *pubStats) ok(ph Phase, sent, now time.Time, bytes int, seq uint64) {
 	defer s.mu.Unlock()
 	h := s.byPhase[ph]
 	if h == nil {
-		h = &latHist{}
+		h = &latency.Hist{}
 		s.byPhase[ph] = h
 	}
-	h.add(d)
+	h.Add(d)
 	sec := s.sec(now)
 	sec.ok++
-	sec.h.add(d)
+	sec.h.Add(d)
 	s.acked++
 	s.ackedB += int64(bytes)
 	s.maxSeq = max(s.maxSeq, seq)
@@ -140,7 +142,7 @@ type PublishSummary struct {
 	LateAcks  int64 `json:"late_acks"` // acks after the timeout (counted as acked)
 	SentBytes int64 `json:"sent_bytes"`
 	// Latency of acknowledged publishes, by phase.
-	Latency map[Phase]Latency `json:"latency_by_phase"`
+	Latency map[Phase]latency.Summary `json:"latency_by_phase"`
 	// AckedMBps is the payload acknowledged per second of each phase (MB/s):
 	// what the cluster took, next to what --rate asked.
 	AckedMBps map[Phase]float64 `json:"acked_mb_per_s_by_phase,omitempty"`
@@ -165,9 +167,9 @@ func (s *pubStats) summary() PublishSummary {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := PublishSummary{Sent: s.sent, Acked: s.acked, AckedB: s.ackedB, Failed: s.failed, TimedOut: s.timedOut,
-		LateAcks: s.lateAcks, SentBytes: s.sentBytes, Latency: map[Phase]Latency{}, Errors: map[Phase]map[string]int64{}}
+		LateAcks: s.lateAcks, SentBytes: s.sentBytes, Latency: map[Phase]latency.Summary{}, Errors: map[Phase]map[string]int64{}}
 	for ph, h := range s.byPhase {
-		out.Latency[ph] = h.summary()
+		out.Latency[ph] = h.Summary()
 	}
 	for ph, m := range s.errs {
 		out.Errors[ph] = map[string]int64{}
@@ -176,7 +178,7 @@ func (s *pubStats) summary() PublishSummary {
 		}
 	}
 	for i, sec := range s.perSec {
-		l := sec.h.summary()
+		l := sec.h.Summary()
 		out.PerSecond = append(out.PerSecond, PublishSecond{T: int64(i), OK: sec.ok, Errors: sec.errs,
 			Timeouts: sec.timeouts, P50Ms: l.P50Ms, P99Ms: l.P99Ms, MaxMs: l.MaxMs})
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/latency"
 )
 
 // The reader gets messages by sequence through a connection to the
@@ -30,7 +31,7 @@ type ReadSummary struct {
 	OK       int64            `json:"ok"`
 	NotFound int64            `json:"not_found"` // an acknowledged sequence answered as missing: a stale replica served it
 	Errors   map[string]int64 `json:"errors,omitempty"`
-	Latency  Latency          `json:"latency"`
+	Latency  latency.Summary  `json:"latency"`
 	// FirstNotFoundMs and LastNotFoundMs bound when stale answers came.
 	FirstNotFoundMs int64 `json:"first_not_found_ms,omitempty"`
 	LastNotFoundMs  int64 `json:"last_not_found_ms,omitempty"`
@@ -47,7 +48,7 @@ type reader struct {
 
 	mu   sync.Mutex
 	sum  ReadSummary
-	hist latHist
+	hist latency.Hist
 }
 
 func (r *reader) run(ctx context.Context, perSec float64) {
@@ -74,7 +75,7 @@ func (r *reader) run(ctx context.Context, perSec float64) {
 		switch {
 		case err == nil:
 			r.sum.OK++
-			r.hist.add(d)
+			r.hist.Add(d)
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 			r.sum.NotFound++
 			t := time.Since(r.t0).Milliseconds()
@@ -113,7 +114,7 @@ func (r *reader) summary() ReadSummary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.sum
-	s.Latency = r.hist.summary()
+	s.Latency = r.hist.Summary()
 	return s
 }
 

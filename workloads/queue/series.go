@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/latency"
 )
 
 // second is one row of queue.csv.
@@ -138,11 +139,5 @@ func msCell(sorted []int64, p float64) string {
 	if len(sorted) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%.1f", float64(percentile(sorted, p))/1e6)
-}
-
-// percentile is the nearest-rank percentile of sorted values.
-func percentile(sorted []int64, p float64) int64 {
-	i := int(p/100*float64(len(sorted))+0.999999) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
+	return fmt.Sprintf("%.1f", float64(latency.Percentile(sorted, p))/1e6)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/latency"
 )
 
 // Summarize is the cell's account in words: what the producers and
@@ -58,7 +59,7 @@ func Summarize(c *Cell, results []checker.Result) []string {
 	}
 	if len(lat) > 0 {
 		lines = append(lines, fmt.Sprintf("  delivery latency (publish to first delivery): p50 %s, p99 %s, max %s; peak pending %d (%s at %ds)",
-			msOf(percentile(lat, 50)), msOf(percentile(lat, 99)), msOf(lat[len(lat)-1]), peak, peakName, peakAt))
+			msOf(latency.Percentile(lat, 50)), msOf(latency.Percentile(lat, 99)), msOf(lat[len(lat)-1]), peak, peakName, peakAt))
 	}
 	return append(lines, "  "+verdictSentence(ok, len(c.Consumers), results))
 }

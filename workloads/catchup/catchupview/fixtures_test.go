@@ -10,6 +10,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/latency"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
@@ -93,7 +94,7 @@ func mkCatchupCell(o cuOpts) (record.CellResult, *catchup.Result) {
 		{TMs: 7700, Leader: "n3", LeaderLastSeq: 262675, Behind: 262675}, {TMs: restart + 2500, TargetHas: true, Leader: "n3", LeaderLastSeq: 269000, TargetLastSeq: 100000, Behind: 169000, ReplicaLag: 169000},
 		{TMs: end, TargetHas: true, TargetHealthy: true, Leader: "n3", LeaderLastSeq: 272394, TargetLastSeq: 272394}}
 	r.Publish = catchup.PublishSummary{Sent: 272971, Acked: int64(272971), AckedB: 1118089216,
-		Latency: map[catchup.Phase]catchup.Latency{
+		Latency: map[catchup.Phase]latency.Summary{
 			catchup.PhaseFill:    {Count: 262165, P50Ms: 13.8, P99Ms: 39, MaxMs: 52.7},
 			catchup.PhaseDown:    {Count: 5780, P50Ms: 0.43, P99Ms: 1.7, MaxMs: 6.6},
 			catchup.PhaseCatchup: {Count: 5026, P50Ms: 1.45, P99Ms: 110.2, MaxMs: 143.4}},
