@@ -65,19 +65,10 @@ func (c *cell) byHand(s section) string {
 			fmt.Fprintf(&b, "; at the end of each, %s", strings.Join(undo, ", "))
 		}
 	}
-	b.WriteString("; after the last, wait until every replica is current, then read the stream from its first message and compare it with what the clients were told.")
+	then := "; after the last, wait"
+	if len(faults) == 0 {
+		then = "; then wait"
+	}
+	b.WriteString(then + " until every replica is current, then read the stream from its first message and compare it with what the clients were told.")
 	return b.String()
-}
-
-// workloadSteps is the kv-update workload in steps, "" for another.
-func (c *cell) workloadSteps() string {
-	kv, ok := c.kv()
-	if !ok {
-		return ""
-	}
-	dg := "turn Direct Get off on its stream (UpdateStream with AllowDirect false, then bind a new KeyValue handle)"
-	if c.res.DirectGet {
-		dg = "keep Direct Get on (the KV default)"
-	}
-	return fmt.Sprintf("create a KV bucket with %d replicas and ", kv.Replicas) + dg + "; run one client per key, each connected to one node, looping `kv.Get(key)` then `kv.Update(key, uniqueValue, revision)`"
 }

@@ -1,12 +1,9 @@
 package findings
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 )
 
 // writeEnvironment lists versions, the runtime, the workload and the
@@ -90,64 +87,6 @@ func (c *cell) runtimeLine() string {
 		s += fmt.Sprintf(", memory limit %d MiB a node", c.res.Cluster.MemoryLimit>>20)
 	}
 	return s + "; stores on disk; the configuration below"
-}
-
-// kvSettings are a kv-update cell's settings; ok is false for another
-// workload.
-type kvSettings struct {
-	Bucket    string        `json:"bucket"`
-	Keys      int           `json:"keys"`
-	Clients   int           `json:"clients"`
-	Pattern   string        `json:"pattern"`
-	Replicas  int           `json:"replicas"`
-	OpTimeout time.Duration `json:"op_timeout"`
-	// History is the revisions kept per key: -1 all; absent in cells
-	// stored before kv-update had --history, which all kept every one.
-	History *int `json:"history"`
-}
-
-func (c *cell) kv() (kvSettings, bool) {
-	var kv kvSettings
-	if len(c.res.Settings) == 0 || json.Unmarshal(c.res.Settings, &kv) != nil || kv.Bucket == "" {
-		return kv, false
-	}
-	return kv, true
-}
-
-// workloadLine describes the kv-update settings when the cell has them,
-// else the workload's settings as recorded.
-func (c *cell) workloadLine() string {
-	kv, ok := c.kv()
-	if !ok {
-		var compact bytes.Buffer
-		if len(c.res.Settings) == 0 || json.Compact(&compact, c.res.Settings) != nil {
-			return ""
-		}
-		return fmt.Sprintf("%s, settings `%s`", orUnknown(c.run.Workload), compact.String())
-	}
-	dg := "off (allow_direct false: every read is answered by the stream leader)"
-	if c.res.DirectGet {
-		dg = "on (allow_direct true: any replica answers reads)"
-	}
-	kept := "the bucket's history was raised to keep every revision, so the stream can be read back whole"
-	if kv.History != nil && *kv.History > 0 {
-		kept = fmt.Sprintf("the bucket keeps the last %s of each key (history %d; `nats kv add` makes 1), "+
-			"so the read-back after the run holds only those; ordered consumers on the stream saw every revision during the run",
-			plural(*kv.History, "revision", "revisions"), *kv.History)
-	}
-	s := fmt.Sprintf("KV bucket %q (stream `KV_%s`), %d replicas, file storage, Direct Get %s; %s. ",
-		kv.Bucket, kv.Bucket, kv.Replicas, dg, kept)
-	s += fmt.Sprintf("%d clients on %d keys, spread over the nodes (each connected to one node, the others as fallbacks)", kv.Clients, kv.Keys)
-	if kv.Pattern == "single-writer" {
-		s += "; each key has one writer, which loops `kv.Get(key)` then `kv.Update(key, value, revision from that get)`"
-	} else if kv.Pattern != "" {
-		s += "; pattern " + kv.Pattern
-	}
-	s += "; every value written is unique"
-	if kv.OpTimeout > 0 {
-		s += fmt.Sprintf("; each call times out after %s", kv.OpTimeout)
-	}
-	return s + "."
 }
 
 // writeConfigs shows one node's config in full and, for the others, how

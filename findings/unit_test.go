@@ -332,3 +332,46 @@ func TestReplyOfDataOps(t *testing.T) {
 		}
 	}
 }
+
+type testDescriber struct{}
+
+func (testDescriber) Setup(raw json.RawMessage, directGet bool) (string, error) {
+	return fmt.Sprintf("a test workload of %s, Direct Get %v", raw, directGet), nil
+}
+
+func (testDescriber) Steps(json.RawMessage, bool) (string, error) {
+	return "run the test workload", nil
+}
+
+// A workload is described by its registered describer, in the environment
+// and in the steps by hand; without one, by its settings as JSON; a
+// second describer for one workload is a programming error.
+func TestDescribers(t *testing.T) {
+	cellOf := func(workload string) *cell {
+		return &cell{run: runInfo{Workload: workload}, res: record.CellResult{Cell: record.Cell{Settings: []byte(`{"n": 1}`), DirectGet: true}}}
+	}
+	if got, want := cellOf("undescribed").workloadLine(), "undescribed, settings `{\"n\":1}`"; got != want {
+		t.Errorf("without a describer: %q, want %q", got, want)
+	}
+	if got := cellOf("undescribed").workloadSteps(); got != "" {
+		t.Errorf("steps without a describer: %q", got)
+	}
+	RegisterDescriber("described-in-test", testDescriber{})
+	c := cellOf("described-in-test")
+	if got, want := c.workloadLine(), `a test workload of {"n": 1}, Direct Get true`; got != want {
+		t.Errorf("with a describer: %q, want %q", got, want)
+	}
+	if got := c.byHand(section{}); !strings.Contains(got, "configuration above; run the test workload; then wait until") {
+		t.Errorf("steps by hand: %q", got)
+	}
+	for _, name := range []string{"described-in-test", kvWorkload} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("a second describer for %s was taken", name)
+				}
+			}()
+			RegisterDescriber(name, testDescriber{})
+		}()
+	}
+}

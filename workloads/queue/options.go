@@ -201,3 +201,9 @@ func (o Options) stream() string {
 // subjectPrefix is what the producers' subjects start with: the stream's
 // name in lower case and a dot.
 func (o Options) subjectPrefix() string { return strings.ToLower(o.stream()) + "." }
+
+// StreamAndSubjects are the stream the cell creates and its subjects
+// ("QUEUE", "queue.>"), as a finding names them.
+func (o Options) StreamAndSubjects() (stream, subjects string) {
+	return o.stream(), o.subjectPrefix() + ">"
+}

@@ -1,6 +1,7 @@
 package catchupview
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 func TestFindingOfACrashLoop(t *testing.T) {
 	loop, rloop := mkCatchupCell(cuOpts{version: "v2.11.8", limit: 160 << 20, oomKills: 3, crashLoop: true, outcome: "crash-loop"})
 	clean, rclean := mkCatchupCell(cuOpts{limit: 1536 << 20})
+	loop.Settings, _ = json.Marshal(rloop.Options) // as the pipeline records it
 	dir := writeCatchupRun(t, catchupRunOf(loop, clean), rloop, rclean)
 	got, err := findings.WriteRun(dir)
 	if err != nil {
@@ -46,7 +48,13 @@ func TestFindingOfACrashLoop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"A replica catching up a stream died again and again", "`runCatchup` limits the bytes in flight"} {
+		if os.Getenv("SHOW_FINDING") != "" {
+			t.Logf("%s", md)
+		}
+		for _, want := range []string{"A replica catching up a stream died again and again", "`runCatchup` limits the bytes in flight",
+			// The workload in words (describe.go), not its settings as JSON.
+			"- Workload: stream `CATCHUP`, 3 replicas, file storage", "start it again under a hard memory limit of 160MiB",
+			"nodes with the configuration above; create a stream with 3 replicas"} {
 			if !strings.Contains(string(md), want) {
 				t.Errorf("finding.md lacks %q", want)
 			}

@@ -1,6 +1,7 @@
 package queueview
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,12 @@ func TestFindingOfALostMessage(t *testing.T) {
 		{"lost", "queue-lost-message", "p0-11 was acknowledged at stream sequence 11 but no consumer received it"},
 		{"clean", "", ""},
 	} {
-		dir := filepath.Join(t.TempDir(), tc.cell)
+		runDir := t.TempDir()
+		spec, _ := json.Marshal(record.Spec{Workload: queue.Name})
+		if err := os.WriteFile(filepath.Join(runDir, record.SpecFile), spec, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(runDir, tc.cell)
 		if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "testdata", tc.cell))); err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +36,8 @@ func TestFindingOfALostMessage(t *testing.T) {
 			t.Fatal(err)
 		}
 		checks := queue.RunCheckers(c, 0)
-		res := record.CellResult{Checks: checks, Verdict: record.VerdictOf(checks)}
+		settings, _ := json.Marshal(c.Options)
+		res := record.CellResult{Cell: record.Cell{Settings: settings}, Checks: checks, Verdict: record.VerdictOf(checks)}
 		fs, err := findings.WriteResult(dir, res)
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +59,10 @@ func TestFindingOfALostMessage(t *testing.T) {
 			t.Fatalf("%s: findings %+v; want one %s", tc.cell, fs, tc.class)
 		}
 		for _, want := range []string{`<a id="` + tc.class + `"></a>`, "An acknowledged message was never delivered", "PubAck", tc.example,
-			`publish {"producer":"p0","value":"p0-11","seq":11,"attempt":1}`} {
+			`publish {"producer":"p0","value":"p0-11","seq":11,"attempt":1}`,
+			// The workload in words (describe.go), not its settings as JSON.
+			"- Workload: stream `QUEUE` on `queue.>`, 3 replicas", "1 durable pull consumer with explicit ack",
+			"run 2 producers publishing unique values, each with its value as `Nats-Msg-Id`"} {
 			if !strings.Contains(string(md), want) {
 				t.Errorf("%s: finding.md lacks %q:\n%s", tc.cell, want, md)
 			}
