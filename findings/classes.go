@@ -24,46 +24,18 @@ type Class struct {
 	Rank int
 }
 
-// classes are kv-update's anomaly kinds (checker/*.go) and the nodes'
-// (observe.Check, every workload's), with the promise each one breaks;
-// other workloads register theirs (RegisterClasses).
-var classes = []Class{
-	{"stream-integrity", "lost_write", "lost-write", "Acknowledged writes are missing from the stream", promiseAck, 0},
-	{"stream-integrity", "failed_write_applied", "failed-write-applied", "A write answered with an error was applied", promiseCAS, 1},
-	{"stream-integrity", "rev_mismatch", "revision-mismatch", "An acknowledged write is stored at another revision than the one acknowledged", promiseAck, 2},
-	{"stream-integrity", "duplicate_value", "duplicate-value", "One write is stored twice", promiseOnce, 2},
-	{"stream-integrity", "unexpected_value", "unexpected-value", "The stream holds a value no client wrote", promiseOnce, 2},
-	{"stream-integrity", "unexpected_tombstone", "unexpected-tombstone", "The stream holds a delete marker no client asked for", promiseOnce, 2},
-	{"stream-integrity", "bad_read", "bad-read", "A read returned a revision and value the stream does not hold", promiseRead, 3},
-	{"wrong-last-seq", "spurious", "spurious-wrong-last-sequence", "kv.Update with the current revision was rejected with 10071", promiseCAS, 4},
-	{"wrong-last-seq", "stale_read", "update-rejected-after-stale-read", "kv.Update was rejected because the read before it was stale", promiseRead, 5},
-	{"linearizability", "non_linearizable", "not-linearizable", "A key's history is not linearizable", promiseLin, 5},
-	{"stale-read", "stale_read", "stale-read", "A read returned an older revision than one already acknowledged", promiseRead, 6},
-	{"session", "read_your_writes", "read-your-writes", "A client read an older revision than its own acknowledged write", promiseRead, 6},
-	{"session", "monotonic_reads", "monotonic-reads", "A client read an older revision than one it had already read", promiseRead, 6},
-	// The nodes' health (observe.Check), whatever the workload.
+// classes are the built-in classes: the nodes' (observe.Check, every
+// workload's) and kv-update's (kv.go); other workloads register theirs
+// (RegisterClasses).
+var classes = append([]Class{
 	{"node-health", "oom_kill", "oom-kill", "A server was killed for running out of memory", promiseAlive, 1},
 	{"node-health", "restart", "unexplained-restart", "A server died by itself and was restarted", promiseAlive, 1},
 	{"node-health", "died", "server-died", "A server died by itself", promiseAlive, 1},
-}
+}, kvClasses...)
 
-const (
-	promiseAck = "A write that JetStream acknowledged on a replicated stream (`kv.Put`, `kv.Create` or `kv.Update` returning a revision) " +
-		"was stored by a quorum of the stream's replicas: it stays in the stream, at the sequence it was acknowledged with, " +
-		"through the failure and restart of nodes."
-	promiseCAS = "`kv.Update(key, value, expectedRevision)` is a compare-and-set: the server stores the value only if the key's " +
-		"last revision is `expectedRevision` (nats.go sends it as the `Nats-Expected-Last-Subject-Sequence` header). " +
-		"It returns the new revision when the write happened, and an error reply, such as 10071 `wrong last sequence: N` " +
-		"or 10164 `wrong last sequence`, means the write did not happen."
-	promiseOnce = "The stream holds what clients wrote, each acknowledged write once, and nothing else."
-	promiseRead = "`kv.Get(key)` returns the key's latest revision, or at worst one that the stream holds (with Direct Get on, a " +
-		"replica may answer from a store that is behind; with it off the stream leader answers)."
-	promiseAlive = "A nats-server keeps running until it is stopped: it does not exit by itself, and it keeps within the memory " +
-		"it is given (its container's or machine's memory limit, against which the kernel kills a process that goes over it), " +
-		"whatever the clients send and whatever its peers do."
-	promiseLin = "Each key of a KV bucket behaves as a single register: every operation takes effect at one instant between " +
-		"its call and its reply, so there is one order of all the operations that explains every reply."
-)
+const promiseAlive = "A nats-server keeps running until it is stopped: it does not exit by itself, and it keeps within the memory " +
+	"it is given (its container's or machine's memory limit, against which the kernel kills a process that goes over it), " +
+	"whatever the clients send and whatever its peers do."
 
 var (
 	registryMu sync.RWMutex
@@ -91,6 +63,23 @@ func RegisterClasses(cs ...Class) {
 		}
 		registered[c.Check] = append(registered[c.Check], c)
 	}
+}
+
+// Classes lists every class: the built-in ones, then the registered ones
+// by check in registration order.
+func Classes() []Class {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := append([]Class(nil), classes...)
+	checks := make([]string, 0, len(registered))
+	for c := range registered {
+		checks = append(checks, c)
+	}
+	sort.Strings(checks)
+	for _, c := range checks {
+		out = append(out, registered[c]...)
+	}
+	return out
 }
 
 func builtIn(check string) bool {
@@ -177,11 +166,11 @@ func sections(c *cell) []section {
 			cl, known := classOf(r.Name, kind)
 			var s section
 			switch {
-			case kind == "failed_write_applied":
+			case kind == kvFailedWriteApplied:
 				s = c.failedWriteApplied(r, cl)
-			case kind == "lost_write":
+			case kind == kvLostWrite:
 				s = c.lostWrites(r, cl)
-			case r.Name == "wrong-last-seq" && kind == "spurious":
+			case r.Name == kvAttribution && kind == kvSpurious:
 				s = c.spurious(r, cl)
 			case known:
 				s = c.generic(r, cl)
@@ -224,11 +213,8 @@ func invalidKinds(r *checker.Result) []string {
 		add(a.Kind)
 	}
 	// A kind counted but with no example kept (examples are capped).
-	if r.Name == "wrong-last-seq" && r.Counts["spurious_10071"] > 0 {
-		add("spurious")
-	}
-	if r.Name == "wrong-last-seq" && r.Counts["stale_read"] > 0 {
-		add("stale_read")
+	for _, k := range kvCountedKinds(r) {
+		add(k)
 	}
 	if len(kinds) == 0 {
 		kinds = append(kinds, "")
@@ -237,20 +223,12 @@ func invalidKinds(r *checker.Result) []string {
 }
 
 // countsAsAnomaly leaves out the examples a check keeps that are not
-// anomalies: wrong-last-seq's concurrent and unattributed rejections and
-// its spurious 10164s (the leader refusing while a write is in flight,
-// by design: nats-server JSStreamWrongLastSequenceConstantErr, 10164).
+// anomalies (kv-update's wrong-last-seq keeps some; kvIsAnomaly).
 func countsAsAnomaly(r *checker.Result, a checker.Anomaly) bool {
-	if r.Name != "wrong-last-seq" {
+	if r.Name != kvAttribution {
 		return true
 	}
-	switch a.Kind {
-	case "stale_read":
-		return true
-	case "spurious":
-		return len(a.Ops) > 0 && a.Ops[len(a.Ops)-1].ErrCode == 10071
-	}
-	return false
+	return kvIsAnomaly(a)
 }
 
 func slug(check, kind string) string {
@@ -268,8 +246,8 @@ func checkTitle(r *checker.Result) string {
 // count is how many of kind the check counted: its count of that name,
 // else its examples.
 func count(r *checker.Result, kind string) int {
-	if r.Name == "wrong-last-seq" && kind == "spurious" {
-		return r.Counts["spurious_10071"]
+	if n, ok := kvCount(r, kind); ok {
+		return n
 	}
 	if n, ok := r.Counts[kind]; ok && kind != "" {
 		return n

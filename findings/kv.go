@@ -4,12 +4,95 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
 )
 
 // kv-update is described here, not from its view package: the section
-// builders of its anomalies (applied.go, lost.go, spurious.go) read its
-// settings too, and this package's golden files are its cells.
+// builders of its anomalies (kv_applied.go, kv_lost.go, kv_spurious.go)
+// read its settings too, and this package's golden files are its cells.
 const kvWorkload = "kv-update"
+
+// kvClasses are kv-update's anomaly kinds (package checker/kvcheck's
+// checkers), with the promise each one breaks. The names are kvcheck's,
+// written out, since this package imports no workload's; a test of
+// kv-update's view holds them to kvcheck's constants.
+var kvClasses = []Class{
+	{"stream-integrity", "lost_write", "lost-write", "Acknowledged writes are missing from the stream", promiseAck, 0},
+	{"stream-integrity", "failed_write_applied", "failed-write-applied", "A write answered with an error was applied", promiseCAS, 1},
+	{"stream-integrity", "rev_mismatch", "revision-mismatch", "An acknowledged write is stored at another revision than the one acknowledged", promiseAck, 2},
+	{"stream-integrity", "duplicate_value", "duplicate-value", "One write is stored twice", promiseOnce, 2},
+	{"stream-integrity", "unexpected_value", "unexpected-value", "The stream holds a value no client wrote", promiseOnce, 2},
+	{"stream-integrity", "unexpected_tombstone", "unexpected-tombstone", "The stream holds a delete marker no client asked for", promiseOnce, 2},
+	{"stream-integrity", "bad_read", "bad-read", "A read returned a revision and value the stream does not hold", promiseRead, 3},
+	{"wrong-last-seq", "spurious", "spurious-wrong-last-sequence", "kv.Update with the current revision was rejected with 10071", promiseCAS, 4},
+	{"wrong-last-seq", "stale_read", "update-rejected-after-stale-read", "kv.Update was rejected because the read before it was stale", promiseRead, 5},
+	{"linearizability", "non_linearizable", "not-linearizable", "A key's history is not linearizable", promiseLin, 5},
+	{"stale-read", "stale_read", "stale-read", "A read returned an older revision than one already acknowledged", promiseRead, 6},
+	{"session", "read_your_writes", "read-your-writes", "A client read an older revision than its own acknowledged write", promiseRead, 6},
+	{"session", "monotonic_reads", "monotonic-reads", "A client read an older revision than one it had already read", promiseRead, 6},
+}
+
+const (
+	promiseAck = "A write that JetStream acknowledged on a replicated stream (`kv.Put`, `kv.Create` or `kv.Update` returning a revision) " +
+		"was stored by a quorum of the stream's replicas: it stays in the stream, at the sequence it was acknowledged with, " +
+		"through the failure and restart of nodes."
+	promiseCAS = "`kv.Update(key, value, expectedRevision)` is a compare-and-set: the server stores the value only if the key's " +
+		"last revision is `expectedRevision` (nats.go sends it as the `Nats-Expected-Last-Subject-Sequence` header). " +
+		"It returns the new revision when the write happened, and an error reply, such as 10071 `wrong last sequence: N` " +
+		"or 10164 `wrong last sequence`, means the write did not happen."
+	promiseOnce = "The stream holds what clients wrote, each acknowledged write once, and nothing else."
+	promiseRead = "`kv.Get(key)` returns the key's latest revision, or at worst one that the stream holds (with Direct Get on, a " +
+		"replica may answer from a store that is behind; with it off the stream leader answers)."
+	promiseLin = "Each key of a KV bucket behaves as a single register: every operation takes effect at one instant between " +
+		"its call and its reply, so there is one order of all the operations that explains every reply."
+)
+
+// The kv names the section builders and wrong-last-seq's rules below key on.
+const (
+	kvAttribution        = "wrong-last-seq"
+	kvSpurious           = "spurious"       // a rejection of an update with the current revision
+	kvSpurious10071      = "spurious_10071" // the count of those answered 10071
+	kvStaleRejection     = "stale_read"     // a rejection after a stale read
+	kvFailedWriteApplied = "failed_write_applied"
+	kvLostWrite          = "lost_write"
+)
+
+// kvCountedKinds are wrong-last-seq's anomaly kinds it counted, whether or
+// not it kept an example (examples are capped).
+func kvCountedKinds(r *checker.Result) []string {
+	var out []string
+	if r.Name == kvAttribution && r.Counts[kvSpurious10071] > 0 {
+		out = append(out, kvSpurious)
+	}
+	if r.Name == kvAttribution && r.Counts[kvStaleRejection] > 0 {
+		out = append(out, kvStaleRejection)
+	}
+	return out
+}
+
+// kvIsAnomaly says whether an example wrong-last-seq keeps is an anomaly:
+// not its concurrent and unattributed rejections, nor its spurious 10164s
+// (the leader refusing while a write is in flight, by design: nats-server
+// JSStreamWrongLastSequenceConstantErr, 10164).
+func kvIsAnomaly(a checker.Anomaly) bool {
+	switch a.Kind {
+	case kvStaleRejection:
+		return true
+	case kvSpurious:
+		return len(a.Ops) > 0 && a.Ops[len(a.Ops)-1].ErrCode == 10071
+	}
+	return false
+}
+
+// kvCount is how many spurious 10071s wrong-last-seq counted; ok is false
+// for every other check and kind.
+func kvCount(r *checker.Result, kind string) (n int, ok bool) {
+	if r.Name == kvAttribution && kind == kvSpurious {
+		return r.Counts[kvSpurious10071], true
+	}
+	return 0, false
+}
 
 // kvSettings are a kv-update cell's settings.
 type kvSettings struct {

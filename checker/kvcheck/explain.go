@@ -33,7 +33,7 @@ func (c *Linearizability) explain(hops []history.Op, model porcupine.Model, j *l
 			last = max(last, o.oret)
 		}
 	}
-	a = checker.Anomaly{Kind: "non_linearizable", Key: j.key,
+	a = checker.Anomaly{Kind: KindNonLinearizable, Key: j.key,
 		Description: fmt.Sprintf("key %s: the %d ops between %.3fms and %.3fms (piece %d of %d) have no linearization",
 			j.key, len(p)-1, ms(first), ms(last), j.n+1, j.pieces)}
 	shown := p

@@ -159,7 +159,7 @@ func (jg *linJudge) judge(jobs []linJob) {
 			counts["pieces_refuted_unconfirmed"]++
 		}
 		if j.res == porcupine.Illegal && jg.keyState[j.key] != porcupine.Illegal &&
-			(jg.ex.want("non_linearizable") || len(jg.files) < opts.MaxVisualizations) {
+			(jg.ex.want(KindNonLinearizable) || len(jg.files) < opts.MaxVisualizations) {
 			a, f, bug := jg.c.explain(jg.ops, jg.model, j, len(jg.files) < opts.MaxVisualizations, jg.remaining)
 			if bug != "" {
 				jg.internal = append(jg.internal, bug)

@@ -66,3 +66,12 @@ const (
 	CountKeysIllegal = "keys_illegal"
 	CountKeysUnknown = "keys_unknown"
 )
+
+// Anomaly kinds (checker.Anomaly.Kind) that are not also a count's name;
+// the others are: CountLostWrite, CountRejectedSpurious and so on.
+const (
+	KindNonLinearizable = "non_linearizable" // linearizability
+	KindReadYourWrites  = "read_your_writes" // session
+	KindMonotonicReads  = "monotonic_reads"  // session
+	KindStaleRead       = "stale_read"       // stale-read
+)

@@ -149,8 +149,8 @@ func judgeGet(ops []history.Op, i int32, s *sessionState, ex *examples) (ryw, mo
 	got := o.Rev // 0 when not found
 	if got < s.wrote {
 		ryw = true
-		if ex.want("read_your_writes") {
-			ex.add(checker.Anomaly{Kind: "read_your_writes", Key: o.Key,
+		if ex.want(KindReadYourWrites) {
+			ex.add(checker.Anomaly{Kind: KindReadYourWrites, Key: o.Key,
 				Description: fmt.Sprintf("client %d read %s at revision %d after its own write of revision %d was acknowledged (%.3fms earlier)",
 					o.Client, o.Key, got, s.wrote, ms(o.Invoke-ops[s.wroteIdx].Complete)),
 				Ops: refs(ops, int(s.wroteIdx), int(i))})
@@ -158,8 +158,8 @@ func judgeGet(ops []history.Op, i int32, s *sessionState, ex *examples) (ryw, mo
 	}
 	if got < s.read {
 		mono = true
-		if ex.want("monotonic_reads") {
-			ex.add(checker.Anomaly{Kind: "monotonic_reads", Key: o.Key,
+		if ex.want(KindMonotonicReads) {
+			ex.add(checker.Anomaly{Kind: KindMonotonicReads, Key: o.Key,
 				Description: fmt.Sprintf("client %d read %s at revision %d after it had already read revision %d",
 					o.Client, o.Key, got, s.read),
 				Ops: refs(ops, int(s.readIdx), int(i))})

@@ -73,7 +73,7 @@ func (c *StaleRead) Check(h history.History) checker.Result {
 	for i := 0; i < len(hits) && i < c.opts.MaxExamples; i++ {
 		x := hits[i]
 		g, w := &ops[x.get], &ops[x.write]
-		r.Anomalies = append(r.Anomalies, checker.Anomaly{Kind: "stale_read", Key: g.Key, Rank: float64(x.ns),
+		r.Anomalies = append(r.Anomalies, checker.Anomaly{Kind: KindStaleRead, Key: g.Key, Rank: float64(x.ns),
 			Description: fmt.Sprintf("client %d get %s invoked at %.3fms (node %s) returned revision %d, but revision %d (client %d) had been acknowledged %.3fms earlier; it missed %d acknowledged version(s)",
 				g.Client, g.Key, ms(g.Invoke), nodeName(g.Node), g.Rev, w.Rev, w.Client, ms(x.ns), x.revs),
 			Ops: refs(ops, int(x.write), int(x.get))})
