@@ -8,6 +8,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
 // Class is what a finding knows about one anomaly kind of one check: the
@@ -28,10 +29,12 @@ type Class struct {
 // workload's) and kv-update's (kv.go); other workloads register theirs
 // (RegisterClasses).
 var classes = append([]Class{
-	{"node-health", "oom_kill", "oom-kill", "A server was killed for running out of memory", promiseAlive, 1},
-	{"node-health", "restart", "unexplained-restart", "A server died by itself and was restarted", promiseAlive, 1},
-	{"node-health", "died", "server-died", "A server died by itself", promiseAlive, 1},
+	{nodeHealth, "oom_kill", "oom-kill", "A server was killed for running out of memory", promiseAlive, 1},
+	{nodeHealth, "restart", "unexplained-restart", "A server died by itself and was restarted", promiseAlive, 1},
+	{nodeHealth, "died", "server-died", "A server died by itself", promiseAlive, 1},
 }, kvClasses...)
+
+const nodeHealth = observe.CheckName
 
 const promiseAlive = "A nats-server keeps running until it is stopped: it does not exit by itself, and it keeps within the memory " +
 	"it is given (its container's or machine's memory limit, against which the kernel kills a process that goes over it), " +
@@ -177,6 +180,10 @@ func sections(c *cell) []section {
 			default:
 				cl = Class{Check: r.Name, Kind: kind, Slug: slug(r.Name, kind), Title: checkTitle(r), Rank: 7}
 				s = c.generic(r, cl)
+			}
+			if r.Name != nodeHealth { // a server's death is no store's rollback
+				s.caveat = c.powerLossCaveat()
+				s.f.AfterPowerLoss = s.caveat != "" && c.run.SyncInterval != "always"
 			}
 			out = append(out, ranked{s, cl.Rank})
 		}

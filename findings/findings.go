@@ -43,6 +43,11 @@ type Finding struct {
 	Count int `json:"count"`
 	// Summary is one sentence: what happened.
 	Summary string `json:"summary"`
+	// AfterPowerLoss says nodes lost power in the cell under a
+	// sync_interval other than always (or not recorded): NATS documents
+	// that this can lose acknowledged messages, so the finding is a bug
+	// report only if it reproduces with sync_interval always.
+	AfterPowerLoss bool `json:"after_power_loss,omitempty"`
 }
 
 // Link is the finding's address relative to the cell folder.

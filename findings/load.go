@@ -23,6 +23,10 @@ type runInfo struct {
 	Command       string
 	ClientVersion string
 	GoVersion     string
+	// HasSpec says run.json was read; SyncInterval is then the nodes'
+	// sync_interval as run.json records it ("" the server's default).
+	HasSpec      bool
+	SyncInterval string
 }
 
 // streamHead is the first line of stream.jsonl. Trimmed is set by the
@@ -169,7 +173,7 @@ func (r *runInfo) merge(f string, b []byte) error {
 		if err != nil {
 			return err
 		}
-		o = runInfo{Workload: spec.Workload, Command: spec.Command}
+		o = runInfo{Workload: spec.Workload, Command: spec.Command, HasSpec: true, SyncInterval: spec.Cluster.SyncInterval}
 	} else {
 		res, err := record.DecodeResult(b)
 		if err != nil {
@@ -186,6 +190,9 @@ func (r *runInfo) merge(f string, b []byte) error {
 	set(&r.Command, o.Command)
 	set(&r.ClientVersion, o.ClientVersion)
 	set(&r.GoVersion, o.GoVersion)
+	if o.HasSpec {
+		r.HasSpec, r.SyncInterval = true, o.SyncInterval
+	}
 	return nil
 }
 

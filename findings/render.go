@@ -25,7 +25,11 @@ func render(c *cell, e env) ([]Finding, []byte) {
 	var fs []Finding
 	for _, s := range secs {
 		fs = append(fs, s.f)
-		fmt.Fprintf(&b, "- [%s](#%s): %s\n", s.f.Title, s.f.Class, s.f.Summary)
+		line := fmt.Sprintf("- [%s](#%s): %s", s.f.Title, s.f.Class, s.f.Summary)
+		if s.f.AfterPowerLoss {
+			line += " (after a power loss: read the note before filing)"
+		}
+		b.WriteString(line + "\n")
 	}
 	for _, s := range secs {
 		b.WriteString("\n---\n\n")
@@ -36,6 +40,9 @@ func render(c *cell, e env) ([]Finding, []byte) {
 
 func (c *cell) writeSection(b *strings.Builder, s section, e env) {
 	fmt.Fprintf(b, "<a id=%q></a>\n\n## %s\n\n%s\n\n", s.f.Class, s.f.Title, s.f.Summary)
+	if s.caveat != "" {
+		b.WriteString("> " + s.caveat + "\n\n")
+	}
 	fmt.Fprintf(b, "### What the client was promised\n\n%s\n\n", s.promise)
 	b.WriteString("### What happened\n\n")
 	for _, p := range s.happened {

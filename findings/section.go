@@ -15,6 +15,9 @@ import (
 // the order an issue reads.
 type section struct {
 	f Finding
+	// caveat is what a reader must know before filing it (a power loss
+	// under a sync_interval other than always), shown first.
+	caveat string
 	// promise is what the client was promised, in its API's terms.
 	promise string
 	// happened are paragraphs: what happened instead, with numbers.

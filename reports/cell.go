@@ -156,7 +156,11 @@ func (v *CellSection) findings(r *Run, c *Cell) {
 		return
 	}
 	for _, f := range fs {
-		v.Findings = append(v.Findings, Link{Text: f.Title, Href: hrefPath(rel) + "#" + f.Class})
+		text := f.Title
+		if f.AfterPowerLoss { // NATS documents such a loss: the section says why first
+			text += " (after a power loss: read its note before filing)"
+		}
+		v.Findings = append(v.Findings, Link{Text: text, Href: hrefPath(rel) + "#" + f.Class})
 	}
 }
 
