@@ -115,6 +115,13 @@ const (
 	labelNode    = LabelKey + ".node"    // n1, n2, ...
 )
 
+// HookSelector is the `docker ps` filter that selects node {node} of the
+// cluster started with runID, for a --fault-hook against a cluster of
+// `chaos cluster up` (the hook fills in {node}).
+func HookSelector(runID string) string {
+	return "-f label=" + labelRun + "=" + runID + " -f label=" + labelNode + "={node}"
+}
+
 func newClient() (*client.Client, error) {
 	// API version negotiation is on by default; the daemon here speaks 1.41.
 	return client.New(client.FromEnv)

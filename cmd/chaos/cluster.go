@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 )
 
@@ -39,7 +40,10 @@ the background (its output in <store>/cluster/up.log) until ` + "`chaos cluster 
 			if password == "" {
 				password = os.Getenv("NATS_PASSWORD")
 			}
-			cfg := cluster.Config{ServerVersion: version, Dir: dir, RunID: "manual", ClientUser: user, ClientPassword: password}.WithDefaults()
+			// A run ID of its own, so that hooks select this cluster's
+			// containers and no other's (HookSelectorFile).
+			runID := fmt.Sprintf("manual-%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())
+			cfg := cluster.Config{ServerVersion: version, Dir: dir, RunID: runID, ClientUser: user, ClientPassword: password}.WithDefaults()
 			if err := cfg.Validate(); err != nil {
 				return usageErr("%v (--user, --password or $NATS_PASSWORD)", err)
 			}
@@ -65,6 +69,7 @@ the background (its output in <store>/cluster/up.log) until ` + "`chaos cluster 
 				defer cancel()
 				_ = c.Close(cctx)
 				_ = os.Remove(filepath.Join(dir, "pid"))
+				_ = os.Remove(filepath.Join(dir, HookSelectorFile))
 				fmt.Println("cluster down; logs in", filepath.Join(dir, "logs"))
 			}()
 			b, _ := json.MarshalIndent(c.Nodes(), "", "  ")
@@ -83,7 +88,14 @@ the background (its output in <store>/cluster/up.log) until ` + "`chaos cluster 
 			if user != "" {
 				login = fmt.Sprintf(` --user %s --password "$NATS_PASSWORD"`, user)
 			}
-			fmt.Printf("  nats --server %s%s stream ls\nstop it with `chaos cluster down` or Ctrl-C\n", strings.Join(urls, ","), login)
+			fmt.Printf("  nats --server %s%s stream ls\n", strings.Join(urls, ","), login)
+			_ = os.Remove(filepath.Join(dir, HookSelectorFile))
+			if rt.Name() == "docker" {
+				sel := docker.HookSelector(runID)
+				_ = os.WriteFile(filepath.Join(dir, HookSelectorFile), []byte(sel+"\n"), 0o644)
+				fmt.Printf("  fault hooks select its node {node} with: docker ps %s (also in %s)\n", sel, filepath.Join(dir, HookSelectorFile))
+			}
+			fmt.Println("stop it with `chaos cluster down` or Ctrl-C")
 			// Last: a detached `up` waits for this file to say the cluster is ready.
 			_ = os.WriteFile(filepath.Join(dir, "pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 			<-ctx.Done()
@@ -125,6 +137,11 @@ the background (its output in <store>/cluster/up.log) until ` + "`chaos cluster 
 	cmd.AddCommand(up, down)
 	return cmd
 }
+
+// HookSelectorFile, in <store>/cluster, holds the docker filter that
+// selects one node of the cluster `chaos cluster up` started on the docker
+// runtime, for --fault-hook commands: sel="$(cat store/cluster/hook-selector)".
+const HookSelectorFile = "hook-selector"
 
 func readPid(dir string) (int, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "pid"))

@@ -56,15 +56,25 @@ func TestExternalDockerIntegration(t *testing.T) {
 	if err != nil || json.Unmarshal(b, &nodes) != nil || len(nodes) != 3 {
 		t.Fatalf("nodes.json: %v %s", err, b)
 	}
-	// The hooks name containers by this cluster's own label, never by the
-	// shared "manual" run label: another cluster may be up on this machine.
+	// The hooks name containers by the selector `cluster up` wrote, which
+	// names this cluster's own run label, never a label every manual
+	// cluster shares: another cluster may be up on this machine.
+	raw, err := os.ReadFile(filepath.Join(store, "cluster", HookSelectorFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := strings.TrimSpace(string(raw))
 	port := nodes[0].ClientURL[strings.LastIndex(nodes[0].ClientURL, ":")+1:]
 	out, err := exec.Command("docker", "ps", "--filter", "publish="+port, "--format", `{{.Label "io.jetstream-chaos.cluster"}}`).Output()
 	id = strings.TrimSpace(string(out))
 	if err != nil || id == "" || strings.Contains(id, "\n") {
 		t.Fatalf("the cluster's label: %q %v", out, err)
 	}
-	sel := fmt.Sprintf("-f label=io.jetstream-chaos.cluster=%s -f label=io.jetstream-chaos.node={node}", id)
+	n1 := strings.Fields(strings.ReplaceAll(sel, "{node}", "n1"))
+	out, err = exec.Command("docker", append(append([]string{"ps"}, n1...), "--format", `{{.Label "io.jetstream-chaos.cluster"}}`)...).Output()
+	if got := strings.TrimSpace(string(out)); err != nil || got != id {
+		t.Fatalf("%s with n1 selects clusters %q (%v), want exactly this one, %s", HookSelectorFile, got, err, id)
+	}
 	var servers, monitors []string
 	for _, n := range nodes {
 		servers, monitors = append(servers, n.ClientURL), append(monitors, n.MonitorURL)
