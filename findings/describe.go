@@ -23,6 +23,36 @@ type Describer interface {
 	Steps(settings json.RawMessage, directGet bool) (string, error)
 }
 
+// Describe is a Describer of two functions of a workload's own settings
+// type S, into which it decodes the cell's settings.
+func Describe[S any](setup, steps func(s S, directGet bool) string) Describer {
+	return describeFuncs[S]{setup, steps}
+}
+
+type describeFuncs[S any] struct{ setup, steps func(S, bool) string }
+
+func (d describeFuncs[S]) decode(raw json.RawMessage) (S, error) {
+	var s S
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+func (d describeFuncs[S]) Setup(raw json.RawMessage, directGet bool) (string, error) {
+	s, err := d.decode(raw)
+	if err != nil {
+		return "", err
+	}
+	return d.setup(s, directGet), nil
+}
+
+func (d describeFuncs[S]) Steps(raw json.RawMessage, directGet bool) (string, error) {
+	s, err := d.decode(raw)
+	if err != nil {
+		return "", err
+	}
+	return d.steps(s, directGet), nil
+}
+
 var (
 	describersMu sync.RWMutex
 	describers   = map[string]Describer{}
@@ -47,7 +77,7 @@ func (c *cell) describer() Describer {
 	if d, ok := describers[c.run.Workload]; ok {
 		return d
 	}
-	return kvDescriber{}
+	return kvDescriber
 }
 
 // workloadLine is the environment's workload line: its describer's

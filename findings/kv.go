@@ -119,12 +119,11 @@ func (c *cell) kv() (kvSettings, bool) { return decodeKV(c.res.Settings) }
 
 // kvDescriber describes kv-update's cells; another workload's settings,
 // for want of its own describer, get "" (and then their JSON).
-type kvDescriber struct{}
+var kvDescriber = Describe(kvSetup, kvSteps)
 
-func (kvDescriber) Setup(raw json.RawMessage, directGet bool) (string, error) {
-	kv, ok := decodeKV(raw)
-	if !ok {
-		return "", nil
+func kvSetup(kv kvSettings, directGet bool) string {
+	if kv.Bucket == "" {
+		return ""
 	}
 	dg := "off (allow_direct false: every read is answered by the stream leader)"
 	if directGet {
@@ -148,18 +147,17 @@ func (kvDescriber) Setup(raw json.RawMessage, directGet bool) (string, error) {
 	if kv.OpTimeout > 0 {
 		s += fmt.Sprintf("; each call times out after %s", kv.OpTimeout)
 	}
-	return s + ".", nil
+	return s + "."
 }
 
-func (kvDescriber) Steps(raw json.RawMessage, directGet bool) (string, error) {
-	kv, ok := decodeKV(raw)
-	if !ok {
-		return "", nil
+func kvSteps(kv kvSettings, directGet bool) string {
+	if kv.Bucket == "" {
+		return ""
 	}
 	dg := "turn Direct Get off on its stream (UpdateStream with AllowDirect false, then bind a new KeyValue handle)"
 	if directGet {
 		dg = "keep Direct Get on (the KV default)"
 	}
 	return fmt.Sprintf("create a KV bucket with %d replicas and ", kv.Replicas) + dg +
-		"; run one client per key, each connected to one node, looping `kv.Get(key)` then `kv.Update(key, uniqueValue, revision)`", nil
+		"; run one client per key, each connected to one node, looping `kv.Get(key)` then `kv.Update(key, uniqueValue, revision)`"
 }

@@ -1,7 +1,6 @@
 package catchupview
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
@@ -9,34 +8,18 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
-func init() { findings.RegisterDescriber(catchup.Name, describer{}) }
+// A catch-up cell's settings in a finding's words: the report's scenario
+// (package catchup's doc) with the cell's numbers.
+func init() { findings.RegisterDescriber(catchup.Name, findings.Describe(findingSetup, findingSteps)) }
 
-// describer puts a catch-up cell's settings in a finding's words: the
-// report's scenario (package catchup's doc) with the cell's numbers.
-type describer struct{}
-
-func decode(raw json.RawMessage) (catchup.Options, error) {
-	var o catchup.Options
-	if err := json.Unmarshal(raw, &o); err != nil {
-		return o, fmt.Errorf("catchup settings: %w", err)
-	}
-	return o.WithDefaults(), nil
+func findingSetup(o catchup.Options, _ bool) string {
+	o = o.WithDefaults()
+	return "stream `" + o.Stream + "`, 3 replicas, file storage, Direct Get " + onOff(o.DirectGet) + "; " + scenario(o) + "."
 }
 
-func (describer) Setup(raw json.RawMessage, _ bool) (string, error) {
-	o, err := decode(raw)
-	if err != nil {
-		return "", err
-	}
-	return "stream `" + o.Stream + "`, 3 replicas, file storage, Direct Get " + onOff(o.DirectGet) + "; " + scenario(o) + ".", nil
-}
-
-func (describer) Steps(raw json.RawMessage, _ bool) (string, error) {
-	o, err := decode(raw)
-	if err != nil {
-		return "", err
-	}
-	return "create a stream with 3 replicas (file storage, `allow_direct` " + fmt.Sprint(o.DirectGet) + "); " + scenario(o), nil
+func findingSteps(o catchup.Options, _ bool) string {
+	o = o.WithDefaults()
+	return "create a stream with 3 replicas (file storage, `allow_direct` " + fmt.Sprint(o.DirectGet) + "); " + scenario(o)
 }
 
 // scenario is the cell's fill, kill, wipe and restart, as steps.

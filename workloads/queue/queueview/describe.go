@@ -1,7 +1,6 @@
 package queueview
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -9,25 +8,11 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/queue"
 )
 
-func init() { findings.RegisterDescriber(queue.Name, describer{}) }
+// A queue cell's settings in a finding's words (see package queue's doc
+// for the workload in full).
+func init() { findings.RegisterDescriber(queue.Name, findings.Describe(findingSetup, findingSteps)) }
 
-// describer puts a queue cell's settings in a finding's words (see
-// package queue's doc for the workload in full).
-type describer struct{}
-
-func decode(raw json.RawMessage) (queue.Options, error) {
-	var o queue.Options
-	if err := json.Unmarshal(raw, &o); err != nil {
-		return o, fmt.Errorf("queue settings: %w", err)
-	}
-	return o, nil
-}
-
-func (describer) Setup(raw json.RawMessage, directGet bool) (string, error) {
-	o, err := decode(raw)
-	if err != nil {
-		return "", err
-	}
+func findingSetup(o queue.Options, directGet bool) string {
 	stream, subjects := o.StreamAndSubjects()
 	dg := "off"
 	if directGet {
@@ -41,18 +26,14 @@ func (describer) Setup(raw json.RawMessage, directGet bool) (string, error) {
 	if o.Rate > 0 {
 		s += fmt.Sprintf(", %.0f publishes/s in all", o.Rate)
 	}
-	return s + "; " + consumers(o) + "; after the heal, a drain reads what every consumer has left.", nil
+	return s + "; " + consumers(o) + "; after the heal, a drain reads what every consumer has left."
 }
 
-func (describer) Steps(raw json.RawMessage, _ bool) (string, error) {
-	o, err := decode(raw)
-	if err != nil {
-		return "", err
-	}
+func findingSteps(o queue.Options, _ bool) string {
 	stream, subjects := o.StreamAndSubjects()
 	return fmt.Sprintf("create stream `%s` (subjects `%s`, %d replicas, %s retention, duplicate window %s); "+
 		"run %d producers publishing unique values, each with its value as `Nats-Msg-Id` and retried with the same id when it fails or goes unanswered, and %s",
-		stream, subjects, o.Replicas, o.Retention, o.DuplicateWindow.D(), o.Producers, consumers(o)), nil
+		stream, subjects, o.Replicas, o.Retention, o.DuplicateWindow.D(), o.Producers, consumers(o))
 }
 
 // consumers says how the cell consumed: pull workers and how they ack,
