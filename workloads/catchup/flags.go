@@ -50,7 +50,7 @@ func (l *bytesList) Set(s string) error {
 func BindFlags(fs *pflag.FlagSet) *Flags {
 	f := &Flags{fs: fs, o: Defaults, copies: map[string]func(dst, src *Options){}}
 	o := &f.o
-	fs.StringVar(&f.preset, "preset", "", "start from a named preset ("+joinNames()+"); flags given explicitly override it")
+	fs.StringVar(&f.preset, "preset", "", "start from a named preset ("+strings.Join(PresetNames(), ", ")+"); flags given explicitly override it")
 	fs.Var(&f.backlogs, "backlog", "payload bytes to fill the R3 stream with before a replica is wiped (4096, 4KiB, 512MiB, 6GB); a comma list makes one cell each, and the run fits the catching-up node's peak memory against them")
 	f.bytes("rate", &o.Rate, func(d, s *Options) { d.Rate = s.Rate }, "payload bytes/s published while the replica is down and catching up, e.g. 40MB (0: none)")
 	f.bytes("payload", &o.Payload, func(d, s *Options) { d.Payload = s.Payload }, "message payload size")
@@ -130,17 +130,6 @@ func (f *Flags) All() ([]Options, error) {
 		out = append(out, x)
 	}
 	return out, nil
-}
-
-func joinNames() string {
-	s := ""
-	for i, n := range PresetNames() {
-		if i > 0 {
-			s += ", "
-		}
-		s += n
-	}
-	return s
 }
 
 type targetValue Target

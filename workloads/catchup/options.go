@@ -1,6 +1,7 @@
 package catchup
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -167,45 +168,19 @@ func PresetNames() []string {
 // those are left alone.
 func (o Options) WithDefaults() Options {
 	d := Defaults
-	if o.Stream == "" {
-		o.Stream = d.Stream
-	}
-	if o.Backlog == 0 {
-		o.Backlog = d.Backlog
-	}
-	if o.Payload == 0 {
-		o.Payload = d.Payload
-	}
-	if o.Target == "" {
-		o.Target = d.Target
-	}
-	if o.CatchupTimeout == 0 {
-		o.CatchupTimeout = d.CatchupTimeout
-	}
-	if o.Settle == 0 {
-		o.Settle = d.Settle
-	}
-	if o.RecoveryTimeout == 0 {
-		o.RecoveryTimeout = d.RecoveryTimeout
-	}
-	if o.VerifyTimeout == 0 {
-		o.VerifyTimeout = d.VerifyTimeout
-	}
-	if o.CrashLoop == 0 {
-		o.CrashLoop = d.CrashLoop
-	}
-	if o.SampleInterval == 0 {
-		o.SampleInterval = d.SampleInterval
-	}
-	if o.Publishers == 0 {
-		o.Publishers = d.Publishers
-	}
-	if o.Window == 0 {
-		o.Window = d.Window
-	}
-	if o.PublishTimeout == 0 {
-		o.PublishTimeout = d.PublishTimeout
-	}
+	o.Stream = cmp.Or(o.Stream, d.Stream)
+	o.Backlog = cmp.Or(o.Backlog, d.Backlog)
+	o.Payload = cmp.Or(o.Payload, d.Payload)
+	o.Target = cmp.Or(o.Target, d.Target)
+	o.CatchupTimeout = cmp.Or(o.CatchupTimeout, d.CatchupTimeout)
+	o.Settle = cmp.Or(o.Settle, d.Settle)
+	o.RecoveryTimeout = cmp.Or(o.RecoveryTimeout, d.RecoveryTimeout)
+	o.VerifyTimeout = cmp.Or(o.VerifyTimeout, d.VerifyTimeout)
+	o.CrashLoop = cmp.Or(o.CrashLoop, d.CrashLoop)
+	o.SampleInterval = cmp.Or(o.SampleInterval, d.SampleInterval)
+	o.Publishers = cmp.Or(o.Publishers, d.Publishers)
+	o.Window = cmp.Or(o.Window, d.Window)
+	o.PublishTimeout = cmp.Or(o.PublishTimeout, d.PublishTimeout)
 	return o
 }
 

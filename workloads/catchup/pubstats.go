@@ -10,16 +10,8 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/internal/latency"
 )
 
-// Publishers send with plain core NATS requests, many in flight: each
-// message gets a reply subject <inbox>.<n> and one wildcard subscription
-// takes every acknowledgement, so the ack time of each message is exact
-// (nats.go's async publish only hands out futures, to be waited on in
-// order) and nothing is kept per message beyond the window in flight.
-// Acknowledged ids go into an IDSet; a publish not acknowledged within
-// PublishTimeout is indeterminate (it may still be stored), and an ack that
-// comes later still counts as acknowledged.
-
-// pubStats are the publishers' shared counters.
+// pubStats are the publishers' shared counters (publish.go says how they
+// publish).
 type pubStats struct {
 	t0 time.Time
 

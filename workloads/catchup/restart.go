@@ -1,6 +1,7 @@
 package catchup
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -206,7 +207,7 @@ func (r *cell) waitCurrent(ctx context.Context) {
 		if time.Now().After(deadline) {
 			cur, _ := r.lagNow()
 			cu.Outcome = OutcomeTimeout
-			cu.Detail = fmt.Sprintf("after %s: %d msgs behind the leader, /healthz: %s", o.CatchupTimeout, cur.Behind, orOK(cur.TargetHealth))
+			cu.Detail = fmt.Sprintf("after %s: %d msgs behind the leader, /healthz: %s", o.CatchupTimeout, cur.Behind, cmp.Or(cur.TargetHealth, "OK"))
 			r.endCatchup(restart)
 			r.logf("not current within %s: %s", o.CatchupTimeout, cu.Detail)
 			return
@@ -216,13 +217,6 @@ func (r *cell) waitCurrent(ctx context.Context) {
 			r.status(st)
 		}
 	}
-}
-
-func orOK(s string) string {
-	if s == "" {
-		return "OK"
-	}
-	return s
 }
 
 // lastState is what the runtime last said of the target: a reading that

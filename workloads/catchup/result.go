@@ -1,6 +1,7 @@
 package catchup
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -217,7 +218,7 @@ func catchUpCheck(c CatchUp) checker.Result {
 		counts["completed"] = 1
 		return result(CheckCatchUp, checker.Valid, fmt.Sprintf("current %.1fs after the restart (bound %s): %s", c.Seconds, c.Bound, c.Detail), counts)
 	case OutcomeInterrupted, "":
-		return result(CheckCatchUp, checker.Unknown, "not decided: "+orWhy(c.Detail, "catchup.json records no outcome (the cell ended before the catch-up was judged)"), counts)
+		return result(CheckCatchUp, checker.Unknown, "not decided: "+cmp.Or(c.Detail, "catchup.json records no outcome (the cell ended before the catch-up was judged)"), counts)
 	}
 	return result(CheckCatchUp, checker.Invalid, fmt.Sprintf("not current after %.1fs (%s, bound %s): %s", c.Seconds, c.Outcome, c.Bound, c.Detail), counts)
 }
@@ -226,7 +227,7 @@ func agreementCheck(in Integrity) checker.Result {
 	counts := map[string]int{"replicas": len(in.Replicas)}
 	switch {
 	case len(in.Replicas) == 0:
-		return result(CheckReplicasAgree, checker.Unknown, "replicas not read: "+orWhy(in.ReplicasDetail, "catchup.json records no reading of them (the cell ended before its verify phase)"), counts)
+		return result(CheckReplicasAgree, checker.Unknown, "replicas not read: "+cmp.Or(in.ReplicasDetail, "catchup.json records no reading of them (the cell ended before its verify phase)"), counts)
 	case in.ReplicasAgree:
 		return result(CheckReplicasAgree, checker.Valid, in.ReplicasDetail, counts)
 	}
@@ -243,7 +244,7 @@ func ackedCheck(in Integrity) checker.Result {
 		"duplicates": int(in.Dups), "malformed": int(in.Malformed), "unacked_present": int(in.Unacked)}
 	switch {
 	case in.Acked == 0 && in.Read == 0 && !in.Complete:
-		return result(CheckAckedPresent, checker.Unknown, "the stream was not read back: "+orWhy(in.ReadDetail, "catchup.json records no read-back (the cell ended before its verify phase)"), counts)
+		return result(CheckAckedPresent, checker.Unknown, "the stream was not read back: "+cmp.Or(in.ReadDetail, "catchup.json records no read-back (the cell ended before its verify phase)"), counts)
 	case in.Complete && in.Missing > 0:
 		return result(CheckAckedPresent, checker.Invalid, fmt.Sprintf("%d of %d acknowledged ids missing from the stream (e.g. %s)",
 			in.Missing, in.Acked, strings.Join(in.MissingExamples, ", ")), counts)
@@ -255,12 +256,4 @@ func ackedCheck(in Integrity) checker.Result {
 	}
 	return result(CheckAckedPresent, checker.Valid, fmt.Sprintf("all %d acknowledged ids present once (%d unacknowledged also stored); %s",
 		in.Acked, in.Unacked, in.ReadDetail), counts)
-}
-
-// orWhy is s, or why when the cell recorded none.
-func orWhy(s, why string) string {
-	if s == "" {
-		return why
-	}
-	return s
 }

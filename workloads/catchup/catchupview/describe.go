@@ -5,6 +5,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
+	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
@@ -14,7 +15,7 @@ func init() { findings.RegisterDescriber(catchup.Name, findings.Describe(finding
 
 func findingSetup(o catchup.Options, _ bool) string {
 	o = o.WithDefaults()
-	return "stream `" + o.Stream + "`, 3 replicas, file storage, Direct Get " + onOff(o.DirectGet) + "; " + scenario(o) + "."
+	return "stream `" + o.Stream + "`, 3 replicas, file storage, Direct Get " + reports.OnOff(o.DirectGet) + "; " + scenario(o) + "."
 }
 
 func findingSteps(o catchup.Options, _ bool) string {
@@ -55,11 +56,4 @@ func target(t catchup.Target) string {
 		return "the stream's leader"
 	}
 	return "a follower of the stream"
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }

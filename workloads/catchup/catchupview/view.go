@@ -143,29 +143,15 @@ var catchupIntro = template.HTML(`
   </ul>
 </section>`)
 
-// specOptions are the run's catch-up settings, read from the stored
-// spec whatever field holds them (spec.catchup until now, the first of
-// spec.settings once every workload keeps its settings there); nil when
+// specOptions are the run's catch-up settings, the first of its settings
+// (record's decoders move the spec.catchup of older runs there); nil when
 // the spec has none.
 func specOptions(spec record.Spec) *catchup.Options {
-	b, err := json.Marshal(spec)
-	if err != nil {
+	var o catchup.Options
+	if len(spec.Settings) == 0 || json.Unmarshal(spec.Settings[0], &o) != nil {
 		return nil
 	}
-	var s struct {
-		Catchup  *catchup.Options  `json:"catchup"`
-		Settings []json.RawMessage `json:"settings"`
-	}
-	if json.Unmarshal(b, &s) != nil {
-		return nil
-	}
-	if s.Catchup == nil && len(s.Settings) > 0 {
-		var o catchup.Options
-		if json.Unmarshal(s.Settings[0], &o) == nil {
-			s.Catchup = &o
-		}
-	}
-	return s.Catchup
+	return &o
 }
 
 // catchupLabels names catch-up cells by version and Direct Get, the two
