@@ -53,20 +53,7 @@ func bad(s string) reports.MatrixVal   { return reports.MatrixVal{Text: s, Class
 
 func (t *cuTable) setup() {
 	t.group("Setup")
-	t.rows = append(t.rows, reports.MatrixRow{Label: "nats-server", Vals: func() []reports.MatrixVal {
-		var vs []reports.MatrixVal
-		for _, c := range t.p.Run.Result.Cells {
-			vs = append(vs, plain(c.ServerVersion))
-		}
-		return vs
-	}()})
-	t.rows = append(t.rows, reports.MatrixRow{Label: "Direct Get", Hint: "allow_direct on the stream: any replica answers direct gets", Vals: func() []reports.MatrixVal {
-		var vs []reports.MatrixVal
-		for _, c := range t.p.Run.Result.Cells {
-			vs = append(vs, plain(reports.OnOff(c.DirectGet)))
-		}
-		return vs
-	}()})
+	t.rows = append(t.rows, t.p.VersionRow(), t.p.DirectGetRow("allow_direct on the stream: any replica answers direct gets"))
 	t.row("Stream at the restart", "what the wiped replica had to catch up (the backlog asked, plus writes while it was down)", func(_ CatchupSummary, r *catchup.Result) reports.MatrixVal {
 		st := r.Stream
 		if st.RestartBytes == 0 {
