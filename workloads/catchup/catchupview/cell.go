@@ -119,40 +119,17 @@ func catchupFacts(c *reports.Cell, r *catchup.Result) []reports.Param {
 	return f
 }
 
-func phaseWords(p catchup.Phase) string {
-	switch p {
-	case catchup.PhaseFill:
-		return "fill"
-	case catchup.PhaseDown:
-		return "target down"
-	case catchup.PhaseCatchup:
-		return "catch-up"
-	case catchup.PhaseSettle:
-		return "settle"
-	case catchup.PhaseHeal:
-		return "heal"
-	case catchup.PhaseVerify:
-		return "read back"
-	}
-	return string(p)
+func phaseWords(p catchup.Phase) string { return cmp.Or(phaseNames[p], string(p)) }
+
+var phaseNames = map[catchup.Phase]string{
+	catchup.PhaseFill: "fill", catchup.PhaseDown: "target down", catchup.PhaseCatchup: "catch-up",
+	catchup.PhaseSettle: "settle", catchup.PhaseHeal: "heal", catchup.PhaseVerify: "read back",
 }
 
-func eventWords(k observe.EventKind) string {
-	switch k {
-	case catchup.EvKill:
-		return "killed (SIGKILL, by the harness)"
-	case catchup.EvWipe:
-		return "store wiped (by the harness)"
-	case catchup.EvStart:
-		return "started (by the harness)"
-	case catchup.EvLimit:
-		return "memory limit set"
-	case observe.EvOOMKill:
-		return "OOM-killed"
-	case observe.EvRestart:
-		return "restarted by the runtime"
-	case observe.EvDied:
-		return "died"
-	}
-	return string(k)
+func eventWords(k observe.EventKind) string { return cmp.Or(eventNames[k], string(k)) }
+
+var eventNames = map[observe.EventKind]string{
+	catchup.EvKill: "killed (SIGKILL, by the harness)", catchup.EvWipe: "store wiped (by the harness)",
+	catchup.EvStart: "started (by the harness)", catchup.EvLimit: "memory limit set",
+	observe.EvOOMKill: "OOM-killed", observe.EvRestart: "restarted by the runtime", observe.EvDied: "died",
 }

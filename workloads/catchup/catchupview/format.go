@@ -1,6 +1,7 @@
 package catchupview
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -99,16 +100,10 @@ func secsList(ms []int64) string {
 }
 
 // outcomeWords says why a catch-up did not finish.
-func outcomeWords(o string) string {
-	switch o {
-	case catchup.OutcomeTimeout:
-		return "the bound ran out"
-	case catchup.OutcomeCrashLoop:
-		return "crash loop"
-	case catchup.OutcomeDown:
-		return "the node stayed down"
-	}
-	return o
+func outcomeWords(o string) string { return cmp.Or(outcomeNames[o], o) }
+
+var outcomeNames = map[string]string{
+	catchup.OutcomeTimeout: "the bound ran out", catchup.OutcomeCrashLoop: "crash loop", catchup.OutcomeDown: "the node stayed down",
 }
 
 // publishErrors: "catchup: 12 timeout, 3 no_responders; settle: 1 timeout".
