@@ -130,10 +130,14 @@ func Refuse(workload string, needs []Need, supports func(cluster.Capability) err
 }
 
 // Stream is one stream a cell creates: its name, its subjects (Filter),
-// one subject under them (for a permission probe) and its replicas.
+// one subject under them (for a permission probe) and its replicas. Acks
+// says the cell reads it through durable pull consumers and acknowledges
+// what they deliver, so that a run on an account it does not own probes
+// that permission too.
 type Stream struct {
 	Name, Filter, Subject string
 	Replicas              int
+	Acks                  bool
 }
 
 // NeedsOf lists caps as needs of the workload as a whole.

@@ -56,6 +56,11 @@ type Stream struct {
 	Filter   string // its subjects, e.g. $KV.chaos_1a2b3c.>
 	Subject  string // one subject under Filter, for the permission probe
 	Replicas int
+	// DirectGet: the run reads it through Direct Get and turns that off
+	// by a stream update; Acks: it reads it through a durable pull
+	// consumer and acknowledges. The preflight probes only what the run
+	// will do.
+	DirectGet, Acks bool
 }
 
 // Defaults of the timeouts.

@@ -18,9 +18,11 @@ import (
 // Preflight checks, before anything of the run starts, that the account
 // can do what the run will do, on exactly the run's streams: JetStream
 // account info; then for each stream, that it does not exist yet, and a
-// create with the run's replicas, a publish, a Direct Get, an update
-// (allow_direct off), a leader get, an ordered consumer's read, a leader
-// step-down when stepdown is among the faults, and the delete. The first
+// create with the run's replicas, a publish, a Direct Get and an update
+// (allow_direct off) when the run reads through Direct Get, a leader get,
+// an ordered consumer's read, a durable pull consumer's fetch and
+// acknowledgement when the run acks, a leader step-down when stepdown is
+// among the faults, and the delete. The first
 // step that fails is ErrRefused, naming the permission the server denied
 // (or the JetStream error it answered); the probe stream is deleted again
 // whatever happened. Run it after Survey.
@@ -129,7 +131,7 @@ func (p *preflight) stream(ctx context.Context, js jetstream.JetStream, s Stream
 		return err
 	}
 	cfg := jetstream.StreamConfig{Name: s.Name, Subjects: []string{s.Filter}, Replicas: s.Replicas,
-		Storage: jetstream.FileStorage, AllowDirect: true, MaxMsgs: 10}
+		Storage: jetstream.FileStorage, AllowDirect: s.DirectGet, MaxMsgs: 10}
 	var st jetstream.Stream
 	if err := p.step(ctx, fmt.Sprintf("create stream %s (R%d)", s.Name, s.Replicas), func(ctx context.Context) error {
 		st, err = js.CreateStream(ctx, cfg)
@@ -154,10 +156,16 @@ func (p *preflight) stream(ctx context.Context, js jetstream.JetStream, s Stream
 			return err
 		}},
 		{"read " + s.Subject + " with Direct Get", func(ctx context.Context) error {
+			if !s.DirectGet {
+				return nil
+			}
 			_, err := st.GetLastMsgForSubject(ctx, s.Subject)
 			return err
 		}},
 		{"update stream " + s.Name, func(ctx context.Context) error {
+			if !s.DirectGet {
+				return nil
+			}
 			c := cfg
 			c.AllowDirect = false
 			st, err = js.UpdateStream(ctx, c)
@@ -176,6 +184,14 @@ func (p *preflight) stream(ctx context.Context, js jetstream.JetStream, s Stream
 			return err
 		}},
 	}
+	if s.Acks {
+		steps = append(steps, struct {
+			what string
+			do   func(context.Context) error
+		}{"read stream " + s.Name + " with a durable pull consumer and acknowledge", func(ctx context.Context) error {
+			return fetchAndAck(ctx, js, s.Name, p.timeout)
+		}})
+	}
 	if stepdown {
 		steps = append(steps, struct {
 			what string
@@ -188,6 +204,34 @@ func (p *preflight) stream(ctx context.Context, js jetstream.JetStream, s Stream
 		if err := p.step(ctx, st.what, st.do); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// fetchAndAck creates a durable pull consumer, fetches one message and
+// acknowledges it with a confirmed ack, as queue's workers do; the consumer
+// goes with the probe stream.
+func fetchAndAck(ctx context.Context, js jetstream.JetStream, stream string, wait time.Duration) error {
+	cons, err := js.CreateConsumer(ctx, stream, jetstream.ConsumerConfig{Durable: "chaos_preflight", AckPolicy: jetstream.AckExplicitPolicy})
+	if err != nil {
+		return err
+	}
+	msgs, err := cons.Fetch(1, jetstream.FetchMaxWait(wait))
+	if err != nil {
+		return err
+	}
+	n := 0
+	for m := range msgs.Messages() {
+		n++
+		if err := m.DoubleAck(ctx); err != nil {
+			return err
+		}
+	}
+	if err := msgs.Error(); err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("the consumer delivered nothing within %s, so acknowledging could not be tried", wait)
 	}
 	return nil
 }

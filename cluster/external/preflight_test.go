@@ -35,27 +35,36 @@ func TestPreflightNamesTheMissingPermission(t *testing.T) {
 		deny("noconsumer", "$JS.API.CONSUMER.>"),
 		deny("nostepdown", "$JS.API.STREAM.LEADER.STEPDOWN.>"),
 		deny("nodelete", "$JS.API.STREAM.DELETE.>"),
+		deny("noack", "$JS.ACK.>"),
 		{Username: "noinbox", Password: "pw", Permissions: &server.Permissions{Subscribe: &server.SubjectPermission{Deny: []string{"_INBOX.>"}}}},
 	}
 	tc := startCluster(t, 1, func(_ int, o *server.Options) { o.Users = users })
 	st := kvStream("chaos_p", 1)
+	// queue's stream: read by acking pull consumers, never through Direct Get.
+	queue := Stream{Name: "chaos_q", Filter: "chaos_q.>", Subject: "chaos_q.probe", Replicas: 1, Acks: true}
 	cases := []struct {
 		user     string
 		stepdown bool
 		want     string // "" = passes
+		stream   *Stream
 	}{
-		{"admin", true, ""},
-		{"minimal", true, ""},
-		{"nostepdown", false, ""}, // no stepdown fault: not needed
-		{"noinfo", false, `to read the JetStream account info: Permissions Violation for Publish to "$JS.API.INFO"`},
-		{"nocreate", false, `to create stream KV_chaos_p (R1): Permissions Violation for Publish to "$JS.API.STREAM.CREATE.KV_chaos_p"`},
-		{"nopublish", false, `to publish to $KV.chaos_p.probe: Permissions Violation for Publish to "$KV.chaos_p.probe"`},
-		{"nodirect", false, `with Direct Get: Permissions Violation for Publish to "$JS.API.DIRECT.GET.KV_chaos_p`},
-		{"noupdate", false, `to update stream KV_chaos_p: Permissions Violation for Publish to "$JS.API.STREAM.UPDATE.KV_chaos_p"`},
-		{"noconsumer", false, `with an ordered consumer: Permissions Violation for Publish to "$JS.API.CONSUMER.CREATE.KV_chaos_p`},
-		{"nostepdown", true, `to step down the leader of stream KV_chaos_p: Permissions Violation for Publish to "$JS.API.STREAM.LEADER.STEPDOWN.KV_chaos_p"`},
-		{"nodelete", false, `to delete stream KV_chaos_p: Permissions Violation for Publish to "$JS.API.STREAM.DELETE.KV_chaos_p"; the probe stream KV_chaos_p is left: delete it by hand`},
-		{"noinbox", false, `Permissions Violation for Subscription to "_INBOX.`},
+		{"admin", true, "", nil},
+		{"admin", true, "", &queue},
+		{"noack", false, "", nil}, // kv-update acks nothing
+		{"noack", false, `to read stream chaos_q with a durable pull consumer and acknowledge: Permissions Violation for Publish to "$JS.ACK.chaos_q.chaos_preflight`, &queue},
+		{"nodirect", false, "", &queue}, // queue reads nothing through Direct Get
+		{"noupdate", false, "", &queue}, // nor turns it off
+		{"minimal", true, "", nil},
+		{"nostepdown", false, "", nil}, // no stepdown fault: not needed
+		{"noinfo", false, `to read the JetStream account info: Permissions Violation for Publish to "$JS.API.INFO"`, nil},
+		{"nocreate", false, `to create stream KV_chaos_p (R1): Permissions Violation for Publish to "$JS.API.STREAM.CREATE.KV_chaos_p"`, nil},
+		{"nopublish", false, `to publish to $KV.chaos_p.probe: Permissions Violation for Publish to "$KV.chaos_p.probe"`, nil},
+		{"nodirect", false, `with Direct Get: Permissions Violation for Publish to "$JS.API.DIRECT.GET.KV_chaos_p`, nil},
+		{"noupdate", false, `to update stream KV_chaos_p: Permissions Violation for Publish to "$JS.API.STREAM.UPDATE.KV_chaos_p"`, nil},
+		{"noconsumer", false, `with an ordered consumer: Permissions Violation for Publish to "$JS.API.CONSUMER.CREATE.KV_chaos_p`, nil},
+		{"nostepdown", true, `to step down the leader of stream KV_chaos_p: Permissions Violation for Publish to "$JS.API.STREAM.LEADER.STEPDOWN.KV_chaos_p"`, nil},
+		{"nodelete", false, `to delete stream KV_chaos_p: Permissions Violation for Publish to "$JS.API.STREAM.DELETE.KV_chaos_p"; the probe stream KV_chaos_p is left: delete it by hand`, nil},
+		{"noinbox", false, `Permissions Violation for Subscription to "_INBOX.`, nil},
 	}
 	ctx := context.Background()
 	admin, err := nats.Connect(tc.options().Servers[0], nats.UserInfo("admin", "pw"))
@@ -69,7 +78,11 @@ func TestPreflightNamesTheMissingPermission(t *testing.T) {
 			o := tc.options()
 			o.ConnectTimeout = 5e9
 			o.Auth = Auth{User: c.user, Password: "pw"}
-			o.Streams = []Stream{st}
+			probe := st
+			if c.stream != nil {
+				probe = *c.stream
+			}
+			o.Streams = []Stream{probe}
 			rt := newRuntime(t, o)
 			if _, err := rt.Survey(ctx); err != nil {
 				t.Fatal(err)
@@ -81,11 +94,11 @@ func TestPreflightNamesTheMissingPermission(t *testing.T) {
 			case c.want != "" && (!errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
 				t.Errorf("preflight: %v\nwant one refusal line containing %s", err, c.want)
 			}
-			if _, err := js.Stream(ctx, st.Name); !errors.Is(err, jetstream.ErrStreamNotFound) {
+			if _, err := js.Stream(ctx, probe.Name); !errors.Is(err, jetstream.ErrStreamNotFound) {
 				if c.user != "nodelete" {
 					t.Errorf("the probe stream is left: %v", err)
 				}
-				js.DeleteStream(ctx, st.Name)
+				js.DeleteStream(ctx, probe.Name)
 			}
 		})
 	}

@@ -19,7 +19,7 @@ import (
 )
 
 func kvStream(bucket string, replicas int) Stream {
-	return Stream{Name: "KV_" + bucket, Filter: "$KV." + bucket + ".>", Subject: "$KV." + bucket + ".probe", Replicas: replicas}
+	return Stream{Name: "KV_" + bucket, Filter: "$KV." + bucket + ".>", Subject: "$KV." + bucket + ".probe", Replicas: replicas, DirectGet: true}
 }
 
 func newRuntime(t *testing.T, o Options) *Runtime {

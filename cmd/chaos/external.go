@@ -142,12 +142,15 @@ func nameStreams(s *record.Spec, name string) ([]external.Stream, error) {
 			if !strings.Contains(st.Name, name) {
 				return nil, fmt.Errorf("--runtime external: --workload %s creates stream %s, not named under the run's name %s, so the run could not keep to its own", s.Workload, st.Name, name)
 			}
-			es := external.Stream{Name: st.Name, Filter: st.Filter, Subject: st.Subject, Replicas: st.Replicas}
+			es := external.Stream{Name: st.Name, Filter: st.Filter, Subject: st.Subject, Replicas: st.Replicas,
+				DirectGet: plan.ReadsDirectGet, Acks: st.Acks}
 			if i, ok := at[st.Name]; !ok {
 				at[st.Name] = len(out)
 				out = append(out, es)
-			} else if es.Replicas > out[i].Replicas {
-				out[i] = es
+			} else { // what any cell does to it
+				out[i].Replicas = max(out[i].Replicas, es.Replicas)
+				out[i].DirectGet = out[i].DirectGet || es.DirectGet
+				out[i].Acks = out[i].Acks || es.Acks
 			}
 		}
 	}

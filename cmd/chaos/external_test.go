@@ -294,9 +294,9 @@ func TestNameStreams(t *testing.T) {
 		settings string
 		want     external.Stream
 	}{
-		{"kv-update", `{"replicas":3}`, external.Stream{Name: "KV_chaos_ab12", Filter: "$KV.chaos_ab12.>", Subject: "$KV.chaos_ab12.chaos-preflight", Replicas: 3}},
-		{"queue", `{"replicas":1}`, external.Stream{Name: "chaos_ab12", Filter: "chaos_ab12.>", Subject: "chaos_ab12.chaos-preflight", Replicas: 1}},
-		{"catchup", `{}`, external.Stream{Name: "chaos_ab12", Filter: "chaos_ab12.>", Subject: "chaos_ab12.chaos-preflight", Replicas: 3}},
+		{"kv-update", `{"replicas":3}`, external.Stream{Name: "KV_chaos_ab12", Filter: "$KV.chaos_ab12.>", Subject: "$KV.chaos_ab12.chaos-preflight", Replicas: 3, DirectGet: true}},
+		{"queue", `{"replicas":1}`, external.Stream{Name: "chaos_ab12", Filter: "chaos_ab12.>", Subject: "chaos_ab12.chaos-preflight", Replicas: 1, Acks: true}},
+		{"catchup", `{}`, external.Stream{Name: "chaos_ab12", Filter: "chaos_ab12.>", Subject: "chaos_ab12.chaos-preflight", Replicas: 3, DirectGet: true}},
 	} {
 		s := record.Spec{Workload: tc.workload, Settings: []json.RawMessage{json.RawMessage(tc.settings), json.RawMessage(tc.settings)}}
 		got, err := nameStreams(&s, "chaos_ab12")

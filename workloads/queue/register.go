@@ -69,7 +69,7 @@ func (workload) Summary(dir string) ([]string, error) {
 func (o Options) Plan(base cluster.Config) workloads.Plan {
 	prefix := o.subjectPrefix()
 	return workloads.Plan{Cluster: base, Timed: true, Streams: []workloads.Stream{
-		{Name: o.stream(), Filter: prefix + ">", Subject: prefix + "chaos-preflight", Replicas: o.Replicas}}}
+		{Name: o.stream(), Filter: prefix + ">", Subject: prefix + "chaos-preflight", Replicas: o.Replicas, Acks: o.Pattern != Ordered}}}
 }
 
 // Named names the stream, and so its subjects.
