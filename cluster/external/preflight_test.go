@@ -103,6 +103,14 @@ func TestPreflightNamesTheMissingPermission(t *testing.T) {
 		})
 	}
 	t.Run("stream exists", func(t *testing.T) {
+		// A name no case above used. With the probe's name, a clean-clone
+		// CI run found a message in this new stream: nats-server v2.15.3
+		// (standalone, file storage) can create a stream that holds the
+		// last message of a just-deleted stream of the same name (a loop
+		// of create, publish, delete, create shows it within 20 rounds
+		// here, even 200 ms after the delete). That is the server's, not
+		// the preflight's; this test is about the preflight.
+		st := kvStream("chaos_exists", 1)
 		if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: st.Name, Subjects: []string{st.Filter}}); err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +121,7 @@ func TestPreflightNamesTheMissingPermission(t *testing.T) {
 		if _, err := rt.Survey(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := rt.Preflight(ctx, false); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "stream KV_chaos_p already exists and is not this run's") {
+		if err := rt.Preflight(ctx, false); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "stream KV_chaos_exists already exists and is not this run's") {
 			t.Errorf("preflight: %v", err)
 		}
 		if s, err := js.Stream(ctx, st.Name); err != nil || s.CachedInfo().State.Msgs != 0 {
