@@ -820,5 +820,5 @@ var mutants = []mutant{
 	{"run: node-health not judged", "run/cell.go",
 		"\tif health != nil {\n\t\tchecks = append(checks, *health)", "\tif false {\n\t\tchecks = append(checks, *health)", []string{"TestCheckCellJudgesTheNodes"}},
 	{"findings: an OOM kill a generic finding", "findings/classes.go",
-		"{\"node-health\", \"oom_kill\", \"oom-kill\",", "{\"node-health\", \"oom-kill\", \"oom-kill\",", []string{"TestNodeHealthClasses"}},
+		"{nodeHealth, \"oom_kill\", \"oom-kill\",", "{nodeHealth, \"oom-kill\", \"oom-kill\",", []string{"TestNodeHealthClasses"}},
 }
