@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
@@ -220,15 +221,24 @@ func userData(t *testing.T, servers []string) {
 	js, _ := jetstream.New(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "users", Replicas: 3})
-	if err != nil {
+	// Like the toolkit's own setup, the operator's data rides out the
+	// placement refusal (10005) of a cluster that just became ready
+	// (client.RetryTransient; a clean-clone CI run met it here).
+	var kv jetstream.KeyValue
+	if err := client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) (err error) {
+		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "users", Replicas: 3})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := kv.Put(ctx, "alice", []byte("1")); err != nil {
 		t.Fatal(err)
 	}
-	orders, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "ORDERS", Subjects: []string{"orders.>"}, Replicas: 3})
-	if err != nil {
+	var orders jetstream.Stream
+	if err := client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) (err error) {
+		orders, err = js.CreateStream(ctx, jetstream.StreamConfig{Name: "ORDERS", Subjects: []string{"orders.>"}, Replicas: 3})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := js.Publish(ctx, "orders.1", []byte("x")); err != nil {
