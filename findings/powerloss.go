@@ -53,21 +53,24 @@ func hasPowerLoss(fault string) bool {
 }
 
 // powerLossCaveat is what a reader must know before filing a finding of
-// a cell whose nodes lost power; "" when none did. known is false when the
-// run did not record its sync_interval (no run.json beside the cell).
+// a cell whose nodes lost power; "" when none did. The nodes are those of
+// the power-loss windows: a combination's window (pause-kill+power-loss)
+// names its other fault's targets too, so it says "windows on", not whose
+// power was cut.
 func (c *cell) powerLossCaveat() string {
 	targets := c.powerLossTargets()
 	if len(targets) == 0 {
 		return ""
 	}
-	who := "the power of " + strings.Join(targets, ", ") + " was cut (its store rolled back to its last fsync; the fault windows below say what each discarded)"
+	on := strings.Join(targets, ", ")
+	who := "nodes lost power in the fault windows on " + on + " (a store whose power was cut rolls back to its last fsync; the windows below say what each discarded)"
 	switch interval := c.run.SyncInterval; {
 	case !c.run.HasSpec:
 		return "**Before filing:** " + who + ", and the run did not record the nodes' `sync_interval`. Unless it was `always`, " +
 			"NATS documents that a power loss can lose acknowledged messages (" + syncDocs + "); this is a bug report only if it reproduces with `sync_interval: always`."
 	case interval == "always":
-		return "The nodes ran with `sync_interval: always` (an fsync on every write), so the power cut, which rolled back " +
-			strings.Join(targets, ", ") + " to their last fsync, does not explain it: NATS documents such a loss only for longer intervals (" + syncDocs + ")."
+		return "The nodes ran with `sync_interval: always` (an fsync on every write), so the power cuts (fault windows on " +
+			on + "), which rolled stores back to their last fsync, do not explain it: NATS documents such a loss only for longer intervals (" + syncDocs + ")."
 	default:
 		said := fmt.Sprintf("`sync_interval: %s`", interval)
 		if interval == "" {

@@ -27,11 +27,11 @@ func TestPowerLossCaveat(t *testing.T) {
 		{"a kill only", []nemesis.Window{{Fault: "kill", Targets: []string{"n1"}, Injected: true}}, true, "", []string{""}, false},
 		{"refused", []nemesis.Window{{Fault: "power-loss", Targets: []string{"n1"}}}, true, "", []string{""}, false},
 		{"default interval", []nemesis.Window{cut}, true, "",
-			[]string{"**Before filing:** the power of n1, n3 was cut", "the default `sync_interval` (2m, nats-server `server/filestore.go`)", "--sync-interval always"}, true},
+			[]string{"**Before filing:** nodes lost power in the fault windows on n1, n3", "the default `sync_interval` (2m, nats-server `server/filestore.go`)", "--sync-interval always"}, true},
 		{"set interval, in a combination", []nemesis.Window{{Fault: "pause-kill+power-loss", Targets: []string{"n2"}, Injected: true}}, true, "10s",
-			[]string{"**Before filing:** the power of n2 was cut", "`sync_interval: 10s`"}, true},
+			[]string{"**Before filing:** nodes lost power in the fault windows on n2", "`sync_interval: 10s`"}, true},
 		{"not recorded", []nemesis.Window{cut}, false, "", []string{"**Before filing:**", "did not record the nodes' `sync_interval`"}, true},
-		{"always", []nemesis.Window{cut}, true, "always", []string{"`sync_interval: always`", "does not explain it"}, false},
+		{"always", []nemesis.Window{cut}, true, "always", []string{"`sync_interval: always`", "do not explain it"}, false},
 	} {
 		c := &cell{res: record.CellResult{Faults: tc.faults}, run: runInfo{HasSpec: tc.spec, SyncInterval: tc.interval}}
 		got := c.powerLossCaveat()
