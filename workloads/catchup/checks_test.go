@@ -26,7 +26,7 @@ func TestCheckNamesAndCounts(t *testing.T) {
 		"clean": {Options: Options{MemoryLimit: 1 << 30, CrashLoop: 2}, Target: "n1",
 			CatchUp:   CatchUp{Outcome: OutcomeCurrent, Seconds: 4.2},
 			Recovery:  &nemesis.Recovery{Recovered: true, Detail: "ok"},
-			Integrity: Integrity{Acked: 10, Read: 10, Distinct: 10, Complete: true, ReplicasAgree: true, Replicas: []ReplicaState{{Node: "n1"}}}},
+			Integrity: Integrity{Acked: 10, Read: 10, Distinct: 10, Complete: true, ReplicasAgree: true, Replicas: []observe.ReplicaState{{Node: "n1"}}}},
 		"oom, crash loop, lost": {Options: Options{MemoryLimit: 1 << 20, CrashLoop: 2}, Target: "n1",
 			Deaths:    []observe.Deaths{{Node: "n1", OOMKills: 3, Restarts: 3, Deaths: 3, CrashLoop: true}},
 			CatchUp:   CatchUp{Outcome: OutcomeCrashLoop, Seconds: 8},

@@ -139,9 +139,9 @@ func TestChecks(t *testing.T) {
 		{"acked malformed", ackedCheck(Integrity{Acked: 10, Read: 11, Malformed: 1, Complete: true}), checker.Invalid},
 		{"acked incomplete", ackedCheck(Integrity{Acked: 10, Read: 5, Missing: 5}), checker.Unknown},
 		{"acked not read", ackedCheck(Integrity{}), checker.Unknown},
-		{"replicas agree", agreementCheck(Integrity{Replicas: []ReplicaState{{Node: "n1"}}, ReplicasAgree: true, ReplicasDetail: "all the same"}), checker.Valid},
-		{"replicas differ", agreementCheck(Integrity{Replicas: []ReplicaState{{Node: "n1"}, {Node: "n2"}}, ReplicasDetail: "replicas differ"}), checker.Invalid},
-		{"replica unreadable", agreementCheck(Integrity{Replicas: []ReplicaState{{Node: "n1", Err: "x"}}, ReplicasDetail: "n1 could not be read"}), checker.Unknown},
+		{"replicas agree", agreementCheck(Integrity{Replicas: []observe.ReplicaState{{Node: "n1"}}, ReplicasAgree: true, ReplicasDetail: "all the same"}), checker.Valid},
+		{"replicas differ", agreementCheck(Integrity{Replicas: []observe.ReplicaState{{Node: "n1"}, {Node: "n2"}}, ReplicasDetail: "replicas differ"}), checker.Invalid},
+		{"replica unreadable", agreementCheck(Integrity{Replicas: []observe.ReplicaState{{Node: "n1", Err: "x"}}, ReplicasDetail: "n1 could not be read"}), checker.Unknown},
 	} {
 		if tc.got.Verdict != tc.want || tc.got.Summary == "" || tc.got.Counts == nil {
 			t.Errorf("%s: %s %q, want %s with a summary and counts", tc.name, tc.got.Verdict, tc.got.Summary, tc.want)

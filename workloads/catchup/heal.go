@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/history/msgid"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
@@ -45,18 +46,18 @@ func (r *cell) heal(ctx context.Context) {
 func (r *cell) verify(ctx context.Context) {
 	r.phase(PhaseVerify)
 	in := &r.res.Integrity
-	in.Replicas = r.replicas(ctx, 30*time.Second)
-	in.ReplicasAgree, in.ReplicasDetail = Agreement(in.Replicas)
+	in.Replicas = observe.Replicas(ctx, r.c.Nodes(), r.opts.Stream, 30*time.Second)
+	in.ReplicasAgree, in.ReplicasDetail = observe.Agreement(in.Replicas)
 	r.logf("replicas: %s", in.ReplicasDetail)
 	acked := r.fleet.acked()
 	r.logf("reading the stream back (headers only, bound %s)", r.opts.VerifyTimeout)
-	got, read := readBack(ctx, r.js, r.opts.Stream, r.opts.VerifyTimeout)
-	read.Replicas, read.ReplicasAgree, read.ReplicasDetail = in.Replicas, in.ReplicasAgree, in.ReplicasDetail
-	*in = read
+	got, read := msgid.ReadBack(ctx, r.js, r.opts.Stream, r.opts.VerifyTimeout)
+	in.Read, in.Dups, in.Malformed, in.Complete = read.Messages, read.Dups, read.Malformed, read.Complete
+	in.LastSeqRead, in.ReadDetail, in.ReadSeconds = read.LastSeq, read.Detail, read.Seconds
 	in.Acked = acked.Len()
 	in.Distinct = got.Len()
-	var examples []ID
-	in.Missing, in.Unacked, examples = Diff(acked, got, 10)
+	var examples []msgid.ID
+	in.Missing, in.Unacked, examples = msgid.Diff(acked, got, 10)
 	for _, id := range examples {
 		in.MissingExamples = append(in.MissingExamples, id.String())
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"golang.org/x/time/rate"
+
+	"github.com/jetstream-chaos/jetstream-chaos/history/msgid"
 )
 
 // Publishers send with plain core NATS requests, many in flight: each
@@ -21,7 +23,7 @@ import (
 // takes every acknowledgement, so the ack time of each message is exact
 // (nats.go's async publish only hands out futures, to be waited on in
 // order) and nothing is kept per message beyond the window in flight.
-// Acknowledged ids go into an IDSet; a publish not acknowledged within
+// Acknowledged ids go into a msgid.Set; a publish not acknowledged within
 // PublishTimeout is indeterminate (it may still be stored), and an ack that
 // comes later still counts as acknowledged.
 
@@ -67,7 +69,7 @@ type publisher struct {
 
 	mu      sync.Mutex
 	pending map[uint64]pending
-	acked   IDSet
+	acked   msgid.Set
 	next    uint64
 
 	// pauseUntil (unix ns): after a no-responders answer the stream has no
@@ -143,7 +145,7 @@ func (p *publisher) onAck(m *nats.Msg) {
 		return
 	}
 	p.mu.Lock()
-	p.acked.Add(ID{p.idx, n})
+	p.acked.Add(msgid.ID{Pub: p.idx, N: n})
 	p.mu.Unlock()
 	if waiting {
 		p.stats.ok(pd.phase, pd.at, now, len(p.payload), ack.Seq)
@@ -188,7 +190,7 @@ func (p *publisher) expire(now time.Time) {
 // ended with kind. An ack after the timeout is not recorded again: the
 // history keeps the publish indeterminate, as any late ack leaves it.
 func (p *publisher) record(n uint64, pd pending, end time.Time, kind string, seq uint64) {
-	p.rec.add(OpPublish, p.idx, p.nc.ConnectedServerName(), pd.at, end, kind, Msg{ID: ID{p.idx, n}.String(), Seq: seq, Phase: pd.phase})
+	p.rec.add(OpPublish, p.idx, p.nc.ConnectedServerName(), pd.at, end, kind, Msg{ID: msgid.ID{Pub: p.idx, N: n}.String(), Seq: seq, Phase: pd.phase})
 }
 
 // send publishes until ctx ends or more() says stop. lim, if not nil, paces
@@ -217,7 +219,7 @@ func (p *publisher) send(ctx context.Context, lim *rate.Limiter, more func() boo
 		pd := pending{at: time.Now(), phase: p.phase.get()}
 		p.pending[n] = pd
 		p.mu.Unlock()
-		hdr.Set(IDHeader, ID{p.idx, n}.String())
+		hdr.Set(msgid.Header, msgid.ID{Pub: p.idx, N: n}.String())
 		msg := &nats.Msg{Subject: p.subject, Reply: p.inbox + "." + strconv.FormatUint(n, 10), Header: hdr, Data: p.payload}
 		p.stats.addSent(len(p.payload))
 		if err := p.nc.PublishMsg(msg); err != nil {
@@ -334,17 +336,11 @@ func (f *fleet) inFlight() int {
 
 // acked merges every publisher's acknowledged ids; call it once publishing
 // has stopped.
-func (f *fleet) acked() *IDSet {
-	out := &IDSet{}
+func (f *fleet) acked() *msgid.Set {
+	out := &msgid.Set{}
 	for _, p := range f.pubs {
 		p.mu.Lock()
-		for len(out.pubs) <= p.idx {
-			out.pubs = append(out.pubs, nil)
-		}
-		if p.idx < len(p.acked.pubs) {
-			out.pubs[p.idx] = p.acked.pubs[p.idx]
-		}
-		out.n += p.acked.n
+		out.Merge(&p.acked)
 		p.mu.Unlock()
 	}
 	return out

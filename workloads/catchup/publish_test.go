@@ -11,11 +11,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/history/msgid"
 )
 
-func mustParseID(t *testing.T, s string) ID {
+func mustParseID(t *testing.T, s string) msgid.ID {
 	t.Helper()
-	id, err := ParseID(s)
+	id, err := msgid.Parse(s)
 	if err != nil {
 		t.Fatalf("id %q: %v", s, err)
 	}
@@ -117,11 +118,11 @@ func TestPublishAndReadBack(t *testing.T) {
 	if int64(len(ops)) != s.Acked {
 		t.Fatalf("%d publish ops, %d acked", len(ops), s.Acked)
 	}
-	got, in := readBack(ctx, js, "T", 10*time.Second)
-	if !in.Complete || in.Read != uint64(s.Acked) || in.Dups != 0 || in.Malformed != 0 {
+	got, in := msgid.ReadBack(ctx, js, "T", 10*time.Second)
+	if !in.Complete || in.Messages != uint64(s.Acked) || in.Dups != 0 || in.Malformed != 0 {
 		t.Fatalf("read back %+v", in)
 	}
-	if missing, extra, _ := Diff(acked, got, 5); missing != 0 || extra != 0 {
+	if missing, extra, _ := msgid.Diff(acked, got, 5); missing != 0 || extra != 0 {
 		t.Errorf("Diff = %d missing, %d extra", missing, extra)
 	}
 
@@ -134,12 +135,12 @@ func TestPublishAndReadBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, in = readBack(ctx, js, "T", 10*time.Second)
-	missing, _, ex := Diff(acked, got, 5)
+	got, in = msgid.ReadBack(ctx, js, "T", 10*time.Second)
+	missing, _, ex := msgid.Diff(acked, got, 5)
 	if !in.Complete || missing != 1 || len(ex) != 1 {
 		t.Fatalf("after deleting seq 10: complete %v, %d missing, examples %v", in.Complete, missing, ex)
 	}
-	if next, _ := ParseID(raw.Header.Get(IDHeader)); next == ex[0] {
+	if next, _ := msgid.Parse(raw.Header.Get(msgid.Header)); next == ex[0] {
 		t.Errorf("the missing id %v is seq 11's, not seq 10's", ex[0])
 	}
 }

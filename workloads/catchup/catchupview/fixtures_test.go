@@ -104,7 +104,7 @@ func mkCatchupCell(o cuOpts) (record.CellResult, *catchup.Result) {
 	}
 	r.Integrity = catchup.Integrity{ReplicasAgree: true, ReplicasDetail: "all 3 replicas have first 1 last 272971 msgs 272971",
 		Acked: 272971, Read: 272971, Distinct: 272971, Missing: uint64(o.missing), Complete: true, ReadDetail: "read 272971 messages in 1.2s"}
-	r.Integrity.Replicas = []catchup.ReplicaState{{Node: "n1"}, {Node: "n2"}, {Node: "n3"}}
+	r.Integrity.Replicas = []observe.ReplicaState{{Node: "n1"}, {Node: "n2"}, {Node: "n3"}}
 	r.LogLines = []catchup.LogMatch{{Node: "n1", Pattern: "Catchup for stream", Count: 2,
 		First: "[1] 2026/11/30 05:43:31.259700 [WRN] Catchup for stream '$G > CATCHUP' resetting first sequence: 1 on catchup request",
 		Last:  "[1] 2026/11/30 05:43:33.965859 [INF] Catchup for stream '$G > CATCHUP' complete (took 2.706s)"}}

@@ -1,4 +1,10 @@
-package catchup
+// Package msgid gives every message a workload publishes a unique id, in
+// the Chaos-Id header, and keeps sets of them in bounded memory: the ids
+// acknowledged to the publishers against the ids read back from a stream
+// (ReadBack), so a workload's check can name every acknowledged message
+// that is missing and every message stored although its publish failed.
+// It is the floor of every stream workload's loss and duplicate checks.
+package msgid
 
 import (
 	"fmt"
@@ -7,30 +13,30 @@ import (
 	"strings"
 )
 
-// Every message carries a unique id in the Chaos-Id header: the publisher's
-// index and its own counter, "p.n", n counting from 1. Ids are sequential
-// per publisher, so a set of them is one bitmap per publisher: a 6 GB stream
-// of 4 KiB messages (1.5 M ids) takes under 200 KiB, and verifying a
-// multi-GB stream never holds more than two such sets.
+// An id is the publisher's index and its own counter, "p.n", n counting
+// from 1. Ids are sequential per publisher, so a set of them is one bitmap
+// per publisher: a 6 GB stream of 4 KiB messages (1.5 M ids) takes under
+// 200 KiB, and verifying a multi-GB stream never holds more than two sets.
 
-// IDHeader is the header that carries a message's id.
-const IDHeader = "Chaos-Id"
+// Header is the header that carries a message's id.
+const Header = "Chaos-Id"
 
-// ID is one message id.
+// ID is one message id: publisher Pub's N-th message.
 type ID struct {
 	Pub int    `json:"pub"`
 	N   uint64 `json:"n"`
 }
 
+// String is the id as the header carries it, "p.n".
 func (id ID) String() string { return strconv.Itoa(id.Pub) + "." + strconv.FormatUint(id.N, 10) }
 
-// ParseID reads a Chaos-Id header value.
-func ParseID(s string) (ID, error) {
+// Parse reads a Chaos-Id header value.
+func Parse(s string) (ID, error) {
 	p, n, ok := strings.Cut(s, ".")
 	pub, err1 := strconv.Atoi(p)
 	num, err2 := strconv.ParseUint(n, 10, 64)
 	if !ok || err1 != nil || err2 != nil || pub < 0 || pub > maxPub || num == 0 {
-		return ID{}, fmt.Errorf("malformed %s %q", IDHeader, s)
+		return ID{}, fmt.Errorf("malformed %s %q", Header, s)
 	}
 	return ID{pub, num}, nil
 }
@@ -42,16 +48,16 @@ const maxPub = 1 << 10
 // maxN bounds counters for the same reason: 2^34 ids is 2 GiB of bitmap.
 const maxN = 1 << 34
 
-// IDSet is a set of ids. The zero value is empty and ready. It is not safe
+// Set is a set of ids. The zero value is empty and ready. It is not safe
 // for concurrent use.
-type IDSet struct {
+type Set struct {
 	pubs [][]uint64
 	n    uint64
 }
 
 // Add puts id in the set and says whether it was new. Ids out of range
-// (see ParseID) are refused with false.
-func (s *IDSet) Add(id ID) bool {
+// (see Parse) are refused with false.
+func (s *Set) Add(id ID) bool {
 	if id.Pub < 0 || id.Pub > maxPub || id.N == 0 || id.N > maxN {
 		return false
 	}
@@ -75,8 +81,27 @@ func (s *IDSet) Add(id ID) bool {
 	return true
 }
 
+// Merge adds every id of o to s (o is left as it was): one set out of each
+// publisher's own, once publishing has stopped.
+func (s *Set) Merge(o *Set) {
+	for len(s.pubs) < len(o.pubs) {
+		s.pubs = append(s.pubs, nil)
+	}
+	for p, ow := range o.pubs {
+		if len(s.pubs[p]) < len(ow) {
+			grown := make([]uint64, len(ow))
+			copy(grown, s.pubs[p])
+			s.pubs[p] = grown
+		}
+		for i, w := range ow {
+			s.n += uint64(bits.OnesCount64(w &^ s.pubs[p][i]))
+			s.pubs[p][i] |= w
+		}
+	}
+}
+
 // Has reports whether id is in the set.
-func (s *IDSet) Has(id ID) bool {
+func (s *Set) Has(id ID) bool {
 	if id.Pub < 0 || id.Pub >= len(s.pubs) || id.N == 0 {
 		return false
 	}
@@ -86,10 +111,10 @@ func (s *IDSet) Has(id ID) bool {
 }
 
 // Len is the number of ids in the set.
-func (s *IDSet) Len() uint64 { return s.n }
+func (s *Set) Len() uint64 { return s.n }
 
 // Bytes is the memory the bitmaps take, for the record.
-func (s *IDSet) Bytes() int {
+func (s *Set) Bytes() int {
 	n := 0
 	for _, w := range s.pubs {
 		n += 8 * cap(w)
@@ -101,7 +126,7 @@ func (s *IDSet) Bytes() int {
 // are in want and not in got, extra in got and not in want (published but
 // never acknowledged: failed or timed-out publishes that were stored, which
 // is allowed). It keeps at most maxExamples missing ids as examples.
-func Diff(want, got *IDSet, maxExamples int) (missing, extra uint64, examples []ID) {
+func Diff(want, got *Set, maxExamples int) (missing, extra uint64, examples []ID) {
 	for p := 0; p < max(len(want.pubs), len(got.pubs)); p++ {
 		var w, g []uint64
 		if p < len(want.pubs) {

@@ -1,10 +1,10 @@
-package catchup
+package msgid
 
 import (
 	"testing"
 )
 
-func TestParseID(t *testing.T) {
+func TestParse(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want ID
@@ -20,9 +20,9 @@ func TestParseID(t *testing.T) {
 		{"1.-5", ID{}, true},
 		{"99999.1", ID{}, true}, // publisher out of range
 	} {
-		got, err := ParseID(tc.in)
+		got, err := Parse(tc.in)
 		if (err != nil) != tc.bad || got != tc.want {
-			t.Errorf("ParseID(%q) = %v, %v; want %v, error %v", tc.in, got, err, tc.want, tc.bad)
+			t.Errorf("Parse(%q) = %v, %v; want %v, error %v", tc.in, got, err, tc.want, tc.bad)
 		}
 		if !tc.bad && tc.want.String() != tc.in {
 			t.Errorf("%v.String() = %q, want %q", tc.want, tc.want.String(), tc.in)
@@ -30,8 +30,8 @@ func TestParseID(t *testing.T) {
 	}
 }
 
-func TestIDSet(t *testing.T) {
-	var s IDSet
+func TestSet(t *testing.T) {
+	var s Set
 	if s.Has(ID{0, 1}) || s.Len() != 0 {
 		t.Fatal("zero set not empty")
 	}
@@ -61,8 +61,8 @@ func TestIDSet(t *testing.T) {
 
 // The report's scale must verify in bounded memory: 1.5 M ids of one
 // publisher plus 1.2 M of four more in a few hundred KiB.
-func TestIDSetMemoryAtSeedScale(t *testing.T) {
-	var s IDSet
+func TestSetMemoryAtSeedScale(t *testing.T) {
+	var s Set
 	for n := uint64(1); n <= 1_500_000; n++ {
 		s.Add(ID{0, n})
 	}
@@ -94,7 +94,7 @@ func TestDiff(t *testing.T) {
 		{"both", []ID{{0, 1}, {0, 100}}, []ID{{0, 1}, {0, 99}}, 1, 1, []ID{{0, 100}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var a, r IDSet
+			var a, r Set
 			for _, id := range tc.acked {
 				a.Add(id)
 			}
@@ -113,7 +113,7 @@ func TestDiff(t *testing.T) {
 		})
 	}
 	// Examples are capped.
-	var a, r IDSet
+	var a, r Set
 	for n := uint64(1); n <= 1000; n++ {
 		a.Add(ID{0, n})
 	}
@@ -122,25 +122,30 @@ func TestDiff(t *testing.T) {
 	}
 }
 
-func TestAgreement(t *testing.T) {
-	rep := func(node string, first, last, msgs uint64) ReplicaState {
-		return ReplicaState{Node: node, Has: true, FirstSeq: first, LastSeq: last, Msgs: msgs}
+// Merge is the union, counted once per id, and leaves its argument alone.
+func TestMerge(t *testing.T) {
+	var a, b, empty Set
+	for _, id := range []ID{{0, 1}, {0, 2}, {2, 70}} {
+		a.Add(id)
 	}
-	for _, tc := range []struct {
-		name string
-		reps []ReplicaState
-		ok   bool
-	}{
-		{"same", []ReplicaState{rep("n1", 1, 100, 100), rep("n2", 1, 100, 100), rep("n3", 1, 100, 100)}, true},
-		{"last differs", []ReplicaState{rep("n1", 1, 100, 100), rep("n2", 1, 99, 99), rep("n3", 1, 100, 100)}, false},
-		{"first differs", []ReplicaState{rep("n1", 1, 100, 100), rep("n2", 2, 100, 99), rep("n3", 1, 100, 100)}, false},
-		{"count differs (a hole)", []ReplicaState{rep("n1", 1, 100, 100), rep("n2", 1, 100, 98), rep("n3", 1, 100, 100)}, false},
-		{"no copy", []ReplicaState{rep("n1", 1, 100, 100), {Node: "n2"}}, false},
-		{"unreadable", []ReplicaState{rep("n1", 1, 100, 100), {Node: "n2", Err: "refused"}}, false},
-		{"none", nil, false},
-	} {
-		if ok, detail := Agreement(tc.reps); ok != tc.ok || detail == "" {
-			t.Errorf("%s: Agreement = %v, %q; want %v", tc.name, ok, detail, tc.ok)
+	for _, id := range []ID{{0, 2}, {1, 1}, {2, 500}, {3, 64}} {
+		b.Add(id)
+	}
+	a.Merge(&b)
+	a.Merge(&empty)
+	if a.Len() != 6 || b.Len() != 4 {
+		t.Fatalf("union of 3 and 4 sharing one: Len %d (want 6), argument %d (want 4)", a.Len(), b.Len())
+	}
+	for _, id := range []ID{{0, 1}, {0, 2}, {2, 70}, {1, 1}, {2, 500}, {3, 64}} {
+		if !a.Has(id) {
+			t.Errorf("union lacks %v", id)
 		}
+	}
+	if b.Has(ID{0, 1}) || a.Has(ID{1, 2}) {
+		t.Error("ids appeared from nowhere")
+	}
+	empty.Merge(&b)
+	if empty.Len() != 4 || !empty.Has(ID{3, 64}) {
+		t.Errorf("merged into an empty set: Len %d", empty.Len())
 	}
 }
