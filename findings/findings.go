@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
@@ -91,11 +92,7 @@ func write(cellDir string, result *record.CellResult, e env) ([]Finding, error) 
 		}
 		return nil, nil
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, md, 0o644); err != nil {
-		return nil, err
-	}
-	return fs, os.Rename(tmp, path)
+	return fs, atomicfile.Write(path, md)
 }
 
 // WriteRun writes the findings of every cell folder of a stored run (a

@@ -21,6 +21,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
 )
 
 // Options configure a campaign.
@@ -178,9 +180,5 @@ func (st *State) save(dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, StateFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, StateFile))
+	return atomicfile.Write(filepath.Join(dir, StateFile), append(b, '\n'))
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
@@ -168,7 +169,7 @@ func writeFile(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return atomicfile.Write(path, b)
 }
 
 // ExecChaos is the Executor that runs this very binary's `chaos run`,

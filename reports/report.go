@@ -21,9 +21,9 @@ package reports
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
@@ -56,13 +56,13 @@ func WriteWith(dir string, opts Options) (*Run, error) {
 	if err := writeJUnit(&junit, r, r.Expect); err != nil {
 		return r, fmt.Errorf("render %s: %w", JUnitFile, err)
 	}
-	if err := writeFile(filepath.Join(dir, JUnitFile), junit.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, JUnitFile), junit.Bytes()); err != nil {
 		return r, err
 	}
 	if err := HTML(&page, r); err != nil {
 		return r, fmt.Errorf("render %s: %w", HTMLFile, err)
 	}
-	return r, writeFile(filepath.Join(dir, HTMLFile), page.Bytes())
+	return r, atomicfile.Write(filepath.Join(dir, HTMLFile), page.Bytes())
 }
 
 func mergeExpect(a, b []record.Expectation) []record.Expectation {
@@ -75,13 +75,4 @@ func mergeExpect(a, b []record.Expectation) []record.Expectation {
 		}
 	}
 	return out
-}
-
-// writeFile writes through a temp file so a reader never sees half a page.
-func writeFile(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
@@ -30,7 +31,7 @@ func (r *cell) writeFiles() error {
 		r.res.Observed = observe.File
 		r.res.Files = append(r.res.Files, observe.File)
 	}
-	if err := writeFile(filepath.Join(r.dir, PublishFile), func(w *bufio.Writer) error {
+	if err := atomicfile.WriteWith(filepath.Join(r.dir, PublishFile), func(w *bufio.Writer) error {
 		return writePublishCSV(w, r.res.Publish.PerSecond)
 	}); err != nil {
 		return fmt.Errorf("%s: %w", PublishFile, err)
@@ -60,33 +61,11 @@ func Save(dir string, r Result) error {
 			}
 		}
 	}
-	return writeFile(filepath.Join(dir, ResultFile), func(w *bufio.Writer) error {
+	return atomicfile.WriteWith(filepath.Join(dir, ResultFile), func(w *bufio.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(stored)
 	})
-}
-
-// writeFile writes through a temp file, so a reader never sees half a file.
-func writeFile(path string, f func(*bufio.Writer) error) error {
-	tmp := path + ".tmp"
-	fh, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(fh, 1<<16)
-	if err := f(w); err != nil {
-		fh.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		fh.Close()
-		return err
-	}
-	if err := fh.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 func writePublishCSV(w io.Writer, secs []PublishSecond) error {
