@@ -6,28 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
 )
 
 // WriteLines writes items to path as JSON lines, the format of every
-// record the toolkit keeps beside a history (cluster-events.jsonl ...).
+// record the toolkit keeps beside a history (cluster-events.jsonl ...),
+// whole or not at all: a run stopped mid-write leaves no torn file for
+// ReadLines to refuse.
 func WriteLines[T any](path string, items []T) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	for _, it := range items {
-		if err := enc.Encode(it); err != nil {
-			f.Close()
-			return err
+	return atomicfile.WriteWith(path, func(w *bufio.Writer) error {
+		enc := json.NewEncoder(w)
+		for _, it := range items {
+			if err := enc.Encode(it); err != nil {
+				return err
+			}
 		}
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+		return nil
+	})
 }
 
 // ReadLines loads what WriteLines wrote: none when path does not exist. A
