@@ -64,72 +64,54 @@ func RunCheckers(c *Cell, maxExamples int) []checker.Result {
 	return out
 }
 
-// result is a checker.Result being built.
+// result is a checker.Result being built, its examples naming the cell's
+// ops by index.
 type result struct {
-	checker.Result
-	ix     *index
-	max    int
-	byKind map[string]int
+	*checker.Builder
+	ix *index
 }
 
 func newResult(name string, ix *index, max int) *result {
-	return &result{Result: checker.Result{Name: name, Verdict: checker.Valid, Counts: map[string]int{}},
-		ix: ix, max: max, byKind: map[string]int{}}
+	return &result{Builder: checker.NewBuilder(name, max), ix: ix}
 }
 
 // flag counts an anomaly of kind, makes the verdict invalid and keeps the
 // example if fewer than max of its kind are kept; describe is only called
 // then.
 func (r *result) flag(kind string, describe func() (string, []int)) {
-	r.Counts[kind]++
-	r.Verdict = checker.Invalid
-	r.example(kind, describe)
+	r.Flag(kind, r.anomaly(describe))
 }
 
 // unsure counts a case the checker cannot decide, making a valid verdict
 // unknown, with reason.
 func (r *result) unsure(kind, reason string, describe func() (string, []int)) {
-	r.Counts[kind]++
-	if r.Verdict == checker.Valid {
-		r.Verdict = checker.Unknown
-	}
-	if r.Reason == "" {
-		r.Reason = reason
-	}
-	r.example(kind, describe)
+	r.Unsure(kind, reason, r.anomaly(describe))
 }
 
-func (r *result) example(kind string, describe func() (string, []int)) {
-	if r.byKind[kind] >= r.max || describe == nil {
-		return
+// anomaly turns describe's words and op indexes into the example.
+func (r *result) anomaly(describe func() (string, []int)) func() checker.Anomaly {
+	if describe == nil {
+		return nil
 	}
-	r.byKind[kind]++
-	desc, ops := describe()
-	a := checker.Anomaly{Kind: kind, Description: desc}
-	for _, n := range ops {
-		if n >= 0 && n < len(r.ix.c.Ops) {
-			op := &r.ix.c.Ops[n]
-			a.Ops = append(a.Ops, checker.OpRef{Index: n, Op: op.Stored()})
-			if a.Key == "" {
-				a.Key = cmp.Or(op.M.Consumer, op.M.Producer)
+	return func() checker.Anomaly {
+		desc, ops := describe()
+		a := checker.Anomaly{Description: desc}
+		for _, n := range ops {
+			if n >= 0 && n < len(r.ix.c.Ops) {
+				op := &r.ix.c.Ops[n]
+				a.Ops = append(a.Ops, checker.OpRef{Index: n, Op: op.Stored()})
+				if a.Key == "" {
+					a.Key = cmp.Or(op.M.Consumer, op.M.Producer)
+				}
 			}
 		}
+		return a
 	}
-	r.Anomalies = append(r.Anomalies, a)
 }
 
 // summarize sets the one-line summary: the finding when there is one,
 // else what was looked at.
-func (r *result) summarize(found, clean string) {
-	switch r.Verdict {
-	case checker.Invalid:
-		r.Summary = found
-	case checker.Unknown:
-		r.Summary = clean + "; unknown: " + r.Reason
-	default:
-		r.Summary = clean
-	}
-}
+func (r *result) summarize(found, clean string) { r.Summarize(found, clean) }
 
 // consumerName is consumer c's name.
 func (ix *index) consumerName(c int32) string { return ix.c.Consumers[c] }
