@@ -1,0 +1,45 @@
+package batch
+
+import "github.com/jetstream-chaos/jetstream-chaos/history"
+
+// Kind is what a producer meant a batch to do.
+type Kind string
+
+// The kinds of batch a producer tries. Only KindCommit may be stored; the
+// others test all-or-nothing from the other side.
+const (
+	KindCommit       Kind = "commit"         // committed as it is
+	KindWrongLastSeq Kind = "wrong-last-seq" // committed expecting a last sequence the stream is past: refused whole
+	KindAbandoned    Kind = "abandoned"      // never committed: the server drops it after its idle timeout
+	KindDuplicateID  Kind = "duplicate-id"   // carries a Nats-Msg-Id already stored
+)
+
+// Batch is one batch a producer tried, as its history records it.
+type Batch struct {
+	ID   string // the producer's own id of it, in every message's header
+	Kind Kind
+	Size int // its messages, the commit included (added ones, for an abandoned batch)
+	// Outcome is the commit's: history.OK acknowledged, history.Fail
+	// refused for sure (or never committed), history.Info unknown (a
+	// timeout, a lost connection).
+	Outcome history.Outcome
+	AckSeq  uint64 // with OK: the stream sequence the commit's ack named
+	Op      int    // its op's index in the history, or -1
+}
+
+// Stored is one message of the stream as read back: its sequence, and the
+// batch and place in it (from 1) its headers name; Batch is empty for a
+// message that names none.
+type Stored struct {
+	Seq   uint64
+	Batch string
+	Index int
+}
+
+// ReadBack is the stream as read back after the heal, in sequence order.
+type ReadBack struct {
+	Msgs     []Stored
+	Complete bool   // the read reached the stream's last sequence
+	LastSeq  uint64 // the last sequence read
+	Detail   string // how the read ended, when it is not complete
+}

@@ -1,0 +1,105 @@
+package batch
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// stream lays messages out from sequence 1: "a1" is place 1 of batch a,
+// "-" a message of no batch.
+func stream(msgs ...string) []Stored {
+	out := make([]Stored, len(msgs))
+	for i, m := range msgs {
+		out[i].Seq = uint64(i + 1)
+		if m != "-" {
+			out[i].Batch, out[i].Index = m[:1], int(m[1]-'0')
+		}
+	}
+	return out
+}
+
+func acked(id string, size int, seq uint64) Batch {
+	return Batch{ID: id, Kind: KindCommit, Size: size, Outcome: history.OK, AckSeq: seq, Op: -1}
+}
+
+func tried(id string, kind Kind, size int, o history.Outcome) Batch {
+	return Batch{ID: id, Kind: kind, Size: size, Outcome: o, Op: -1}
+}
+
+func complete(msgs ...string) ReadBack {
+	s := stream(msgs...)
+	return ReadBack{Msgs: s, Complete: true, LastSeq: uint64(len(s))}
+}
+
+func TestAtomic(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		batches []Batch
+		rb      ReadBack
+		want    checker.Verdict
+		kind    string // the anomaly (invalid) or the undecided case (unknown)
+	}{
+		{"nothing tried, nothing stored", nil, complete(), checker.Valid, ""},
+		{"whole, refused, abandoned, indeterminate both ways, plain messages between", []Batch{
+			acked("a", 3, 4), tried("r", KindWrongLastSeq, 2, history.Fail), tried("d", KindDuplicateID, 2, history.Fail),
+			tried("x", KindAbandoned, 4, history.Fail), tried("i", KindCommit, 2, history.Info), tried("j", KindCommit, 3, history.Info),
+			acked("s", 1, 8),
+		}, complete("-", "a1", "a2", "a3", "-", "i1", "i2", "s1"), checker.Valid, ""},
+
+		{"acknowledged, stored in part", []Batch{acked("a", 3, 2)}, complete("a1", "a2"), checker.Invalid, "partial"},
+		{"indeterminate, stored in part", []Batch{tried("i", KindCommit, 3, history.Info)}, complete("i1", "-", "i3"), checker.Invalid, "partial"},
+		{"acknowledged, absent", []Batch{acked("a", 2, 3)}, complete("-", "-", "-"), checker.Invalid, "acknowledged_absent"},
+		{"refused, stored whole", []Batch{tried("r", KindWrongLastSeq, 2, history.Fail)}, complete("r1", "r2"), checker.Invalid, "refused_stored"},
+		{"abandoned, stored whole", []Batch{tried("x", KindAbandoned, 1, history.Fail)}, complete("x1"), checker.Invalid, "refused_stored"},
+		{"another message inside a batch", []Batch{acked("a", 2, 3)}, complete("a1", "-", "a2"), checker.Invalid, "not_contiguous"},
+		{"two batches interleaved", []Batch{acked("a", 2, 3), acked("b", 2, 4)}, complete("a1", "b1", "a2", "b2"), checker.Invalid, "not_contiguous"},
+		{"stored out of order", []Batch{acked("a", 2, 2)}, complete("a2", "a1"), checker.Invalid, "out_of_order"},
+		{"a place beyond the batch", []Batch{acked("a", 2, 3)}, complete("a1", "a2", "a3"), checker.Invalid, "out_of_order"},
+		{"a message stored twice", []Batch{acked("a", 2, 3)}, complete("a1", "a2", "a2"), checker.Invalid, "stored_twice"},
+		{"acknowledged at another sequence", []Batch{acked("a", 2, 3)}, complete("a1", "a2", "-"), checker.Invalid, "ack_elsewhere"},
+		{"a batch nobody tried", nil, complete("z1"), checker.Invalid, "unknown_batch"},
+
+		{"the read stopped before an acknowledged batch", []Batch{acked("a", 2, 5)},
+			ReadBack{Msgs: stream("-", "-"), LastSeq: 2, Detail: "read 2 of 5 within 1s"}, checker.Unknown, "unread"},
+		{"the read stopped inside a batch", []Batch{acked("a", 3, 4)},
+			ReadBack{Msgs: stream("-", "a1", "a2"), LastSeq: 3}, checker.Unknown, "unread"},
+		{"the read stopped, but past what it proves", []Batch{acked("a", 2, 2), acked("b", 2, 9)},
+			ReadBack{Msgs: stream("-", "-", "-"), LastSeq: 3}, checker.Invalid, "acknowledged_absent"},
+		{"the read stopped, but after a batch cut in two", []Batch{acked("a", 3, 3)},
+			ReadBack{Msgs: stream("a1", "a3", "-"), LastSeq: 3}, checker.Invalid, "partial"},
+		{"a batch of no messages in the history", []Batch{acked("a", 0, 1)}, complete(), checker.Unknown, "malformed_batch"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Atomic(tc.batches, tc.rb, 0)
+			if r.Verdict != tc.want || r.Name != CheckAtomic || r.Summary == "" {
+				t.Fatalf("verdict %s (want %s): %s; counts %v", r.Verdict, tc.want, r.Summary, r.Counts)
+			}
+			if tc.kind != "" && r.Counts[tc.kind] == 0 {
+				t.Errorf("no %s counted: %v", tc.kind, r.Counts)
+			}
+			if tc.want == checker.Invalid && (len(r.Anomalies) == 0 || !strings.Contains(r.Anomalies[0].Description, "batch ")) {
+				t.Errorf("no example naming the batch: %+v", r.Anomalies)
+			}
+			if tc.want == checker.Unknown && r.Reason == "" {
+				t.Errorf("unknown without a reason: %+v", r)
+			}
+		})
+	}
+}
+
+// The clean fixture's counts: what was looked at, said in the summary.
+func TestAtomicCounts(t *testing.T) {
+	r := Atomic([]Batch{acked("a", 2, 2), tried("r", KindWrongLastSeq, 2, history.Fail), tried("i", KindCommit, 1, history.Info)},
+		complete("a1", "a2", "-"), 0)
+	if r.Counts["whole"] != 1 || r.Counts["absent"] != 2 || r.Counts["without_batch"] != 1 || r.Counts["acknowledged"] != 1 ||
+		r.Summary != "3 batches: 1 stored whole, 2 wholly absent" {
+		t.Errorf("counts %v, summary %q", r.Counts, r.Summary)
+	}
+	r = Atomic([]Batch{acked("a", 3, 2), acked("b", 2, 4)}, complete("a1", "a3", "b1", "-", "b2"), 0)
+	if !strings.HasPrefix(r.Summary, "2 batches broke all-or-nothing: partial 1, not contiguous 1") {
+		t.Errorf("summary %q", r.Summary)
+	}
+}

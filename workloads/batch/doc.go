@@ -1,0 +1,18 @@
+// Package batch is the atomic batch workload under construction: producers
+// publish batches of messages that JetStream must store all or nothing
+// (ADR-50, nats-server 2.12+, a stream with AllowAtomicPublish), and
+// checks hold the stream to it.
+//
+// What is here so far is its check of the stream read back, batch-atomic
+// (CheckAtomic), over plain data: the batches the producers tried (Batch)
+// and the messages read back (Stored). The client, the generator and the
+// registration come next; until then no `--workload batch` exists.
+//
+// What the check relies on, measured on nats-server 2.15.3 (four
+// producers committing batches of 1 to 9 messages with plain publishes in
+// between, 200 batches): a committed batch occupies consecutive stream
+// sequences in the order it was added, and its commit's ack names the
+// sequence of its last message; a batch holding a Nats-Msg-Id already
+// stored is refused whole (10201, "atomic publish batch contains duplicate
+// message id"), wherever in the batch the id is.
+package batch
