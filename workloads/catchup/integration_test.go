@@ -136,19 +136,20 @@ func TestIntegrationDockerCatchupValid(t *testing.T) {
 // before the catch-up bound.
 //
 // The limit, 128 MiB, is well above what a node needs on its own (the
-// other follower peaks near 90 MiB) and far below what the catch-up pulls
-// in on the pinned release (about 1.2 times the 256 MiB backlog, as
-// seed-loop measured at scale). A limit near a node's own needs (48 MiB
-// over a 96 MiB backlog, before) left it thrashing at the limit rather
-// than killed: a clean-clone CI run saw its first OOM kill 122 s after the
-// restart and no second one within the 3-minute bound. Even so the kernel
-// reclaims page cache for a while before it kills: four runs here closed
-// the loop 51, 58, 66 and 192 s after the restart, hence the 5-minute
-// bound.
+// other follower peaks at 77-90 MiB) and far below what the catch-up of
+// the 512 MiB backlog pulls in on the pinned release: 761 MiB of RSS
+// without a limit, measured here. A 256 MiB backlog was too close: it
+// needs only 148-164 MiB without a limit, and one clean-clone CI run
+// caught up under the 128 MiB limit (RSS 121.6 MiB) with no kill at all.
+// A limit near a node's own needs (48 MiB over a 96 MiB backlog, before)
+// left it thrashing at the limit rather than killed. Even so the kernel
+// reclaims page cache for a while before it kills: runs here closed the
+// loop 51 to 192 s after the restart, hence the 5-minute bound; two runs
+// with this backlog took 84 and 99 s in all.
 func TestIntegrationDockerCatchupOOMCrashLoop(t *testing.T) {
 	rt := needDocker(t)
 	opts := tiny()
-	opts.Backlog = 256 << 20
+	opts.Backlog = 512 << 20
 	opts.MemoryLimit, opts.GoMemLimit = 128<<20, GoMemLimitOff
 	opts.CatchupTimeout = 5 * time.Minute
 	start := time.Now()
