@@ -19,6 +19,7 @@ require (
 	github.com/nats-io/nkeys v0.4.17
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	github.com/synadia-io/orbit.go/jetstreamext v0.3.2
 	github.com/testcontainers/testcontainers-go v0.45.0
 	github.com/vishvananda/netlink v1.3.1
 	golang.org/x/crypto v0.58.0
@@ -78,6 +79,7 @@ require (
 	github.com/shirou/gopsutil/v4 v4.26.6 // indirect
 	github.com/sirupsen/logrus v1.9.4 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/synadia-io/orbit.go/natsext v0.1.3 // indirect
 	github.com/tklauser/go-sysconf v0.4.0 // indirect
 	github.com/tklauser/numcpus v0.12.0 // indirect
 	github.com/vishvananda/netns v0.0.5 // indirect

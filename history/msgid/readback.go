@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -27,6 +28,26 @@ type Read struct {
 // Detail names where and why, so a check can answer unknown, not "lost".
 func ReadBack(ctx context.Context, js jetstream.JetStream, stream string, bound time.Duration) (got *Set, r Read) {
 	got = &Set{}
+	var dups, malformed uint64
+	r = Scan(ctx, js, stream, bound, func(_ uint64, h nats.Header) {
+		id, err := Parse(h.Get(Header))
+		switch {
+		case err != nil:
+			malformed++
+		case !got.Add(id):
+			dups++
+		}
+	})
+	r.Dups, r.Malformed = dups, malformed
+	return got, r
+}
+
+// Scan hands visit the sequence and headers of every message of stream, in
+// order, as ReadBack reads them (an ordered consumer, headers only, up to
+// the last sequence when it starts, within bound), for a workload whose
+// messages carry more than an id. The Read it returns counts messages and
+// says how the read ended; Dups and Malformed are the visitor's to count.
+func Scan(ctx context.Context, js jetstream.JetStream, stream string, bound time.Duration, visit func(seq uint64, h nats.Header)) (r Read) {
 	start := time.Now()
 	defer func() { r.Seconds = time.Since(start).Seconds() }()
 	ctx, cancel := context.WithTimeout(ctx, bound)
@@ -34,23 +55,23 @@ func ReadBack(ctx context.Context, js jetstream.JetStream, stream string, bound 
 	s, err := js.Stream(ctx, stream)
 	if err != nil {
 		r.Detail = "stream info: " + err.Error()
-		return got, r
+		return r
 	}
 	info := s.CachedInfo()
 	last := info.State.LastSeq
 	if info.State.Msgs == 0 {
 		r.Complete, r.Detail = true, "the stream is empty"
-		return got, r
+		return r
 	}
 	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{HeadersOnly: true, DeliverPolicy: jetstream.DeliverAllPolicy})
 	if err != nil {
 		r.Detail = "ordered consumer: " + err.Error()
-		return got, r
+		return r
 	}
 	it, err := cons.Messages(jetstream.PullMaxMessages(4096))
 	if err != nil {
 		r.Detail = "consume: " + err.Error()
-		return got, r
+		return r
 	}
 	defer it.Stop()
 	go func() { <-ctx.Done(); it.Stop() }()
@@ -62,23 +83,17 @@ func ReadBack(ctx context.Context, js jetstream.JetStream, stream string, bound 
 			} else {
 				r.Detail = fmt.Sprintf("read stopped after %d messages at sequence %d of %d: %v", r.Messages, r.LastSeq, last, err)
 			}
-			return got, r
+			return r
 		}
 		r.Messages++
 		if md, err := m.Metadata(); err == nil {
 			r.LastSeq = md.Sequence.Stream
 		}
-		id, err := Parse(m.Headers().Get(Header))
-		switch {
-		case err != nil:
-			r.Malformed++
-		case !got.Add(id):
-			r.Dups++
-		}
+		visit(r.LastSeq, m.Headers())
 		if r.LastSeq >= last {
 			r.Complete = true
 			r.Detail = fmt.Sprintf("read %d messages, sequences up to %d, in %.1fs", r.Messages, last, time.Since(start).Seconds())
-			return got, r
+			return r
 		}
 	}
 }
