@@ -31,15 +31,15 @@ type Batch struct {
 // batch and place in it (from 1) its headers name; Batch is empty for a
 // message that names none.
 type Stored struct {
-	Seq   uint64
-	Batch string
-	Index int
+	Seq   uint64 `json:"seq"`
+	Batch string `json:"batch,omitempty"`
+	Index int    `json:"index,omitempty"`
 }
 
 // ReadBack is the stream as read back after the heal, in sequence order.
 type ReadBack struct {
-	Msgs     []Stored
-	Complete bool   // the read reached the stream's last sequence
-	LastSeq  uint64 // the last sequence read
-	Detail   string // how the read ended, when it is not complete
+	Msgs     []Stored `json:"msgs"`
+	Complete bool     `json:"complete"`         // the read reached the stream's last sequence
+	LastSeq  uint64   `json:"last_seq"`         // the last sequence read
+	Detail   string   `json:"detail,omitempty"` // how the read ended, when it is not complete
 }

@@ -150,6 +150,10 @@ func (j *judge) stored(x *Batch, r *run) {
 // absent judges a batch none of whose messages is stored.
 func (j *judge) absent(x *Batch) {
 	if x.Outcome != history.OK {
+		if !j.rb.Complete { // it may be stored past where the read stopped
+			j.Unsure("unread", readGap(j.rb), nil)
+			return
+		}
 		j.Counts["absent"]++
 		return
 	}

@@ -71,6 +71,8 @@ func TestAtomic(t *testing.T) {
 		{"the read stopped, but after a batch cut in two", []Batch{acked("a", 3, 3)},
 			ReadBack{Msgs: stream("a1", "a3", "-"), LastSeq: 3}, checker.Invalid, "partial"},
 		{"a batch of no messages in the history", []Batch{acked("a", 0, 1)}, complete(), checker.Unknown, "malformed_batch"},
+		{"the read stopped: a refused batch may lie past it", []Batch{tried("r", KindWrongLastSeq, 2, history.Fail)},
+			ReadBack{Msgs: stream("-"), LastSeq: 1, Detail: "read 1 of 3"}, checker.Unknown, "unread"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Atomic(tc.batches, tc.rb, 0)

@@ -3,14 +3,21 @@
 // (ADR-50, nats-server 2.12+, a stream with AllowAtomicPublish), and
 // checks hold the stream to it.
 //
-// What is here so far: two of its checks, over plain data (the batches the
-// producers tried, Batch; the messages read back, Stored; what the readers'
-// ordered consumers delivered, Delivery): batch-atomic (Atomic) holds the
-// stream to all or nothing, batch-isolation (Isolation) holds the readers
-// to never seeing part of a batch. A producer that tries every kind of
-// batch through orbit.go's batch publisher, and the read-back of the
-// stream. The generator, the readers, the typed ops, the registration and
-// the view come next; until then no `--workload batch` exists.
+// What is here so far:
+//   - two checks over plain data (the batches the producers tried, Batch;
+//     the messages read back, Stored; what the readers' ordered consumers
+//     delivered, Delivery): batch-atomic (Atomic) holds the stream to all
+//     or nothing, batch-isolation (Isolation) holds the readers to never
+//     seeing part of a batch; Check runs both on a stored cell's files;
+//   - a producer of every kind of batch through orbit.go's batch publisher,
+//     with a Mix of kinds; readers with ordered consumers; the ops they
+//     record (batch, batch-read); the read-back of the stream;
+//   - an instance (setup, Run, Finish, Close) tested on an in-process
+//     server.
+//
+// Still to come: its flags and Settings, the registration, the
+// multi-subject reads, its view and finding classes, and runs on real
+// clusters under faults. Until then no `--workload batch` exists.
 //
 // What the check relies on, measured on nats-server 2.15.3 (four
 // producers committing batches of 1 to 9 messages with plain publishes in

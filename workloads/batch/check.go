@@ -1,0 +1,36 @@
+package batch
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+)
+
+// Check judges a stored batch cell from its files alone: history.jsonl
+// and ReadBackFile. Each check runs under checker.Guard, so a panic is an
+// unknown result naming it. A cell without its read-back (it stopped
+// before its Finish) is unknown, saying so.
+func Check(dir string, opts checker.Options) ([]checker.Result, error) {
+	ops, err := history.ReadOps(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	batches, deliveries, err := FromHistory(ops)
+	if err != nil {
+		return nil, err
+	}
+	rb, ok, err := loadReadBack(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ReadBackFile, err)
+	}
+	if !ok {
+		why := "the stream was not read back (no " + ReadBackFile + ": the cell stopped before its end)"
+		rb = ReadBack{Detail: why}
+	}
+	return []checker.Result{
+		checker.Guard(CheckAtomic, func() checker.Result { return Atomic(batches, rb, opts.MaxExamples) }),
+		checker.Guard(CheckIsolation, func() checker.Result { return Isolation(batches, rb, deliveries, opts.MaxExamples) }),
+	}, nil
+}

@@ -1,0 +1,233 @@
+package batch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/client"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
+)
+
+// ReadBackFile holds the stream as read back after the heal (a ReadBack).
+const ReadBackFile = "batch-readback.json"
+
+// Options are one batch cell's settings, as run.json records them.
+type Options struct {
+	Stream    string `json:"stream"`
+	Subjects  int    `json:"subjects"`   // the subjects a batch's messages go to, in turn
+	BatchSize int    `json:"batch_size"` // messages a batch, its commit included (the server's most is 1000)
+	Producers int    `json:"producers"`  // producers on each node
+	Replicas  int    `json:"replicas"`
+	Mix       Mix    `json:"mix"`
+	Seed      uint64 `json:"seed"`
+}
+
+// Mix is how many batches in a hundred a producer tries as each kind meant
+// to be refused; the rest commit. An abandoned batch holds one of the
+// stream's 50 in-flight slots until the server's batch timeout (10 s), so
+// a producer abandons at most one batch in that time.
+type Mix struct {
+	WrongLastSeq int `json:"wrong_last_seq"`
+	Abandoned    int `json:"abandoned"`
+	DuplicateID  int `json:"duplicate_id"`
+}
+
+// batchTimeout is the server's default time before it drops a batch that
+// was never committed (stream.go, streamDefaultMaxBatchTimeout).
+const batchTimeout = 10 * time.Second
+
+// next is the kind of a producer's next batch.
+func (m Mix) next(rng *rand.Rand, mayAbandon bool) Kind {
+	switch n := rng.IntN(100); {
+	case n < m.WrongLastSeq:
+		return KindWrongLastSeq
+	case n < m.WrongLastSeq+m.DuplicateID:
+		return KindDuplicateID
+	case n < m.WrongLastSeq+m.DuplicateID+m.Abandoned && mayAbandon:
+		return KindAbandoned
+	}
+	return KindCommit
+}
+
+// instance is a batch cell on a running cluster: producers and readers on
+// every node, each on its own connection.
+type instance struct {
+	o     Options
+	env   *workloads.Env
+	nodes []cluster.Node
+	js    jetstream.JetStream // the admin's
+	conns []*nats.Conn
+}
+
+// setup creates the stream, asked again while the answer is transient.
+func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error) {
+	i := &instance{o: o, env: env, nodes: env.Cluster.Nodes()}
+	nc, err := i.connect(0, "batch-admin")
+	if err != nil {
+		return nil, err
+	}
+	if i.js, err = jetstream.New(nc); err != nil {
+		i.Close()
+		return nil, err
+	}
+	cfg := jetstream.StreamConfig{Name: o.Stream, Subjects: []string{o.Stream + ".>"}, Replicas: o.Replicas,
+		Storage: jetstream.FileStorage, AllowAtomicPublish: true}
+	if err := client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
+		_, err := i.js.CreateStream(ctx, cfg)
+		return err
+	}); err != nil {
+		i.Close()
+		return nil, fmt.Errorf("create stream %s: %w", o.Stream, err)
+	}
+	return i, nil
+}
+
+func (i *instance) connect(first int, name string) (*nats.Conn, error) {
+	nc, err := client.Connect(i.nodes, client.Order(first, len(i.nodes)), name)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", name, err)
+	}
+	i.conns = append(i.conns, nc)
+	return nc, nil
+}
+
+// Run drives the producers and the readers until ctx is done. Producers
+// are clients 0 to P-1, one reader a node follows them.
+func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
+	subjects := make([]string, i.o.Subjects)
+	for s := range subjects {
+		subjects[s] = fmt.Sprintf("%s.s%d", i.o.Stream, s)
+	}
+	var wg sync.WaitGroup
+	nprod := i.o.Producers * len(i.nodes)
+	for c := range nprod {
+		nc, err := i.connect(c, fmt.Sprintf("batch-producer-%d", c))
+		if err != nil {
+			return err
+		}
+		js, _ := jetstream.New(nc)
+		p := &producer{idx: c, js: js, subjects: subjects, size: i.o.BatchSize}
+		wg.Add(1)
+		go func() { defer wg.Done(); i.produce(ctx, c, nc, p) }()
+	}
+	for r := range i.nodes {
+		nc, err := i.connect(r, fmt.Sprintf("batch-reader-%d", r))
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); i.read(ctx, nprod+r, nc) }()
+	}
+	wg.Wait()
+	return nil
+}
+
+// produce runs one producer until ctx is done, recording every batch.
+func (i *instance) produce(ctx context.Context, id int, nc *nats.Conn, p *producer) {
+	rng := rand.New(rand.NewPCG(i.o.Seed, uint64(id)))
+	var abandoned time.Time
+	h := i.env.History
+	for ctx.Err() == nil {
+		kind := i.o.Mix.next(rng, time.Since(abandoned) > batchTimeout)
+		start := h.Now()
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		b, err := p.publish(cctx, kind)
+		cancel()
+		if b.Kind == KindAbandoned {
+			abandoned = time.Now()
+		}
+		op := BatchOp(b, errKindOf(err))
+		op.Client, op.Node, op.Invoke, op.Complete = id, nc.ConnectedServerName(), start, max(start, h.Now())
+		h.Add(op)
+	}
+}
+
+// errKindOf is what history.jsonl records of a batch's error.
+func errKindOf(err error) history.ErrKind {
+	if err == nil {
+		return ""
+	}
+	return client.Classify(err).Kind
+}
+
+// read follows the whole stream with an ordered consumer until ctx is
+// done, recording every delivery.
+func (i *instance) read(ctx context.Context, id int, nc *nats.Conn) {
+	js, _ := jetstream.New(nc)
+	h := i.env.History
+	cons, err := js.OrderedConsumer(ctx, i.o.Stream, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy})
+	if err != nil {
+		i.env.Logf("reader %d: %v", id, err)
+		return
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		i.env.Logf("reader %d: %v", id, err)
+		return
+	}
+	go func() { <-ctx.Done(); it.Stop() }()
+	for {
+		start := h.Now()
+		m, err := it.Next()
+		if err != nil {
+			return // stopped
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			continue
+		}
+		d := Delivery{Seq: md.Sequence.Stream, Batch: m.Headers().Get(BatchHeader)}
+		if d.Batch != "" {
+			fmt.Sscan(m.Headers().Get(IndexHeader), &d.Index)
+		}
+		op := DeliverOp(d)
+		op.Client, op.Node, op.Invoke, op.Complete = id, nc.ConnectedServerName(), start, max(start, h.Now())
+		h.Add(op)
+	}
+}
+
+// Finish reads the stream back into ReadBackFile, even after Ctrl-C: the
+// checks need it.
+func (i *instance) Finish(ctx context.Context) error {
+	i.env.Phase("reading the stream back")
+	rb := readBack(context.WithoutCancel(ctx), i.js, i.o.Stream, time.Minute)
+	i.env.ReadBack(len(rb.Msgs), rb.Complete)
+	b, err := json.Marshal(rb)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(i.env.Dir, ReadBackFile), b)
+}
+
+// Close closes every connection.
+func (i *instance) Close() {
+	for _, nc := range i.conns {
+		nc.Close()
+	}
+}
+
+// loadReadBack reads ReadBackFile; ok is false when the cell has none (it
+// stopped before its Finish).
+func loadReadBack(dir string) (rb ReadBack, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, ReadBackFile))
+	if os.IsNotExist(err) {
+		return rb, false, nil
+	}
+	if err != nil {
+		return rb, false, err
+	}
+	return rb, true, json.Unmarshal(b, &rb)
+}

@@ -1,0 +1,87 @@
+package batch
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/client/clienttest"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
+)
+
+// A cell on an in-process server, with no fault: every kind of batch is
+// tried and recorded, the readers deliver, Finish stores the read-back,
+// and Check on the stored files finds both checks valid. Then a batch the
+// stream lost in part makes the stored cell invalid.
+func TestInstanceOnAServer(t *testing.T) {
+	nodes, _ := clienttest.Server(t, 3)
+	dir := t.TempDir()
+	hist, err := history.NewRecorder(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &workloads.Env{Cluster: clienttest.Cluster{N: nodes}, Dir: dir, History: hist,
+		Phase: func(string) {}, Logf: t.Logf}
+	o := Options{Stream: "BT", Subjects: 3, BatchSize: 4, Producers: 1, Replicas: 1, Seed: 1,
+		Mix: Mix{WrongLastSeq: 10, Abandoned: 10, DuplicateID: 10}}
+	ctx := context.Background()
+	i, err := setup(ctx, o, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer i.Close()
+	rctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+	defer cancel()
+	if err := i.Run(rctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := i.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := hist.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ops, _ := history.ReadOps(filepath.Join(dir, "history.jsonl"))
+	batches, deliveries, err := FromHistory(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[Kind]int{}
+	for _, b := range batches {
+		kinds[b.Kind]++
+	}
+	if kinds[KindCommit] < 10 || kinds[KindWrongLastSeq] == 0 || kinds[KindDuplicateID] == 0 || kinds[KindAbandoned] == 0 || len(deliveries) < 40 {
+		t.Fatalf("tried %v, %d deliveries", kinds, len(deliveries))
+	}
+	results, err := Check(dir, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if r.Verdict != checker.Valid {
+			t.Errorf("%s: %s: %s", r.Name, r.Verdict, r.Summary)
+		}
+		t.Logf("%s: %s", r.Name, r.Summary)
+	}
+
+	// Delete the middle of the first batch stored: the stored cell is now
+	// invalid, by its files alone.
+	rb, _, _ := loadReadBack(dir)
+	js, _ := jetstream.New(i.conns[0])
+	st, _ := js.Stream(ctx, "BT")
+	if err := st.DeleteMsg(ctx, rb.Msgs[1].Seq); err != nil {
+		t.Fatal(err)
+	}
+	if err := i.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	results, _ = Check(dir, checker.Options{})
+	if results[0].Verdict != checker.Invalid || results[1].Verdict != checker.Invalid {
+		t.Errorf("after a batch was cut: %s %s, %s %s", results[0].Name, results[0].Verdict, results[1].Name, results[1].Verdict)
+	}
+}
