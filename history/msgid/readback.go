@@ -29,7 +29,7 @@ type Read struct {
 func ReadBack(ctx context.Context, js jetstream.JetStream, stream string, bound time.Duration) (got *Set, r Read) {
 	got = &Set{}
 	var dups, malformed uint64
-	r = Scan(ctx, js, stream, bound, func(_ uint64, h nats.Header) {
+	r = Scan(ctx, js, stream, bound, func(_ uint64, _ string, h nats.Header) {
 		id, err := Parse(h.Get(Header))
 		switch {
 		case err != nil:
@@ -42,12 +42,12 @@ func ReadBack(ctx context.Context, js jetstream.JetStream, stream string, bound 
 	return got, r
 }
 
-// Scan hands visit the sequence and headers of every message of stream, in
+// Scan hands visit the sequence, subject and headers of every message of stream, in
 // order, as ReadBack reads them (an ordered consumer, headers only, up to
 // the last sequence when it starts, within bound), for a workload whose
 // messages carry more than an id. The Read it returns counts messages and
 // says how the read ended; Dups and Malformed are the visitor's to count.
-func Scan(ctx context.Context, js jetstream.JetStream, stream string, bound time.Duration, visit func(seq uint64, h nats.Header)) (r Read) {
+func Scan(ctx context.Context, js jetstream.JetStream, stream string, bound time.Duration, visit func(seq uint64, subject string, h nats.Header)) (r Read) {
 	start := time.Now()
 	defer func() { r.Seconds = time.Since(start).Seconds() }()
 	ctx, cancel := context.WithTimeout(ctx, bound)
@@ -89,7 +89,7 @@ func Scan(ctx context.Context, js jetstream.JetStream, stream string, bound time
 		if md, err := m.Metadata(); err == nil {
 			r.LastSeq = md.Sequence.Stream
 		}
-		visit(r.LastSeq, m.Headers())
+		visit(r.LastSeq, m.Subject(), m.Headers())
 		if r.LastSeq >= last {
 			r.Complete = true
 			r.Detail = fmt.Sprintf("read %d messages, sequences up to %d, in %.1fs", r.Messages, last, time.Since(start).Seconds())

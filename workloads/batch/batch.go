@@ -27,13 +27,14 @@ type Batch struct {
 	Op      int    // its op's index in the history, or -1
 }
 
-// Stored is one message of the stream as read back: its sequence, and the
-// batch and place in it (from 1) its headers name; Batch is empty for a
-// message that names none.
+// Stored is one message of the stream as read back: its sequence and
+// subject, and the batch and place in it (from 1) its headers name; Batch
+// is empty for a message that names none.
 type Stored struct {
-	Seq   uint64 `json:"seq"`
-	Batch string `json:"batch,omitempty"`
-	Index int    `json:"index,omitempty"`
+	Seq     uint64 `json:"seq"`
+	Subject string `json:"subject,omitempty"`
+	Batch   string `json:"batch,omitempty"`
+	Index   int    `json:"index,omitempty"`
 }
 
 // ReadBack is the stream as read back after the heal, in sequence order.

@@ -31,6 +31,6 @@ func Check(dir string, opts checker.Options) ([]checker.Result, error) {
 	}
 	return []checker.Result{
 		checker.Guard(CheckAtomic, func() checker.Result { return Atomic(batches, rb, opts.MaxExamples) }),
-		checker.Guard(CheckIsolation, func() checker.Result { return Isolation(batches, rb, deliveries, opts.MaxExamples) }),
+		checker.Guard(CheckIsolation, func() checker.Result { return Isolation(batches, rb, deliveries, nil, opts.MaxExamples) }),
 	}, nil
 }

@@ -20,16 +20,20 @@ type Delivery struct {
 	Op     int // its op's index in the history, or -1
 }
 
-// Isolation is batch-isolation over the readers' ordered consumers: a
-// consumer that delivers a batch's first message delivers the rest, in
-// order, before any later message, and never delivers a message of a
-// batch the stream does not hold whole (a batch seen before it was
-// committed, or one the stream later lost in part). A reader whose
-// deliveries end inside a batch (it was stopped) is not judged on that
-// batch. Which batches the stream holds whole comes from the read-back;
-// where it is incomplete, a batch it cannot see to the end is unknown.
-func Isolation(batches []Batch, rb ReadBack, deliveries []Delivery, maxExamples int) checker.Result {
+// Isolation is batch-isolation: no reader sees part of a batch.
+//   - Over the readers' ordered consumers: a consumer that delivers a
+//     batch's first message delivers the rest, in order, before any later
+//     message, and never delivers a message of a batch the stream does not
+//     hold whole (a batch seen before it was committed, or one the stream
+//     later lost in part). A reader whose deliveries end inside a batch (it
+//     was stopped) is not judged on that batch.
+//   - Over the multi-subject reads (Snapshot): see snapshots.
+//
+// Which batches the stream holds whole comes from the read-back; where it
+// is incomplete, what it cannot see is unknown.
+func Isolation(batches []Batch, rb ReadBack, deliveries []Delivery, snaps []Snapshot, maxExamples int) checker.Result {
 	b := checker.NewBuilder(CheckIsolation, maxExamples)
+	j := &judge{Builder: b, rb: rb, broken: map[string]bool{}}
 	size := make(map[string]int, len(batches))
 	for _, x := range batches {
 		size[x.ID] = x.Size
@@ -74,9 +78,12 @@ func Isolation(batches []Batch, rb ReadBack, deliveries []Delivery, maxExamples 
 			open[d.Reader] = d
 		}
 	}
+	j.snapshots(snaps, st)
 	b.Counts["readers"] = len(readers)
-	b.Summarize(fmt.Sprintf("%d deliveries broke a batch's isolation", b.Counts["interleaved"]+b.Counts["saw_partial"]+b.Counts["unknown_batch"]),
-		fmt.Sprintf("%d batch messages delivered to %d readers, each batch whole and uninterrupted", b.Counts["batch_messages_delivered"], len(readers)))
+	b.Summarize(fmt.Sprintf("%d deliveries and %d multi-subject reads broke a batch's isolation",
+		b.Counts["interleaved"]+b.Counts["saw_partial"]+b.Counts["unknown_batch"], b.Counts["mixed"]+b.Counts["beyond"]),
+		fmt.Sprintf("%d batch messages delivered to %d readers, each batch whole and uninterrupted; %d multi-subject reads, none mixing a batch with older values",
+			b.Counts["batch_messages_delivered"], len(readers), b.Counts["snapshots"]))
 	return b.Result
 }
 

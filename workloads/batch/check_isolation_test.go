@@ -55,7 +55,7 @@ func TestIsolation(t *testing.T) {
 			if strings.Contains(tc.name, "one message") {
 				batches = []Batch{acked("s", 1, 1)}
 			}
-			r := Isolation(batches, tc.rb, tc.ds, 0)
+			r := Isolation(batches, tc.rb, tc.ds, nil, 0)
 			if r.Verdict != tc.want || r.Name != CheckIsolation || r.Summary == "" {
 				t.Fatalf("verdict %s (want %s): %s; counts %v; %+v", r.Verdict, tc.want, r.Summary, r.Counts, r.Anomalies)
 			}

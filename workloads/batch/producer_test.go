@@ -71,14 +71,14 @@ func TestProducerEveryKind(t *testing.T) {
 		t.Errorf("acks at %d and %d, want 3 and 6", batches[0].AckSeq, batches[4].AckSeq)
 	}
 	rb := readBack(ctx, js, "B", 10*time.Second)
-	if !rb.Complete || len(rb.Msgs) != 6 || rb.Msgs[0] != (Stored{Seq: 1, Batch: "0.1", Index: 1}) {
+	if !rb.Complete || len(rb.Msgs) != 6 || rb.Msgs[0] != (Stored{Seq: 1, Subject: "b.x", Batch: "0.1", Index: 1}) {
 		t.Fatalf("read back %+v", rb)
 	}
 	reader := make([]Delivery, len(rb.Msgs))
 	for i, m := range rb.Msgs {
 		reader[i] = Delivery{Reader: "r", Seq: m.Seq, Batch: m.Batch, Index: m.Index, Op: -1}
 	}
-	for _, r := range []checker.Result{Atomic(batches, rb, 0), Isolation(batches, rb, reader, 0)} {
+	for _, r := range []checker.Result{Atomic(batches, rb, 0), Isolation(batches, rb, reader, nil, 0)} {
 		if r.Verdict != checker.Valid {
 			t.Errorf("%s: %s (%s)", r.Name, r.Verdict, r.Summary)
 		}

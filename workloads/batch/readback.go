@@ -17,8 +17,8 @@ import (
 // place does not parse, with place 0, which the checks name.
 func readBack(ctx context.Context, js jetstream.JetStream, stream string, bound time.Duration) ReadBack {
 	var rb ReadBack
-	r := msgid.Scan(ctx, js, stream, bound, func(seq uint64, h nats.Header) {
-		s := Stored{Seq: seq, Batch: h.Get(BatchHeader)}
+	r := msgid.Scan(ctx, js, stream, bound, func(seq uint64, subject string, h nats.Header) {
+		s := Stored{Seq: seq, Subject: subject, Batch: h.Get(BatchHeader)}
 		if s.Batch != "" {
 			s.Index, _ = strconv.Atoi(h.Get(IndexHeader))
 		}
