@@ -17,7 +17,7 @@ func Check(dir string, opts checker.Options) ([]checker.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	batches, deliveries, err := FromHistory(ops)
+	rec, err := FromHistory(ops)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +30,9 @@ func Check(dir string, opts checker.Options) ([]checker.Result, error) {
 		rb = ReadBack{Detail: why}
 	}
 	return []checker.Result{
-		checker.Guard(CheckAtomic, func() checker.Result { return Atomic(batches, rb, opts.MaxExamples) }),
-		checker.Guard(CheckIsolation, func() checker.Result { return Isolation(batches, rb, deliveries, nil, opts.MaxExamples) }),
+		checker.Guard(CheckAtomic, func() checker.Result { return Atomic(rec.Batches, rb, opts.MaxExamples) }),
+		checker.Guard(CheckIsolation, func() checker.Result {
+			return Isolation(rec.Batches, rb, rec.Deliveries, rec.Snapshots, opts.MaxExamples)
+		}),
 	}, nil
 }

@@ -10,14 +10,18 @@
 //     or nothing, batch-isolation (Isolation) holds the readers to never
 //     seeing part of a batch; Check runs both on a stored cell's files;
 //   - a producer of every kind of batch through orbit.go's batch publisher,
-//     with a Mix of kinds; readers with ordered consumers; the ops they
-//     record (batch, batch-read); the read-back of the stream;
+//     with a Mix of kinds; readers with ordered consumers, and multi-subject
+//     reads (a batch direct get of every subject up to the highest
+//     acknowledged batch); the ops they record (batch, batch-read,
+//     batch-snap); the read-back of the stream;
 //   - an instance (setup, Run, Finish, Close) tested on an in-process
 //     server.
 //
-// Still to come: its flags and Settings, the registration, the
-// multi-subject reads, its view and finding classes, and runs on real
-// clusters under faults. Until then no `--workload batch` exists.
+// Still to come: its flags and Settings (with a Direct Get axis for the
+// multi-subject reads), refusing servers before API level 2, the
+// registration, its view and finding classes, the lost, unexpected and
+// duplicate checks and replica divergence, and runs on real clusters
+// under faults. Until then no `--workload batch` exists.
 //
 // What the check relies on, measured on nats-server 2.15.3 (four
 // producers committing batches of 1 to 9 messages with plain publishes in

@@ -7,11 +7,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/synadia-io/orbit.go/jetstreamext"
 
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
@@ -70,6 +73,9 @@ type instance struct {
 	nodes []cluster.Node
 	js    jetstream.JetStream // the admin's
 	conns []*nats.Conn
+	// acked is the highest sequence a commit's ack named: the snapshots
+	// read up to it, so that every batch lies wholly before or after.
+	acked atomic.Uint64
 }
 
 // setup creates the stream, asked again while the answer is transient.
@@ -84,7 +90,7 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 		return nil, err
 	}
 	cfg := jetstream.StreamConfig{Name: o.Stream, Subjects: []string{o.Stream + ".>"}, Replicas: o.Replicas,
-		Storage: jetstream.FileStorage, AllowAtomicPublish: true}
+		Storage: jetstream.FileStorage, AllowAtomicPublish: true, AllowDirect: true} // direct: the multi-subject reads
 	if err := client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
 		_, err := i.js.CreateStream(ctx, cfg)
 		return err
@@ -128,8 +134,9 @@ func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
 		if err != nil {
 			return err
 		}
-		wg.Add(1)
+		wg.Add(2)
 		go func() { defer wg.Done(); i.read(ctx, nprod+r, nc) }()
+		go func() { defer wg.Done(); i.snapshots(ctx, nprod+len(i.nodes)+r, nc, subjects) }()
 	}
 	wg.Wait()
 	return nil
@@ -148,6 +155,8 @@ func (i *instance) produce(ctx context.Context, id int, nc *nats.Conn, p *produc
 		cancel()
 		if b.Kind == KindAbandoned {
 			abandoned = time.Now()
+		}
+		for a := i.acked.Load(); b.AckSeq > a && !i.acked.CompareAndSwap(a, b.AckSeq); a = i.acked.Load() {
 		}
 		op := BatchOp(b, errKindOf(err))
 		op.Client, op.Node, op.Invoke, op.Complete = id, nc.ConnectedServerName(), start, max(start, h.Now())
@@ -191,12 +200,56 @@ func (i *instance) read(ctx context.Context, id int, nc *nats.Conn) {
 		}
 		d := Delivery{Seq: md.Sequence.Stream, Batch: m.Headers().Get(BatchHeader)}
 		if d.Batch != "" {
-			fmt.Sscan(m.Headers().Get(IndexHeader), &d.Index)
+			d.Index, _ = strconv.Atoi(m.Headers().Get(IndexHeader))
 		}
 		op := DeliverOp(d)
 		op.Client, op.Node, op.Invoke, op.Complete = id, nc.ConnectedServerName(), start, max(start, h.Now())
 		h.Add(op)
 	}
+}
+
+// snapshots reads the last message of every subject up to the highest
+// acknowledged batch, again and again until ctx is done, through the node
+// the connection prefers (a batch direct get: any replica may answer).
+func (i *instance) snapshots(ctx context.Context, id int, nc *nats.Conn, subjects []string) {
+	js, _ := jetstream.New(nc)
+	h := i.env.History
+	for ctx.Err() == nil {
+		upTo := i.acked.Load()
+		if upTo == 0 {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		start := h.Now()
+		s := Snapshot{UpTo: upTo, Subjects: subjects}
+		err := i.snapshot(ctx, js, &s)
+		op := SnapOp(s)
+		if err != nil {
+			op.Outcome, op.Err = history.Fail, errKindOf(err)
+		}
+		op.Client, op.Node, op.Invoke, op.Complete = id, nc.ConnectedServerName(), start, max(start, h.Now())
+		h.Add(op)
+	}
+}
+
+func (i *instance) snapshot(ctx context.Context, js jetstream.JetStream, s *Snapshot) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	msgs, err := jetstreamext.GetLastMsgsFor(ctx, js, i.o.Stream, s.Subjects, jetstreamext.GetLastMsgsUpToSeq(s.UpTo))
+	if err != nil {
+		return err
+	}
+	for m, err := range msgs {
+		if err != nil {
+			return err
+		}
+		g := Stored{Seq: m.Sequence, Subject: m.Subject, Batch: m.Header.Get(BatchHeader)}
+		if g.Batch != "" {
+			g.Index, _ = strconv.Atoi(m.Header.Get(IndexHeader))
+		}
+		s.Got = append(s.Got, g)
+	}
+	return nil
 }
 
 // Finish reads the stream back into ReadBackFile, even after Ctrl-C: the

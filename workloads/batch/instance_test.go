@@ -47,16 +47,25 @@ func TestInstanceOnAServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	ops, _ := history.ReadOps(filepath.Join(dir, "history.jsonl"))
-	batches, deliveries, err := FromHistory(ops)
+	rec, err := FromHistory(ops)
 	if err != nil {
 		t.Fatal(err)
 	}
+	batches, deliveries := rec.Batches, rec.Deliveries
 	kinds := map[Kind]int{}
 	for _, b := range batches {
 		kinds[b.Kind]++
 	}
-	if kinds[KindCommit] < 10 || kinds[KindWrongLastSeq] == 0 || kinds[KindDuplicateID] == 0 || kinds[KindAbandoned] == 0 || len(deliveries) < 40 {
-		t.Fatalf("tried %v, %d deliveries", kinds, len(deliveries))
+	if kinds[KindCommit] < 10 || kinds[KindWrongLastSeq] == 0 || kinds[KindDuplicateID] == 0 || kinds[KindAbandoned] == 0 ||
+		len(deliveries) < 40 || len(rec.Snapshots) < 10 {
+		t.Fatalf("tried %v, %d deliveries, %d multi-subject reads", kinds, len(deliveries), len(rec.Snapshots))
+	}
+	got := 0
+	for _, s := range rec.Snapshots {
+		got += len(s.Got)
+	}
+	if got == 0 {
+		t.Fatal("the multi-subject reads answered nothing")
 	}
 	results, err := Check(dir, checker.Options{})
 	if err != nil {

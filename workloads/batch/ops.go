@@ -3,6 +3,7 @@ package batch
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
@@ -13,11 +14,12 @@ import (
 const (
 	OpBatch   history.OpType = "batch"      // Op.Data is an OpMsg of the batch: ID, Kind, Size, AckSeq
 	OpDeliver history.OpType = "batch-read" // Op.Data is an OpMsg of the delivery: Seq, and Batch and Index of a batch's message
+	OpSnap    history.OpType = "batch-snap" // Op.Data is an OpMsg of a multi-subject read: UpTo, Subjects, Got
 )
 
 func init() {
 	history.RegisterOpTypes(OpBatch)
-	history.RegisterReadTypes(OpDeliver)
+	history.RegisterReadTypes(OpDeliver, OpSnap)
 }
 
 // OpMsg is a batch op's payload.
@@ -29,6 +31,10 @@ type OpMsg struct {
 	Seq    uint64 `json:"seq,omitempty"`   // batch-read: the sequence delivered
 	Batch  string `json:"batch,omitempty"` // batch-read: the batch it names, if any
 	Index  int    `json:"index,omitempty"`
+
+	UpTo     uint64   `json:"up_to,omitempty"` // batch-snap: the sequence read up to
+	Subjects []string `json:"subjects,omitempty"`
+	Got      []Stored `json:"got,omitempty"`
 }
 
 // BatchOp is the op that records b: its outcome, and the payload the
@@ -44,23 +50,43 @@ func DeliverOp(d Delivery) history.Op {
 	return history.Op{Type: OpDeliver, Outcome: history.OK, Data: data}
 }
 
-// FromHistory reads the batches and the deliveries out of a cell's ops,
-// each naming its op's index; a delivery's reader is its op's client. An
-// op whose payload does not decode is an error naming it.
-func FromHistory(ops []history.Op) (batches []Batch, deliveries []Delivery, err error) {
+// SnapOp is the op that records a multi-subject read that was answered.
+func SnapOp(s Snapshot) history.Op {
+	data, _ := json.Marshal(OpMsg{UpTo: s.UpTo, Subjects: s.Subjects, Got: s.Got})
+	return history.Op{Type: OpSnap, Outcome: history.OK, Data: data}
+}
+
+// Recorded is what a cell's ops say its clients did.
+type Recorded struct {
+	Batches    []Batch
+	Deliveries []Delivery
+	Snapshots  []Snapshot
+}
+
+// FromHistory reads the batches, deliveries and multi-subject reads out of
+// a cell's ops, each naming its op's index; a reader is its op's client. A
+// read that was not answered (its op failed) is left out. An op whose
+// payload does not decode is an error naming it.
+func FromHistory(ops []history.Op) (Recorded, error) {
+	var r Recorded
 	for i, op := range ops {
-		if op.Type != OpBatch && op.Type != OpDeliver {
+		if op.Type != OpBatch && op.Type != OpDeliver && op.Type != OpSnap {
 			continue
 		}
 		var m OpMsg
 		if err := json.Unmarshal(op.Data, &m); err != nil {
-			return nil, nil, fmt.Errorf("op %d (%s): %w", i, op.Type, err)
+			return Recorded{}, fmt.Errorf("op %d (%s): %w", i, op.Type, err)
 		}
-		if op.Type == OpBatch {
-			batches = append(batches, Batch{ID: m.ID, Kind: m.Kind, Size: m.Size, Outcome: op.Outcome, AckSeq: m.AckSeq, Op: i})
-			continue
+		reader := strconv.Itoa(op.Client)
+		switch {
+		case op.Type == OpBatch:
+			r.Batches = append(r.Batches, Batch{ID: m.ID, Kind: m.Kind, Size: m.Size, Outcome: op.Outcome, AckSeq: m.AckSeq, Op: i})
+		case op.Outcome != history.OK:
+		case op.Type == OpDeliver:
+			r.Deliveries = append(r.Deliveries, Delivery{Reader: reader, Seq: m.Seq, Batch: m.Batch, Index: m.Index, Op: i})
+		default:
+			r.Snapshots = append(r.Snapshots, Snapshot{Reader: reader, UpTo: m.UpTo, Subjects: m.Subjects, Got: m.Got, Op: i})
 		}
-		deliveries = append(deliveries, Delivery{Reader: fmt.Sprint(op.Client), Seq: m.Seq, Batch: m.Batch, Index: m.Index, Op: i})
 	}
-	return batches, deliveries, nil
+	return r, nil
 }
