@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/mod/semver"
+
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
@@ -67,6 +69,9 @@ func Validate(s record.Spec) error {
 		cfg.ServerVersion = v
 		if err := cfg.Validate(); err != nil {
 			return err
+		}
+		if p := ss[0].Plan(cfg); p.Since != "" && v != "" && semver.Compare(v, p.Since) < 0 {
+			return fmt.Errorf("--workload %s needs %s, which came in nats-server %s; --server-version %s is older", s.Workload, p.Feature, p.Since, v)
 		}
 	}
 	for _, x := range ss {

@@ -104,6 +104,10 @@ type Plan struct {
 	// that reads nothing through it runs with it off, and --direct-get on
 	// or both is refused.
 	ReadsDirectGet bool
+	// Since is the first nats-server release with what the workload
+	// uses (v2.12.0), and Feature names it; a run on an older
+	// --server-version is refused before anything starts. Empty: any.
+	Since, Feature string
 }
 
 // Need is one runtime control a workload uses, and what asks for it:

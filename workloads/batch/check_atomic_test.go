@@ -92,6 +92,20 @@ func TestAtomic(t *testing.T) {
 	}
 }
 
+// A batch whose middle is missing is partial, and only that: the hole in
+// its sequences is the missing messages, not a second anomaly. A hole
+// wider than what is missing is both.
+func TestAtomicHoleIsPartialAlone(t *testing.T) {
+	r := Atomic([]Batch{acked("a", 3, 3)}, complete("a1", "-", "a3"), 0)
+	if r.Counts["partial"] != 1 || r.Counts["not_contiguous"] != 0 || len(r.Anomalies) != 1 {
+		t.Errorf("counts %v, anomalies %+v", r.Counts, r.Anomalies)
+	}
+	r = Atomic([]Batch{acked("a", 3, 4)}, complete("a1", "-", "-", "a3"), 0)
+	if r.Counts["partial"] != 1 || r.Counts["not_contiguous"] != 1 {
+		t.Errorf("a wider hole: counts %v", r.Counts)
+	}
+}
+
 // The clean fixture's counts: what was looked at, said in the summary.
 func TestAtomicCounts(t *testing.T) {
 	r := Atomic([]Batch{acked("a", 2, 2), tried("r", KindWrongLastSeq, 2, history.Fail), tried("i", KindCommit, 1, history.Info)},

@@ -1,27 +1,26 @@
-// Package batch is the atomic batch workload under construction: producers
-// publish batches of messages that JetStream must store all or nothing
-// (ADR-50, nats-server 2.12+, a stream with AllowAtomicPublish), and
-// checks hold the stream to it.
+// Package batch is the atomic batch workload, `--workload batch`:
+// producers on every node publish batches of messages that JetStream must
+// store all or nothing (ADR-50, nats-server 2.12+, a stream with
+// AllowAtomicPublish), and checks hold the stream and its readers to it.
 //
-// What is here so far:
-//   - two checks over plain data (the batches the producers tried, Batch;
-//     the messages read back, Stored; what the readers' ordered consumers
-//     delivered, Delivery): batch-atomic (Atomic) holds the stream to all
-//     or nothing, batch-isolation (Isolation) holds the readers to never
-//     seeing part of a batch; Check runs both on a stored cell's files;
-//   - a producer of every kind of batch through orbit.go's batch publisher,
-//     with a Mix of kinds; readers with ordered consumers, and multi-subject
-//     reads (a batch direct get of every subject up to the highest
-//     acknowledged batch); the ops they record (batch, batch-read,
-//     batch-snap); the read-back of the stream;
-//   - an instance (setup, Run, Finish, Close) tested on an in-process
-//     server.
+//   - Producers (producer.go) try every kind of batch through orbit.go's
+//     batch publisher, in a Mix: committed, committed expecting a wrong
+//     last sequence (refused, 10071), abandoned before the commit, holding
+//     a Nats-Msg-Id already stored (refused, 10201).
+//   - Readers on every node: an ordered consumer over the whole stream,
+//     and, with Direct Get on, multi-subject reads (a batch direct get of
+//     every subject up to the highest acknowledged batch).
+//   - Every batch, delivery and read is an op in history.jsonl (ops.go);
+//     after the heal the stream is read back (ReadBackFile).
+//   - Two checks over plain data: batch-atomic (Atomic) holds the stream
+//     to all or nothing, batch-isolation (Isolation) holds the readers to
+//     never seeing part of a batch. Check runs both on a stored cell.
 //
-// Still to come: its flags and Settings (with a Direct Get axis for the
-// multi-subject reads), refusing servers before API level 2, the
-// registration, its view and finding classes, the lost, unexpected and
-// duplicate checks and replica divergence, and runs on real clusters
-// under faults. Until then no `--workload batch` exists.
+// A server before API level 2 is refused: before anything starts when
+// --server-version names it (Plan.Since), at setup by the level it
+// reports otherwise. Still to come: the lost, unexpected and duplicate
+// checks of plain messages, replica divergence of the stream, a view with
+// charts, and the measured table of faults by release.
 //
 // What the check relies on, measured on nats-server 2.15.3 (four
 // producers committing batches of 1 to 9 messages with plain publishes in

@@ -35,6 +35,7 @@ type Options struct {
 	Producers int    `json:"producers"`  // producers on each node
 	Replicas  int    `json:"replicas"`
 	Mix       Mix    `json:"mix"`
+	DirectGet bool   `json:"direct_get"` // the stream allows Direct Get, and the multi-subject reads run
 	Seed      uint64 `json:"seed"`
 }
 
@@ -89,8 +90,12 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 		i.Close()
 		return nil, err
 	}
+	if err := i.refuseOld(ctx); err != nil {
+		i.Close()
+		return nil, err
+	}
 	cfg := jetstream.StreamConfig{Name: o.Stream, Subjects: []string{o.Stream + ".>"}, Replicas: o.Replicas,
-		Storage: jetstream.FileStorage, AllowAtomicPublish: true, AllowDirect: true} // direct: the multi-subject reads
+		Storage: jetstream.FileStorage, AllowAtomicPublish: true, AllowDirect: o.DirectGet} // direct: the multi-subject reads
 	if err := client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
 		_, err := i.js.CreateStream(ctx, cfg)
 		return err
@@ -99,6 +104,27 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 		return nil, fmt.Errorf("create stream %s: %w", o.Stream, err)
 	}
 	return i, nil
+}
+
+// refuseOld refuses a server without atomic batches, by the JetStream API
+// level it reports: a release range or a cluster not started here passes
+// the version check before the run.
+func (i *instance) refuseOld(ctx context.Context) error {
+	var level int
+	err := client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
+		info, err := i.js.AccountInfo(ctx)
+		if err == nil {
+			level = info.API.Level
+		}
+		return err
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("account info (for the JetStream API level): %w", err)
+	case level < APILevel:
+		return fmt.Errorf("atomic batch publish (ADR-50) needs nats-server %s or later (JetStream API level %d); this server reports level %d", Since, APILevel, level)
+	}
+	return nil
 }
 
 func (i *instance) connect(first int, name string) (*nats.Conn, error) {
@@ -134,9 +160,12 @@ func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
 		if err != nil {
 			return err
 		}
-		wg.Add(2)
+		wg.Add(1)
 		go func() { defer wg.Done(); i.read(ctx, nprod+r, nc) }()
-		go func() { defer wg.Done(); i.snapshots(ctx, nprod+len(i.nodes)+r, nc, subjects) }()
+		if i.o.DirectGet { // a batch direct get needs the stream to allow Direct Get
+			wg.Add(1)
+			go func() { defer wg.Done(); i.snapshots(ctx, nprod+len(i.nodes)+r, nc, subjects) }()
+		}
 	}
 	wg.Wait()
 	return nil

@@ -27,7 +27,7 @@ func TestInstanceOnAServer(t *testing.T) {
 	}
 	env := &workloads.Env{Cluster: clienttest.Cluster{N: nodes}, Dir: dir, History: hist,
 		Phase: func(string) {}, Logf: t.Logf}
-	o := Options{Stream: "BT", Subjects: 3, BatchSize: 4, Producers: 1, Replicas: 1, Seed: 1,
+	o := Options{Stream: "BT", Subjects: 3, BatchSize: 4, Producers: 1, Replicas: 1, Seed: 1, DirectGet: true,
 		Mix: Mix{WrongLastSeq: 10, Abandoned: 10, DuplicateID: 10}}
 	ctx := context.Background()
 	i, err := setup(ctx, o, env)
