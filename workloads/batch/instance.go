@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -188,6 +189,9 @@ func (i *instance) produce(ctx context.Context, id int, nc *nats.Conn, p *produc
 		for a := i.acked.Load(); b.AckSeq > a && !i.acked.CompareAndSwap(a, b.AckSeq); a = i.acked.Load() {
 		}
 		op := BatchOp(b, errKindOf(err))
+		if op.Err == history.ErrNoResponders {
+			time.Sleep(20 * time.Millisecond) // nothing took it (the stream is not yet, or no longer, served here): no busy loop
+		}
 		op.Client, op.Node, op.Invoke, op.Complete = id, nc.ConnectedServerName(), start, max(start, h.Now())
 		h.Add(op)
 	}
@@ -261,6 +265,12 @@ func (i *instance) snapshots(ctx context.Context, id int, nc *nats.Conn, subject
 	}
 }
 
+// snapshot reads the last message of each of s's subjects up to s.UpTo.
+// The answer is whole only when its last message says nothing is pending:
+// orbit.go's iterator ends without an error when its context expires
+// before the server's end-of-batch (natsext.RequestMany returns on a
+// deadline), so a cut answer would pass for a read of fewer subjects. A
+// cut answer is a read that timed out.
 func (i *instance) snapshot(ctx context.Context, js jetstream.JetStream, s *Snapshot) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
@@ -268,6 +278,17 @@ func (i *instance) snapshot(ctx context.Context, js jetstream.JetStream, s *Snap
 	if err != nil {
 		return err
 	}
+	return collect(msgs, s)
+}
+
+// numPendingHeader is what a batch direct get's answer says is left after
+// each message (nats-server stream.go, JSNumPending): 0 on the last.
+const numPendingHeader = "Nats-Num-Pending"
+
+// collect takes an answer's messages into s.Got, and fails unless the
+// last says nothing is pending.
+func collect(msgs iter.Seq2[*jetstream.RawStreamMsg, error], s *Snapshot) error {
+	pending := ""
 	for m, err := range msgs {
 		if err != nil {
 			return err
@@ -277,6 +298,10 @@ func (i *instance) snapshot(ctx context.Context, js jetstream.JetStream, s *Snap
 			g.Index, _ = strconv.Atoi(m.Header.Get(IndexHeader))
 		}
 		s.Got = append(s.Got, g)
+		pending = m.Header.Get(numPendingHeader)
+	}
+	if pending != "0" {
+		return fmt.Errorf("the answer stopped after %d messages, Nats-Num-Pending %q: %w", len(s.Got), pending, context.DeadlineExceeded)
 	}
 	return nil
 }
