@@ -27,7 +27,7 @@ func Reads(adds []Add, reads []Read, maxExamples int) checker.Result {
 	}
 	acks := map[key][]Add{}
 	for _, a := range adds {
-		if a.Outcome == history.OK {
+		if a.Outcome == history.OK && a.Told {
 			k := key{a.Client, a.Counter}
 			acks[k] = append(acks[k], a)
 		}

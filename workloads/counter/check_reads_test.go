@@ -8,7 +8,7 @@ import (
 )
 
 func acked(client int, total, invoke, complete int64) Add {
-	return Add{ID: "x", Counter: "c", Delta: 1, Outcome: history.OK, Total: total, Attempts: 1, Client: client, Invoke: invoke, Complete: complete, Op: -1}
+	return Add{ID: "x", Counter: "c", Delta: 1, Outcome: history.OK, Total: total, Told: true, Attempts: 1, Client: client, Invoke: invoke, Complete: complete, Op: -1}
 }
 
 func readAt(client int, value, invoke, complete int64, direct bool) Read {
@@ -34,7 +34,8 @@ func TestReads(t *testing.T) {
 		{"a zero-length read after another", nil, []Read{readAt(0, 5, 20, 20, false), readAt(0, 4, 21, 21, true)}, checker.Invalid, "stale_read"},
 		{"overlapping reads may disagree", nil, []Read{readAt(0, 6, 10, 20, false), readAt(0, 5, 15, 25, false)}, checker.Valid, ""},
 		{"another client's ack binds nobody else", []Add{acked(1, 9, 1, 10)}, []Read{readAt(0, 5, 11, 12, false)}, checker.Valid, ""},
-		{"another counter's", []Add{{Counter: "d", Outcome: history.OK, Total: 9, Complete: 10, Op: -1}}, []Read{readAt(0, 5, 11, 12, false)}, checker.Valid, ""},
+		{"a duplicate's ack names no total", []Add{{Counter: "c", Outcome: history.OK, Total: 9, Complete: 10, Op: -1}}, []Read{readAt(0, 5, 11, 12, false)}, checker.Valid, ""},
+		{"another counter's", []Add{{Counter: "d", Outcome: history.OK, Total: 9, Told: true, Complete: 10, Op: -1}}, []Read{readAt(0, 5, 11, 12, false)}, checker.Valid, ""},
 
 		{"below its own ack, from the leader", []Add{acked(0, 5, 1, 10)}, []Read{readAt(0, 4, 11, 12, false)}, checker.Invalid, "read_your_writes"},
 		{"below its earlier read, from the leader", nil, []Read{readAt(0, 6, 11, 12, false), readAt(0, 5, 13, 14, false)}, checker.Invalid, "monotonic"},

@@ -12,7 +12,8 @@ type Add struct {
 	// refused for sure, history.Info unknown (every attempt timed out or
 	// lost its connection).
 	Outcome  history.Outcome
-	Total    int64 // with OK: the counter's total the ack named
+	Total    int64 // with Told: the counter's total the ack named
+	Told     bool  // the ack named a total (a duplicate's ack names none)
 	Attempts int   // publishes under its id: above 1 means it was retried
 	Client   int
 	Invoke   int64 // its first attempt's start, ns from the run's start
