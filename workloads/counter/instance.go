@@ -1,0 +1,195 @@
+package counter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/client"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
+)
+
+// FinalFile holds each counter's value after the heal (a Final).
+const FinalFile = "counter-final.json"
+
+// Options are one counter cell's settings, as run.json records them.
+type Options struct {
+	Stream    string        `json:"stream"`
+	Counters  int           `json:"counters"` // counter subjects
+	Clients   int           `json:"clients"`  // adders on each node
+	Replicas  int           `json:"replicas"`
+	MaxDelta  int           `json:"max_delta"` // an add is 1..MaxDelta
+	Mixed     bool          `json:"mixed"`     // adds of either sign; else positive only
+	Retries   int           `json:"retries"`   // retries of an add under its id
+	Timeout   time.Duration `json:"timeout"`   // one attempt's
+	DirectGet bool          `json:"direct_get"`
+	Seed      uint64        `json:"seed"`
+}
+
+// instance is a counter cell on a running cluster.
+type instance struct {
+	o     Options
+	env   *workloads.Env
+	nodes []cluster.Node
+	admin *nats.Conn
+	conns []*nats.Conn
+}
+
+func (o Options) counters() []string {
+	out := make([]string, o.Counters)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s.c%d", o.Stream, i)
+	}
+	return out
+}
+
+// setup creates the stream, asked again while the answer is transient.
+func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error) {
+	i := &instance{o: o, env: env, nodes: env.Cluster.Nodes()}
+	var err error
+	if i.admin, err = i.connect(0, "counter-admin"); err != nil {
+		return nil, err
+	}
+	js, _ := jetstream.New(i.admin)
+	cfg := jetstream.StreamConfig{Name: o.Stream, Subjects: []string{o.Stream + ".>"}, Replicas: o.Replicas,
+		Storage: jetstream.FileStorage, AllowMsgCounter: true, AllowDirect: o.DirectGet}
+	if err := client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
+		_, err := js.CreateStream(ctx, cfg)
+		return err
+	}); err != nil {
+		i.Close()
+		return nil, fmt.Errorf("create stream %s: %w", o.Stream, err)
+	}
+	return i, nil
+}
+
+func (i *instance) connect(first int, name string) (*nats.Conn, error) {
+	nc, err := client.Connect(i.nodes, client.Order(first, len(i.nodes)), name)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", name, err)
+	}
+	i.conns = append(i.conns, nc)
+	return nc, nil
+}
+
+// Run drives the adders (clients 0 to A-1) and one reader a node until
+// ctx is done.
+func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
+	var wg sync.WaitGroup
+	na := i.o.Clients * len(i.nodes)
+	for c := range na {
+		nc, err := i.connect(c, fmt.Sprintf("counter-adder-%d", c))
+		if err != nil {
+			return err
+		}
+		js, _ := jetstream.New(nc)
+		p := &adder{idx: c, js: js, counters: i.o.counters(), rng: rand.New(rand.NewPCG(i.o.Seed, uint64(c))), o: i.o}
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				start := i.env.History.Now()
+				a := p.add(ctx)
+				op := AddOp(a)
+				op.Node, op.Invoke, op.Complete = nc.ConnectedServerName(), start, max(start, i.env.History.Now())
+				i.env.History.Add(op)
+			}
+		})
+	}
+	for r := range i.nodes {
+		nc, err := i.connect(r, fmt.Sprintf("counter-reader-%d", r))
+		if err != nil {
+			return err
+		}
+		wg.Go(func() { i.read(ctx, na+r, nc) })
+	}
+	wg.Wait()
+	return nil
+}
+
+// read reads the counters in turn until ctx is done, through Direct Get
+// and from the leader by turns when the stream allows Direct Get.
+func (i *instance) read(ctx context.Context, id int, nc *nats.Conn) {
+	h := i.env.History
+	counters := i.o.counters()
+	for n := 0; ctx.Err() == nil; n++ {
+		r := Read{Counter: counters[n%len(counters)], Direct: i.o.DirectGet && n%2 == 0, Client: id, Op: -1}
+		start := h.Now()
+		var err error
+		if r.Direct {
+			r.Value, err = readDirect(ctx, nc, i.o.Stream, r.Counter)
+		} else {
+			r.Value, err = readLeader(ctx, nc, i.o.Stream, r.Counter)
+		}
+		if errors.Is(err, errNoValue) {
+			err = nil // no add stored yet: 0
+		}
+		r.Node = nc.ConnectedServerName()
+		op := ReadOp(r)
+		if err != nil {
+			op.Outcome, op.Err = history.Fail, client.Classify(err).Kind
+			time.Sleep(10 * time.Millisecond)
+		}
+		op.Invoke, op.Complete = start, max(start, h.Now())
+		h.Add(op)
+	}
+}
+
+// Finish reads every counter from the stream's leader into FinalFile,
+// even after Ctrl-C: the checks need it.
+func (i *instance) Finish(ctx context.Context) error {
+	i.env.Phase("reading the counters")
+	ctx = context.WithoutCancel(ctx)
+	f := Final{Values: map[string]int64{}, Complete: true}
+	for _, c := range i.o.counters() {
+		var v int64
+		err := client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
+			var err error
+			v, err = readLeader(ctx, i.admin, i.o.Stream, c)
+			if errors.Is(err, errNoValue) {
+				v, err = 0, nil
+			}
+			return err
+		})
+		if err != nil {
+			f.Complete, f.Detail = false, fmt.Sprintf("%s: %v", c, err)
+			continue
+		}
+		f.Values[c] = v
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(i.env.Dir, FinalFile), b)
+}
+
+// Close closes every connection.
+func (i *instance) Close() {
+	for _, nc := range i.conns {
+		nc.Close()
+	}
+}
+
+// loadFinal reads FinalFile; ok is false when the cell has none.
+func loadFinal(dir string) (f Final, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, FinalFile))
+	if os.IsNotExist(err) {
+		return f, false, nil
+	}
+	if err != nil {
+		return f, false, err
+	}
+	return f, true, json.Unmarshal(b, &f)
+}
