@@ -91,7 +91,7 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 		i.Close()
 		return nil, err
 	}
-	if err := i.refuseOld(ctx); err != nil {
+	if err := client.RequireAPILevel(ctx, i.js, APILevel, "atomic batch publish (ADR-50)", Since); err != nil {
 		i.Close()
 		return nil, err
 	}
@@ -105,27 +105,6 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 		return nil, fmt.Errorf("create stream %s: %w", o.Stream, err)
 	}
 	return i, nil
-}
-
-// refuseOld refuses a server without atomic batches, by the JetStream API
-// level it reports: a release range or a cluster not started here passes
-// the version check before the run.
-func (i *instance) refuseOld(ctx context.Context) error {
-	var level int
-	err := client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
-		info, err := i.js.AccountInfo(ctx)
-		if err == nil {
-			level = info.API.Level
-		}
-		return err
-	})
-	switch {
-	case err != nil:
-		return fmt.Errorf("account info (for the JetStream API level): %w", err)
-	case level < APILevel:
-		return fmt.Errorf("atomic batch publish (ADR-50) needs nats-server %s or later (JetStream API level %d); this server reports level %d", Since, APILevel, level)
-	}
-	return nil
 }
 
 func (i *instance) connect(first int, name string) (*nats.Conn, error) {

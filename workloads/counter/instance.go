@@ -64,6 +64,10 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 		return nil, err
 	}
 	js, _ := jetstream.New(i.admin)
+	if err := client.RequireAPILevel(ctx, js, APILevel, "distributed counters (ADR-49)", Since); err != nil {
+		i.Close()
+		return nil, err
+	}
 	cfg := jetstream.StreamConfig{Name: o.Stream, Subjects: []string{o.Stream + ".>"}, Replicas: o.Replicas,
 		Storage: jetstream.FileStorage, AllowMsgCounter: true, AllowDirect: o.DirectGet}
 	if err := client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
