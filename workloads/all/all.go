@@ -8,6 +8,7 @@ package all
 import (
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/batch/batchview"
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/catchup/catchupview"
+	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/counter/counterview"
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate/kvupdateview"
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/queue/queueview"
 )

@@ -1,10 +1,10 @@
-// Package counter is the distributed counter workload under construction:
-// clients add to counter subjects of a stream with AllowMsgCounter
+// Package counter is the distributed counter workload, `--workload
+// counter`: clients add to counter subjects of a stream with AllowMsgCounter
 // (ADR-49, nats-server 2.12+), each add with a unique Nats-Msg-Id retried
 // under the same id when it times out, and checks hold the counters to
 // what was acknowledged.
 //
-// What is here so far: the checks over plain data (the adds the clients
+// The checks, over plain data (the adds the clients
 // tried, Add; their reads, Read; each counter's value after the heal,
 // Final):
 //   - counter-total (Total): each counter equals the sum of its
@@ -29,6 +29,9 @@
 // {"val":"N"}; an expected-last-sequence header on an add is refused
 // (10171).
 //
-// Still to come: the flags and the registration, its finding classes, and
-// the replicas' values read on their own servers.
+// A server before API level 2 is refused: before anything starts when
+// --server-version names it (Plan.Since), at setup by the level it
+// reports otherwise. Still to come: its measured table of faults by
+// release, a view with charts, and the replicas' values read on their own
+// servers.
 package counter
