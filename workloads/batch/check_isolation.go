@@ -81,7 +81,7 @@ func Isolation(batches []Batch, rb ReadBack, deliveries []Delivery, snaps []Snap
 	j.snapshots(snaps, st)
 	b.Counts["readers"] = len(readers)
 	b.Summarize(fmt.Sprintf("%d deliveries and %d multi-subject reads broke a batch's isolation",
-		b.Counts["interleaved"]+b.Counts["saw_partial"]+b.Counts["unknown_batch"], b.Counts["mixed"]+b.Counts["beyond"]),
+		b.Counts["interleaved"]+b.Counts["saw_partial"]+b.Counts["unknown_batch"], b.Counts["mixed"]+b.Counts["beyond"]+b.Counts["missing"]+b.Counts["no_results"]),
 		fmt.Sprintf("%d batch messages delivered to %d readers, each batch whole and uninterrupted; %d multi-subject reads, none mixing a batch with older values",
 			b.Counts["batch_messages_delivered"], len(readers), b.Counts["snapshots"]))
 	return b.Result

@@ -26,6 +26,7 @@ type Snapshot struct {
 func (j *judge) snapshots(snaps []Snapshot, st storedSet) {
 	rb := j.rb
 	writes, last := batchWrites(rb)
+	first := firstOn(rb)
 	for _, s := range snaps {
 		j.Counts["snapshots"]++
 		if !rb.Complete && s.UpTo > rb.LastSeq {
@@ -33,12 +34,15 @@ func (j *judge) snapshots(snaps []Snapshot, st storedSet) {
 			continue
 		}
 		got := map[string]Stored{}
+		var newest uint64
 		for _, g := range s.Got {
 			got[g.Subject] = g
+			newest = max(newest, g.Seq)
 			if g.Seq > s.UpTo {
 				j.snapFlag("beyond", s, g.Batch, fmt.Sprintf("answered %s with sequence %d, after %d", g.Subject, g.Seq, s.UpTo))
 			}
 		}
+		j.unanswered(s, got, first, newest)
 		for _, g := range s.Got {
 			b := g.Batch
 			if b == "" || !st.whole[b] || last[b] > s.UpTo {
@@ -46,9 +50,9 @@ func (j *judge) snapshots(snaps []Snapshot, st storedSet) {
 			}
 			for _, q := range s.Subjects {
 				want, wrote := writes[b][q]
-				if have, ok := got[q]; wrote && (!ok || have.Seq < want) {
-					j.snapFlag("mixed", s, b, fmt.Sprintf("answered %s with message %d of batch %s (sequence %d), but %s with %s, older than the batch's message there at %d",
-						g.Subject, g.Index, b, g.Seq, q, seqWord(have, ok), want))
+				if have, ok := got[q]; wrote && ok && have.Seq < want { // a subject answered with nothing is unanswered's
+					j.snapFlag("mixed", s, b, fmt.Sprintf("answered %s with message %d of batch %s (sequence %d), but %s with sequence %d, older than the batch's message there at %d",
+						g.Subject, g.Index, b, g.Seq, q, have.Seq, want))
 				}
 			}
 		}
@@ -56,7 +60,9 @@ func (j *judge) snapshots(snaps []Snapshot, st storedSet) {
 }
 
 func (j *judge) snapFlag(kind string, s Snapshot, batch, what string) {
-	j.broken[batch] = true
+	if batch != "" {
+		j.broken[batch] = true
+	}
 	j.Flag(kind, func() checker.Anomaly {
 		a := checker.Anomaly{Key: batch, Description: fmt.Sprintf("reader %s, a read of %d subjects up to sequence %d: %s", s.Reader, len(s.Subjects), s.UpTo, what)}
 		if s.Op >= 0 {
@@ -83,9 +89,38 @@ func batchWrites(rb ReadBack) (map[string]map[string]uint64, map[string]uint64) 
 	return writes, last
 }
 
-func seqWord(s Stored, ok bool) string {
-	if !ok {
-		return "nothing"
+// firstOn is the first sequence the read-back holds on each subject.
+func firstOn(rb ReadBack) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, m := range rb.Msgs {
+		if _, ok := out[m.Subject]; !ok {
+			out[m.Subject] = m.Seq
+		}
 	}
-	return fmt.Sprintf("sequence %d", s.Seq)
+	return out
+}
+
+// unanswered judges the subjects a read answered nothing for. With some
+// subject answered at sequence N, a subject asked whose first message is
+// at or before N was left out: no state of the stream at or after N lacks
+// it (missing). With nothing answered at all (404 No Results) while an
+// asked subject's first message is at or before the sequence asked, the
+// read saw the stream as it was before any of them: a stale read, as
+// Direct Get allows a replica behind the leader to give (no_results;
+// nats-server answers so from a file store asked past its last sequence,
+// see repro/multilastbeyond).
+func (j *judge) unanswered(s Snapshot, got map[string]Stored, first map[string]uint64, newest uint64) {
+	for _, q := range s.Subjects {
+		f, held := first[q]
+		if _, ok := got[q]; ok || !held {
+			continue
+		}
+		switch {
+		case len(got) > 0 && f <= newest:
+			j.snapFlag("missing", s, "", fmt.Sprintf("answered nothing for %s, whose first message is at %d, beside a message at %d", q, f, newest))
+		case len(got) == 0 && f <= s.UpTo:
+			j.snapFlag("no_results", s, "", fmt.Sprintf("answered no message at all (404 No Results), though %s holds a message at %d", q, f))
+			return // one example a read
+		}
+	}
 }

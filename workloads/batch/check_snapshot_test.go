@@ -34,7 +34,11 @@ func TestIsolationSnapshots(t *testing.T) {
 		{"nothing asked", Snapshot{UpTo: 7}, rb, checker.Valid, ""},
 
 		{"the batch on x, the old value on y", Snapshot{UpTo: 4, Subjects: xy, Got: []Stored{m(3), m(2)}}, rb, checker.Invalid, "mixed"},
-		{"the batch on y, nothing on x", Snapshot{UpTo: 7, Subjects: xy, Got: []Stored{m(4)}}, rb, checker.Invalid, "mixed"},
+		{"the batch on y, nothing on x", Snapshot{UpTo: 7, Subjects: xy, Got: []Stored{m(4)}}, rb, checker.Invalid, "missing"},
+		{"a plain value on z, nothing on x", Snapshot{UpTo: 5, Subjects: []string{"x", "z"}, Got: []Stored{m(5)}}, rb, checker.Invalid, "missing"},
+		{"no results though x holds a message", Snapshot{UpTo: 4, Subjects: xy}, rb, checker.Invalid, "no_results"},
+		{"no results before any message", Snapshot{UpTo: 7, Subjects: []string{"w"}}, rb, checker.Valid, ""},
+		{"x answered, y's first message after it", Snapshot{UpTo: 1, Subjects: xy, Got: []Stored{m(1)}}, rb, checker.Valid, ""},
 		{"a message after the sequence asked", Snapshot{UpTo: 2, Subjects: xy, Got: []Stored{m(3), m(2)}}, rb, checker.Invalid, "beyond"},
 
 		{"asked past where the read-back stopped", Snapshot{UpTo: 7, Subjects: xy, Got: []Stored{m(6), m(4)}},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/synadia-io/orbit.go/jetstreamext"
 
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
@@ -49,6 +50,8 @@ func TestCollectNeedsTheWholeAnswer(t *testing.T) {
 		{"cut after two of three", []string{"2", "1"}, nil, false, history.ErrTimeout},
 		{"nothing before the deadline", nil, nil, false, history.ErrTimeout},
 		{"an error mid-answer", []string{"2"}, refused, false, ""},
+		{"404 No Results: an answer of nothing", nil, jetstreamext.ErrNoMessages, true, ""},
+		{"no results after a message is no answer", []string{"1"}, jetstreamext.ErrNoMessages, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s Snapshot
@@ -56,13 +59,13 @@ func TestCollectNeedsTheWholeAnswer(t *testing.T) {
 			if (err == nil) != tc.ok || len(s.Got) != len(tc.pending) {
 				t.Fatalf("err %v, got %d messages", err, len(s.Got))
 			}
-			if tc.err != nil && !errors.Is(err, tc.err) {
+			if tc.err != nil && !tc.ok && !errors.Is(err, tc.err) {
 				t.Errorf("err %v, want %v", err, tc.err)
 			}
 			if tc.kind != "" && (!errors.Is(err, context.DeadlineExceeded) || client.Classify(err).Kind != tc.kind) {
 				t.Errorf("err %v classified %s, want %s", err, client.Classify(err).Kind, tc.kind)
 			}
-			if tc.ok && (s.Got[0].Batch != "0.1" || s.Got[0].Index != 1) {
+			if tc.ok && len(s.Got) > 0 && (s.Got[0].Batch != "0.1" || s.Got[0].Index != 1) {
 				t.Errorf("got %+v", s.Got)
 			}
 		})

@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"math/rand/v2"
@@ -265,10 +266,13 @@ func (i *instance) snapshot(ctx context.Context, js jetstream.JetStream, s *Snap
 const numPendingHeader = "Nats-Num-Pending"
 
 // collect takes an answer's messages into s.Got, and fails unless the
-// last says nothing is pending.
+// last says nothing is pending, or the whole answer is 404 No Results.
 func collect(msgs iter.Seq2[*jetstream.RawStreamMsg, error], s *Snapshot) error {
 	pending := ""
 	for m, err := range msgs {
+		if errors.Is(err, jetstreamext.ErrNoMessages) && len(s.Got) == 0 {
+			return nil // 404 No Results: an answer, that no subject asked has a message
+		}
 		if err != nil {
 			return err
 		}

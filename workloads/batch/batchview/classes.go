@@ -40,6 +40,10 @@ func init() {
 			Title: "A multi-subject read mixed an atomic batch's messages with older values of its subjects"},
 		findings.Class{Check: iso, Kind: "beyond", Slug: "batch-read-beyond-sequence", Rank: 2, Promise: promiseSnapshot,
 			Title: "A multi-subject read up to a sequence answered with a message after it"},
+		findings.Class{Check: iso, Kind: "missing", Slug: "batch-read-left-out-subject", Rank: 1, Promise: promiseSnapshot,
+			Title: "A multi-subject read left out a subject that held a message before the ones it answered"},
+		findings.Class{Check: iso, Kind: "no_results", Slug: "batch-read-no-results", Rank: 3, Promise: promiseNoResults,
+			Title: "A multi-subject read through Direct Get answered 404 No Results for subjects that held messages"},
 		findings.Class{Check: iso, Kind: "unknown_batch", Slug: "batch-unknown-batch-delivered", Rank: 2, Promise: promiseOnlyPublished,
 			Title: "A reader was delivered a batch no producer tried"},
 	)
@@ -55,5 +59,9 @@ const (
 	promiseSnapshot = "A batch direct get of the last message of several subjects up to a sequence reads the stream as it " +
 		"was at that sequence: never a message after it, and never part of an atomic batch beside its subjects' older values " +
 		"(ADR-31's batched direct get, with ADR-50's atomic batches)."
+	promiseNoResults = "A batch direct get answers the last message of each subject asked at or before `up_to_seq`; Direct " +
+		"Get lets any replica answer (ADR-31), and one behind the leader may answer with older messages, but \"404 No Results\" " +
+		"says no subject asked holds any message at all. A file store asked past its last sequence answers so " +
+		"(nats-server `server/filestore.go`, `multiLastSeqsLocked`), where a memory store answers the messages."
 	promiseOnlyPublished = "A stream holds, and a consumer delivers, only what clients published to it."
 )
