@@ -14,7 +14,10 @@
 //     after the heal the stream is read back (ReadBackFile).
 //   - Two checks over plain data: batch-atomic (Atomic) holds the stream
 //     to all or nothing, batch-isolation (Isolation) holds the readers to
-//     never seeing part of a batch. Check runs both on a stored cell.
+//     never seeing part of a batch, and a multi-subject read to a state
+//     the stream was in (a read answered 404 No Results by a replica
+//     behind the sequence asked is a stale read, the known anomaly
+//     NoResults). Check runs both on a stored cell.
 //
 // A server before API level 2 is refused: before anything starts when
 // --server-version names it (Plan.Since), at setup by the level it
