@@ -63,6 +63,16 @@ type Stream struct {
 	DirectGet, Acks bool
 }
 
+// ProbeName is the stream the preflight creates and deletes to probe the
+// account's grants: the run's name plus "_preflight", with the run's
+// subjects. Not the run's own name: nats-server can create a file stream
+// that still holds a just-deleted stream's messages under the same name
+// (repro/streamrecreate), and the workload's new stream would then start
+// with the probe's message, an anomaly the run did not cause. NATS grants
+// match whole tokens, so a grant that lets the run create its stream
+// ($JS.API.STREAM.CREATE.*) lets it create this one.
+func (s Stream) ProbeName() string { return s.Name + "_preflight" }
+
 // Defaults of the timeouts.
 const (
 	DefaultConnectTimeout = 30 * time.Second

@@ -16,8 +16,9 @@ import (
 )
 
 // Preflight checks, before anything of the run starts, that the account
-// can do what the run will do, on exactly the run's streams: JetStream
-// account info; then for each stream, that it does not exist yet, and a
+// can do what the run will do, with the run's subjects: JetStream account
+// info; then for each stream, that neither it nor its probe stream
+// (Stream.ProbeName) exists yet, and on the probe stream a
 // create with the run's replicas, a publish, a Direct Get and an update
 // (allow_direct off) when the run reads through Direct Get, a leader get,
 // an ordered consumer's read, a durable pull consumer's fetch and
@@ -119,32 +120,36 @@ func (p *preflight) step(ctx context.Context, what string, f func(context.Contex
 	return fmt.Errorf("cannot %s: %v", what, err)
 }
 
-// stream probes one of the run's streams under its own name.
+// stream probes one of the run's streams under its probe name, with its
+// subjects.
 func (p *preflight) stream(ctx context.Context, js jetstream.JetStream, s Stream, stepdown bool) (err error) {
-	if err := p.step(ctx, "look up stream "+s.Name, func(ctx context.Context) error {
-		exists, err := streamExistsErr(ctx, js, s.Name)
-		if err == nil && exists {
-			return refuse("stream %s already exists and is not this run's: the run never touches streams it did not create (pick another --name-prefix)", s.Name)
+	for _, name := range []string{s.Name, s.ProbeName()} {
+		if err := p.step(ctx, "look up stream "+name, func(ctx context.Context) error {
+			exists, err := streamExistsErr(ctx, js, name)
+			if err == nil && exists {
+				return refuse("stream %s already exists and is not this run's: the run never touches streams it did not create (pick another --name-prefix)", name)
+			}
+			return err
+		}); err != nil {
+			return err
 		}
-		return err
-	}); err != nil {
-		return err
 	}
-	cfg := jetstream.StreamConfig{Name: s.Name, Subjects: []string{s.Filter}, Replicas: s.Replicas,
+	probe := s.ProbeName()
+	cfg := jetstream.StreamConfig{Name: probe, Subjects: []string{s.Filter}, Replicas: s.Replicas,
 		Storage: jetstream.FileStorage, AllowDirect: s.DirectGet, MaxMsgs: 10}
 	var st jetstream.Stream
-	if err := p.step(ctx, fmt.Sprintf("create stream %s (R%d)", s.Name, s.Replicas), func(ctx context.Context) error {
+	if err := p.step(ctx, fmt.Sprintf("create stream %s (R%d)", probe, s.Replicas), func(ctx context.Context) error {
 		st, err = js.CreateStream(ctx, cfg)
 		return err
 	}); err != nil {
 		return err
 	}
 	defer func() {
-		derr := p.step(context.WithoutCancel(ctx), "delete stream "+s.Name, func(ctx context.Context) error {
-			return deleteStream(ctx, js, s.Name, p.timeout)
+		derr := p.step(context.WithoutCancel(ctx), "delete stream "+probe, func(ctx context.Context) error {
+			return deleteStream(ctx, js, probe, p.timeout)
 		})
 		if derr != nil && err == nil {
-			err = fmt.Errorf("%w; the probe stream %s is left: delete it by hand (nats stream rm %s)", derr, s.Name, s.Name)
+			err = fmt.Errorf("%w; the probe stream %s is left: delete it by hand (nats stream rm %s)", derr, probe, probe)
 		}
 	}()
 	steps := []struct {
@@ -162,7 +167,7 @@ func (p *preflight) stream(ctx context.Context, js jetstream.JetStream, s Stream
 			_, err := st.GetLastMsgForSubject(ctx, s.Subject)
 			return err
 		}},
-		{"update stream " + s.Name, func(ctx context.Context) error {
+		{"update stream " + probe, func(ctx context.Context) error {
 			if !s.DirectGet {
 				return nil
 			}
@@ -175,8 +180,8 @@ func (p *preflight) stream(ctx context.Context, js jetstream.JetStream, s Stream
 			_, err := st.GetLastMsgForSubject(ctx, s.Subject)
 			return err
 		}},
-		{"read stream " + s.Name + " with an ordered consumer", func(ctx context.Context) error {
-			cons, err := js.OrderedConsumer(ctx, s.Name, jetstream.OrderedConsumerConfig{})
+		{"read stream " + probe + " with an ordered consumer", func(ctx context.Context) error {
+			cons, err := js.OrderedConsumer(ctx, probe, jetstream.OrderedConsumerConfig{})
 			if err != nil {
 				return err
 			}
@@ -188,16 +193,16 @@ func (p *preflight) stream(ctx context.Context, js jetstream.JetStream, s Stream
 		steps = append(steps, struct {
 			what string
 			do   func(context.Context) error
-		}{"read stream " + s.Name + " with a durable pull consumer and acknowledge", func(ctx context.Context) error {
-			return fetchAndAck(ctx, js, s.Name, p.timeout)
+		}{"read stream " + probe + " with a durable pull consumer and acknowledge", func(ctx context.Context) error {
+			return fetchAndAck(ctx, js, probe, p.timeout)
 		}})
 	}
 	if stepdown {
 		steps = append(steps, struct {
 			what string
 			do   func(context.Context) error
-		}{"step down the leader of stream " + s.Name, func(ctx context.Context) error {
-			return stepDown(ctx, js, s.Name)
+		}{"step down the leader of stream " + probe, func(ctx context.Context) error {
+			return stepDown(ctx, js, probe)
 		}})
 	}
 	for _, st := range steps {

@@ -51,19 +51,19 @@ func TestPreflightNamesTheMissingPermission(t *testing.T) {
 		{"admin", true, "", nil},
 		{"admin", true, "", &queue},
 		{"noack", false, "", nil}, // kv-update acks nothing
-		{"noack", false, `to read stream chaos_q with a durable pull consumer and acknowledge: Permissions Violation for Publish to "$JS.ACK.chaos_q.chaos_preflight`, &queue},
+		{"noack", false, `to read stream chaos_q_preflight with a durable pull consumer and acknowledge: Permissions Violation for Publish to "$JS.ACK.chaos_q_preflight.chaos_preflight`, &queue},
 		{"nodirect", false, "", &queue}, // queue reads nothing through Direct Get
 		{"noupdate", false, "", &queue}, // nor turns it off
 		{"minimal", true, "", nil},
 		{"nostepdown", false, "", nil}, // no stepdown fault: not needed
 		{"noinfo", false, `to read the JetStream account info: Permissions Violation for Publish to "$JS.API.INFO"`, nil},
-		{"nocreate", false, `to create stream KV_chaos_p (R1): Permissions Violation for Publish to "$JS.API.STREAM.CREATE.KV_chaos_p"`, nil},
+		{"nocreate", false, `to create stream KV_chaos_p_preflight (R1): Permissions Violation for Publish to "$JS.API.STREAM.CREATE.KV_chaos_p_preflight"`, nil},
 		{"nopublish", false, `to publish to $KV.chaos_p.probe: Permissions Violation for Publish to "$KV.chaos_p.probe"`, nil},
-		{"nodirect", false, `with Direct Get: Permissions Violation for Publish to "$JS.API.DIRECT.GET.KV_chaos_p`, nil},
-		{"noupdate", false, `to update stream KV_chaos_p: Permissions Violation for Publish to "$JS.API.STREAM.UPDATE.KV_chaos_p"`, nil},
-		{"noconsumer", false, `with an ordered consumer: Permissions Violation for Publish to "$JS.API.CONSUMER.CREATE.KV_chaos_p`, nil},
-		{"nostepdown", true, `to step down the leader of stream KV_chaos_p: Permissions Violation for Publish to "$JS.API.STREAM.LEADER.STEPDOWN.KV_chaos_p"`, nil},
-		{"nodelete", false, `to delete stream KV_chaos_p: Permissions Violation for Publish to "$JS.API.STREAM.DELETE.KV_chaos_p"; the probe stream KV_chaos_p is left: delete it by hand`, nil},
+		{"nodirect", false, `with Direct Get: Permissions Violation for Publish to "$JS.API.DIRECT.GET.KV_chaos_p_preflight.`, nil},
+		{"noupdate", false, `to update stream KV_chaos_p_preflight: Permissions Violation for Publish to "$JS.API.STREAM.UPDATE.KV_chaos_p_preflight"`, nil},
+		{"noconsumer", false, `with an ordered consumer: Permissions Violation for Publish to "$JS.API.CONSUMER.CREATE.KV_chaos_p_preflight.`, nil},
+		{"nostepdown", true, `to step down the leader of stream KV_chaos_p_preflight: Permissions Violation for Publish to "$JS.API.STREAM.LEADER.STEPDOWN.KV_chaos_p_preflight"`, nil},
+		{"nodelete", false, `to delete stream KV_chaos_p_preflight: Permissions Violation for Publish to "$JS.API.STREAM.DELETE.KV_chaos_p_preflight"; the probe stream KV_chaos_p_preflight is left: delete it by hand`, nil},
 		{"noinbox", false, `Permissions Violation for Subscription to "_INBOX.`, nil},
 	}
 	ctx := context.Background()
@@ -75,30 +75,44 @@ func TestPreflightNamesTheMissingPermission(t *testing.T) {
 	js, _ := jetstream.New(admin)
 	for _, c := range cases {
 		t.Run(c.user, func(t *testing.T) {
-			o := tc.options()
-			o.ConnectTimeout = 5e9
-			o.Auth = Auth{User: c.user, Password: "pw"}
 			probe := st
 			if c.stream != nil {
 				probe = *c.stream
 			}
+			created, err := admin.SubscribeSync("$JS.EVENT.ADVISORY.STREAM.CREATED." + probe.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer created.Unsubscribe()
+			probed, _ := admin.SubscribeSync("$JS.EVENT.ADVISORY.STREAM.CREATED." + probe.ProbeName())
+			defer probed.Unsubscribe()
+			o := tc.options()
+			o.ConnectTimeout = 5e9
+			o.Auth = Auth{User: c.user, Password: "pw"}
 			o.Streams = []Stream{probe}
 			rt := newRuntime(t, o)
 			if _, err := rt.Survey(ctx); err != nil {
 				t.Fatal(err)
 			}
-			err := rt.Preflight(ctx, c.stepdown)
+			err = rt.Preflight(ctx, c.stepdown)
 			switch {
 			case c.want == "" && err != nil:
 				t.Errorf("preflight: %v", err)
 			case c.want != "" && (!errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
 				t.Errorf("preflight: %v\nwant one refusal line containing %s", err, c.want)
 			}
-			if _, err := js.Stream(ctx, probe.Name); !errors.Is(err, jetstream.ErrStreamNotFound) {
+			if _, err := js.Stream(ctx, probe.ProbeName()); !errors.Is(err, jetstream.ErrStreamNotFound) {
 				if c.user != "nodelete" {
 					t.Errorf("the probe stream is left: %v", err)
 				}
-				js.DeleteStream(ctx, probe.Name)
+				js.DeleteStream(ctx, probe.ProbeName())
+			}
+			// The probe's own advisory arrives: so would the run stream's.
+			if _, err := probed.NextMsg(5 * time.Second); err != nil && c.want == "" {
+				t.Errorf("no advisory of the probe stream's create: %v", err)
+			}
+			if n, _, _ := created.Pending(); n > 0 {
+				t.Errorf("the preflight created the run's own stream %s: its next create could hold the probe's message (repro/streamrecreate)", probe.Name)
 			}
 		})
 	}
