@@ -41,6 +41,9 @@ func TestReads(t *testing.T) {
 		{"below its earlier read, from the leader", nil, []Read{readAt(0, 6, 11, 12, false), readAt(0, 5, 13, 14, false)}, checker.Invalid, "monotonic"},
 		{"below its own ack, through Direct Get", []Add{acked(0, 5, 1, 10)}, []Read{readAt(0, 3, 11, 12, true)}, checker.Invalid, "stale_read"},
 		{"below its earlier read, through Direct Get", nil, []Read{readAt(0, 6, 11, 12, true), readAt(0, 5, 13, 14, true)}, checker.Invalid, "stale_read"},
+		{"from the leader below an earlier Direct Get read", nil, []Read{readAt(0, 6, 11, 12, true), readAt(0, 5, 13, 14, false)}, checker.Invalid, "behind_direct"},
+		{"from the leader below earlier reads on both paths", nil, []Read{readAt(0, 6, 1, 2, false), readAt(0, 7, 11, 12, true), readAt(0, 5, 13, 14, false)}, checker.Invalid, "monotonic"},
+		{"a tie: the Direct Get read ends as the leader read begins", nil, []Read{readAt(0, 6, 11, 13, true), readAt(0, 5, 13, 14, false)}, checker.Valid, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Reads(tc.adds, tc.reads, 0)

@@ -22,6 +22,8 @@ func init() {
 			Title: "A counter read from the leader returned less than the client's own acknowledged total"},
 		findings.Class{Check: counter.CheckReads, Kind: "monotonic", Slug: "counter-read-went-back", Rank: 1, Promise: promiseReads,
 			Title: "A counter read from the leader returned less than the client had read before"},
+		findings.Class{Check: counter.CheckReads, Kind: "behind_direct", Slug: "counter-leader-behind-direct-read", Rank: 2, Promise: promiseBehindDirect,
+			Title: "A counter read from the leader returned less than a read through Direct Get had returned before"},
 		findings.Class{Check: counter.CheckReads, Kind: "stale_read", Slug: "counter-stale-direct-read", Rank: 2, Promise: promiseDirect,
 			Title: "A counter read through Direct Get returned less than the client had been told or had read"},
 	)
@@ -37,4 +39,7 @@ const (
 		"value, so a client reading from the leader sees at least what it was told (its add's PubAck) or read before."
 	promiseDirect = "Direct Get lets any replica answer a read (ADR-31), so a follower behind the leader may answer with " +
 		"an older value: a read of a counter through Direct Get is not guaranteed to see the client's own acknowledged add."
+	promiseBehindDirect = "Direct Get lets any replica answer a read (ADR-31), and a replica applies an add once it learns " +
+		"it is committed, which can be before the leader has applied it: a client that reads through Direct Get and then " +
+		"from the leader can see its counter go back, though each path on its own only grows."
 )

@@ -1,0 +1,165 @@
+package counter
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/client"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/workloads"
+)
+
+// BenchmarkDockerThroughput measures, on one cluster in one run, the
+// harness's acknowledged adds per second against a bare loop of the same
+// client calls: the same adders on every node publishing Nats-Incr with a
+// Nats-Msg-Id, and the same reader on every node alternating Direct Get
+// and the leader's message get, recording nothing. Phases alternate (bare,
+// harness, bare, harness) so the machine's drift falls on both. Run with
+// -run '^$' -bench DockerThroughput -benchtime 1x.
+func BenchmarkDockerThroughput(b *testing.B) {
+	rt := needDocker(b)
+	ctx := context.Background()
+	cfg := cluster.Config{Dir: b.TempDir(), RunID: fmt.Sprintf("counter-bench-%d", time.Now().UnixNano())}.WithDefaults()
+	c, err := rt.Start(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	o := Defaults
+	o.DirectGet = true
+	const phase = 8 * time.Second
+	var bare, harness [2]float64 // adds, seconds
+	for range b.N {
+		for round := 0; round < 2; round++ {
+			n, s := bareAdds(b, c, o, phase)
+			bare[0], bare[1] = bare[0]+n, bare[1]+s
+			n, s = harnessAdds(b, c, o, phase)
+			harness[0], harness[1] = harness[0]+n, harness[1]+s
+		}
+	}
+	b.ReportMetric(harness[0]/harness[1]/(bare[0]/bare[1]), "add-ratio")
+	b.ReportMetric(bare[0]/bare[1], "bare-adds/s")
+	b.ReportMetric(harness[0]/harness[1], "harness-adds/s")
+}
+
+// harnessAdds runs the instance for d and counts acknowledged adds from
+// its history.
+func harnessAdds(b *testing.B, c cluster.Cluster, o Options, d time.Duration) (float64, float64) {
+	dir := b.TempDir()
+	rec, err := history.NewRecorder(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rec.Close()
+	env := &workloads.Env{Cluster: c, Dir: dir, History: rec, Phase: func(string) {}, Logf: b.Logf}
+	i, err := setup(context.Background(), o, env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	start := time.Now()
+	err = i.Run(ctx, nil)
+	secs := time.Since(start).Seconds()
+	cancel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, op := range rec.Ops() {
+		if op.Type == OpAdd && op.Outcome == history.OK {
+			n++
+		}
+	}
+	js, _ := jetstream.New(i.admin)
+	deleteStream(b, js, o.Stream)
+	i.Close()
+	return float64(n), secs
+}
+
+// bareAdds does the same with nats.go alone.
+func bareAdds(b *testing.B, c cluster.Cluster, o Options, d time.Duration) (float64, float64) {
+	nodes := c.Nodes()
+	admin, err := client.Connect(nodes, client.Order(0, len(nodes)), "bench-admin")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer admin.Close()
+	js, _ := jetstream.New(admin)
+	if _, err := js.CreateStream(context.Background(), jetstream.StreamConfig{Name: o.Stream, Subjects: []string{o.Stream + ".>"},
+		Replicas: o.Replicas, Storage: jetstream.FileStorage, AllowMsgCounter: true, AllowDirect: true}); err != nil {
+		b.Fatal(err)
+	}
+	counters := o.counters()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var acked atomic.Uint64
+	var wg sync.WaitGroup
+	conn := func(i int) *nats.Conn {
+		nc, err := client.Connect(nodes, client.Order(i, len(nodes)), "bench")
+		if err != nil {
+			b.Error(err)
+		}
+		return nc
+	}
+	start := time.Now()
+	for a := range o.Clients * len(nodes) {
+		wg.Go(func() {
+			nc := conn(a)
+			if nc == nil {
+				return
+			}
+			defer nc.Close()
+			ajs, _ := jetstream.New(nc)
+			rng := rand.New(rand.NewPCG(o.Seed, uint64(a)))
+			for n := 1; ctx.Err() == nil; n++ {
+				m := nats.NewMsg(counters[rng.IntN(len(counters))])
+				m.Header.Set(incrHeader, strconv.FormatInt(o.delta(rng), 10))
+				m.Header.Set(jetstream.MsgIDHeader, strconv.Itoa(a)+"."+strconv.Itoa(n))
+				actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.Timeout)
+				if _, err := ajs.PublishMsg(actx, m); err == nil {
+					acked.Add(1)
+				}
+				cancel()
+			}
+		})
+	}
+	for r := range nodes {
+		wg.Go(func() {
+			nc := conn(r)
+			if nc == nil {
+				return
+			}
+			defer nc.Close()
+			for n := 0; ctx.Err() == nil; n++ {
+				if n%2 == 0 {
+					_, _ = readDirect(ctx, nc, o.Stream, counters[n%len(counters)])
+				} else {
+					_, _ = readLeader(ctx, nc, o.Stream, counters[n%len(counters)])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	secs := time.Since(start).Seconds()
+	deleteStream(b, js, o.Stream)
+	return float64(acked.Load()), secs
+}
+
+func deleteStream(b *testing.B, js jetstream.JetStream, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := js.DeleteStream(ctx, name); err != nil {
+		b.Fatalf("delete stream: %v", err)
+	}
+}
