@@ -115,7 +115,7 @@ func (c *Attribution) Check(h history.History) checker.Result {
 	}
 	counts := map[string]int{CountRejections: len(rejs), clsStale: 0, clsConcurrent: 0, clsSpurious: 0, clsUnknown: 0,
 		"errseq_equals_expected": 0}
-	ex := newExamples(c.opts.MaxExamples)
+	ex := checker.NewExamples(c.opts.MaxExamples)
 	if len(rejs) > 0 {
 		kv := buildVersions(&h, rejs)
 		for _, rj := range rejs {
@@ -129,11 +129,11 @@ func (c *Attribution) Check(h history.History) checker.Result {
 				counts["errseq_equals_expected"]++
 			}
 			if a != nil {
-				ex.add(*a)
+				ex.Add(*a)
 			}
 		}
 	}
-	r := checker.Result{Name: c.Name(), Counts: counts, Anomalies: ex.list, Part: &partState{}}
+	r := checker.Result{Name: c.Name(), Counts: counts, Anomalies: ex.List(), Part: &partState{}}
 	c.finish(&r)
 	return r
 }
@@ -257,11 +257,11 @@ func buildVersions(h *history.History, rejs []rejection) map[string]*keyVersions
 
 // classify puts one rejection in its class and, when an example of that
 // class is still wanted, describes it.
-func classify(ops []history.Op, k *keyVersions, rj rejection, ex *examples) (string, *checker.Anomaly) {
+func classify(ops []history.Op, k *keyVersions, rj rejection, ex *checker.Examples) (string, *checker.Anomaly) {
 	u := &ops[rj.upd]
 	e := u.ExpectedRev
 	desc := func(cls, what string, idx ...int) *checker.Anomaly {
-		if !ex.want(cls) {
+		if !ex.Want(cls) {
 			return nil
 		}
 		errs := fmt.Sprintf("%d", errCode(u))

@@ -93,7 +93,7 @@ func (c *Deletes) Check(h history.History) checker.Result {
 	counts := map[string]int{CountMarkers: 0, CountDeleteNotHonoured: 0, CountResurrectedRead: 0,
 		CountCreateOverLiveKey: 0, CountUnverifiedCreates: 0, CountCreatesAfterMarker: 0, CountUnverifiedDeletes: 0,
 		CountUnconfirmedDeletes: 0, CountSettledMarkers: 0}
-	ex := newExamples(c.opts.MaxExamples)
+	ex := checker.NewExamples(c.opts.MaxExamples)
 	perKey, keys := byKey(ops)
 	si := newStreamIndex(&h)
 	info := resolveInfo(ops, si, h.StreamComplete)
@@ -169,7 +169,7 @@ func storedHow(o *history.Op, r infoWrite, rev uint64) string {
 
 // resurrected finds gets that returned a value older than a marker
 // acknowledged before they were invoked.
-func (c *Deletes) resurrected(ops []history.Op, idx, markers []int32, counts map[string]int, ex *examples) {
+func (c *Deletes) resurrected(ops []history.Op, idx, markers []int32, counts map[string]int, ex *checker.Examples) {
 	if len(markers) == 0 {
 		return
 	}
@@ -194,7 +194,7 @@ func (c *Deletes) resurrected(ops []history.Op, idx, markers []int32, counts map
 		m := &ops[best[j]]
 		if g.Rev < m.Rev {
 			counts[CountResurrectedRead]++
-			ex.add(checker.Anomaly{Kind: CountResurrectedRead, Key: g.Key, Ops: refs(ops, int(best[j]), int(i)),
+			ex.Add(checker.Anomaly{Kind: CountResurrectedRead, Key: g.Key, Ops: refs(ops, int(best[j]), int(i)),
 				Description: fmt.Sprintf("client %d get %s (node %s, invoked at %.3fms) returned value %q at revision %d, although client %d's %s at revision %d had been acknowledged %.3fms earlier",
 					g.Client, g.Key, nodeName(g.Node), ms(g.Invoke), g.Value, g.Rev, m.Client, m.Type, m.Rev, ms(g.Invoke-m.Complete))})
 		}
@@ -210,7 +210,7 @@ func (c *Deletes) resurrected(ops []history.Op, idx, markers []int32, counts map
 // an older marker last, up to the marker or past it holds no value the
 // markers should have removed.
 func (c *Deletes) notHonoured(ops []history.Op, info map[int32]infoWrite, markers []stored, last history.Entry, reached uint64,
-	counts map[string]int, ex *examples) {
+	counts map[string]int, ex *checker.Examples) {
 	worst := -1
 	for j, m := range markers {
 		if m.rev > last.Seq && (worst < 0 || m.rev > markers[worst].rev) {
@@ -232,7 +232,7 @@ func (c *Deletes) notHonoured(ops []history.Op, info map[int32]infoWrite, marker
 	w := markers[worst]
 	m := &ops[w.op]
 	counts[CountDeleteNotHonoured]++
-	ex.add(checker.Anomaly{Kind: CountDeleteNotHonoured, Key: m.Key, Ops: refs(ops, int(w.op)), Entries: []history.Entry{last},
+	ex.Add(checker.Anomaly{Kind: CountDeleteNotHonoured, Key: m.Key, Ops: refs(ops, int(w.op)), Entries: []history.Entry{last},
 		Description: fmt.Sprintf("client %d's %s of %s was %s, but after the heal the stream's newest message of %s is the older value %q at seq %d",
 			m.Client, m.Type, m.Key, storedHow(m, info[w.op], w.rev), m.Key, last.Value, last.Seq)})
 }
@@ -240,7 +240,7 @@ func (c *Deletes) notHonoured(ops []history.Op, info map[int32]infoWrite, marker
 // creates checks every acknowledged create against the key's previous
 // known message: a stored write's (named when it is known) or the stream's.
 func (c *Deletes) creates(ops []history.Op, idx []int32, info map[int32]infoWrite, si *streamIndex, inStream, unsettled []int32,
-	counts map[string]int, ex *examples) {
+	counts map[string]int, ex *checker.Examples) {
 	type known struct {
 		seq    uint64
 		marker bool
@@ -288,7 +288,7 @@ func (c *Deletes) creates(ops []history.Op, idx []int32, info map[int32]infoWrit
 			d += fmt.Sprintf(" (client %d's %s of %q, %s)", p.Client, p.Type, p.Value, storedHow(p, info[prev.op], prev.seq))
 		}
 		counts[CountCreateOverLiveKey]++
-		ex.add(checker.Anomaly{Kind: CountCreateOverLiveKey, Key: o.Key, Ops: refs(ops, int(prev.op), int(i)), Description: d})
+		ex.Add(checker.Anomaly{Kind: CountCreateOverLiveKey, Key: o.Key, Ops: refs(ops, int(prev.op), int(i)), Description: d})
 	}
 }
 
@@ -303,8 +303,8 @@ func markerMayBeBetween(ops []history.Op, unsettled []int32, create *history.Op)
 	return false
 }
 
-func deletesResult(name string, counts map[string]int, ex *examples) checker.Result {
-	r := checker.Result{Name: name, Counts: counts, Anomalies: ex.list, Part: &partState{}}
+func deletesResult(name string, counts map[string]int, ex *checker.Examples) checker.Result {
+	r := checker.Result{Name: name, Counts: counts, Anomalies: ex.List(), Part: &partState{}}
 	deletesFinish(&r)
 	return r
 }

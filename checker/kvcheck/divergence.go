@@ -69,7 +69,7 @@ func CheckDivergence(all []Replica, opts checker.Options) checker.Result {
 	reps, others := placedReplicas(all)
 	r := checker.Result{Name: NameDivergence, Counts: map[string]int{CountReplicas: len(reps), CountReplicasRead: 0,
 		CountReplicasDiverged: 0, CountStateMismatch: 0, CountMissingMsgs: 0, CountExtraMsgs: 0, CountDifferentMsgs: 0}}
-	ex := newExamples(opts.MaxExamples)
+	ex := checker.NewExamples(opts.MaxExamples)
 	var unread []string
 	for _, rp := range reps {
 		if rp.Complete {
@@ -87,7 +87,7 @@ func CheckDivergence(all []Replica, opts checker.Options) checker.Result {
 		}
 	}
 	r.Counts[CountReplicasDiverged] = len(diverged)
-	r.Anomalies = ex.list
+	r.Anomalies = ex.List()
 	switch {
 	case len(diverged) > 0 || r.Counts[CountStateMismatch] > 0:
 		r.Verdict = checker.Invalid
@@ -138,7 +138,7 @@ func orText(s, alt string) string {
 }
 
 // stateMismatches compares each reported state with the first one.
-func stateMismatches(reps []Replica, ex *examples) int {
+func stateMismatches(reps []Replica, ex *checker.Examples) int {
 	var ref *Replica
 	n := 0
 	for i := range reps {
@@ -152,7 +152,7 @@ func stateMismatches(reps []Replica, ex *examples) int {
 		}
 		if *rp.State != *ref.State {
 			n++
-			ex.add(checker.Anomaly{Kind: CountStateMismatch, Description: fmt.Sprintf("%s reports %s, %s reports %s",
+			ex.Add(checker.Anomaly{Kind: CountStateMismatch, Description: fmt.Sprintf("%s reports %s, %s reports %s",
 				ref.Node, describeReplicaState(*ref.State), rp.Node, describeReplicaState(*rp.State))})
 		}
 	}
@@ -165,7 +165,7 @@ func describeReplicaState(s ReplicaState) string {
 
 // compareEntries finds, sequence by sequence, the replicas that disagree
 // with the majority, and returns each one's first differing sequence.
-func compareEntries(reps []Replica, counts map[string]int, ex *examples) map[string]uint64 {
+func compareEntries(reps []Replica, counts map[string]int, ex *checker.Examples) map[string]uint64 {
 	type slot struct {
 		e  history.Entry
 		ok bool
@@ -225,7 +225,7 @@ func compareEntries(reps []Replica, counts map[string]int, ex *examples) map[str
 			if _, seen := first[node]; !seen {
 				first[node] = seq
 			}
-			if ex.want(kind) {
+			if ex.Want(kind) {
 				d := fmt.Sprintf("seq %d on %s: %s", seq, node, describeSlot(s.e, s.ok))
 				if !tie {
 					d += fmt.Sprintf("; the majority holds %s", describeSlot(major.e, major.ok))
@@ -234,7 +234,7 @@ func compareEntries(reps []Replica, counts map[string]int, ex *examples) map[str
 				if s.ok {
 					a.Entries = append(a.Entries, s.e)
 				}
-				ex.add(a)
+				ex.Add(a)
 			}
 		}
 	}

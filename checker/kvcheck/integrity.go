@@ -98,11 +98,11 @@ func (c *Integrity) Check(h history.History) checker.Result {
 	for _, k := range integrityKinds {
 		counts[k] = 0
 	}
-	ex := newExamples(c.opts.MaxExamples)
+	ex := checker.NewExamples(c.opts.MaxExamples)
 	add := func(kind, key, desc string, entries []history.Entry, idx ...int) {
 		counts[kind]++
-		if ex.want(kind) {
-			ex.add(checker.Anomaly{Kind: kind, Key: key, Description: desc, Ops: refs(ops, idx...), Entries: entries})
+		if ex.Want(kind) {
+			ex.Add(checker.Anomaly{Kind: kind, Key: key, Description: desc, Ops: refs(ops, idx...), Entries: entries})
 		}
 	}
 	// best[value] is the write of that value with the most definite outcome.
@@ -226,7 +226,7 @@ func (c *Integrity) Check(h history.History) checker.Result {
 		}
 	}
 
-	r := checker.Result{Name: c.Name(), Counts: counts, Anomalies: ex.list,
+	r := checker.Result{Name: c.Name(), Counts: counts, Anomalies: ex.List(),
 		Part: &partState{incomplete: !complete, torn: h.StreamTorn, lastUnknown: !complete && h.StreamLast == 0}}
 	if un != nil {
 		partOf(r).notes = lowestNotes(un.notes)

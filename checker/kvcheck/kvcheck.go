@@ -85,27 +85,6 @@ func runOne(h history.History, c Checker) checker.Result {
 	return checker.Guard(c.Name(), func() checker.Result { return c.Check(h) })
 }
 
-// examples keeps at most max anomalies of each kind.
-type examples struct {
-	max    int
-	byKind map[string]int
-	list   []checker.Anomaly
-}
-
-func newExamples(max int) *examples { return &examples{max: max, byKind: map[string]int{}} }
-
-// want reports whether one more example of kind would be kept, so callers
-// can skip building descriptions they would throw away.
-func (e *examples) want(kind string) bool { return e.byKind[kind] < e.max }
-
-func (e *examples) add(a checker.Anomaly) {
-	if !e.want(a.Kind) {
-		return
-	}
-	e.byKind[a.Kind]++
-	e.list = append(e.list, a)
-}
-
 // refs builds OpRefs for op indices; negative and repeated indices are
 // skipped.
 func refs(ops []history.Op, idx ...int) []checker.OpRef {

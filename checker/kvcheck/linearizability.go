@@ -88,7 +88,7 @@ func (c *Linearizability) Check(h history.History) checker.Result {
 	}
 	model := kvPieceModel()
 	jg := &linJudge{c: c, ops: h.Ops, model: model, remaining: remaining, counts: counts,
-		ex: newExamples(c.opts.MaxExamples), keyState: map[string]porcupine.CheckResult{}}
+		ex: checker.NewExamples(c.opts.MaxExamples), keyState: map[string]porcupine.CheckResult{}}
 	b := newLinBuilder(&h)
 	idx, allKeys := byKey(h.Ops)
 	var keys []string
@@ -117,7 +117,7 @@ func (c *Linearizability) Check(h history.History) checker.Result {
 	}
 	counts[CountKeys] = len(keys)
 	counts[CountKeysIllegal], counts[CountKeysUnknown], counts["internal_errors"] = len(jg.illegalKeys), len(unknownKeys), len(jg.internal)
-	r := checker.Result{Name: c.Name(), Counts: counts, Anomalies: jg.ex.list, Files: jg.files, InternalErrors: jg.internal,
+	r := checker.Result{Name: c.Name(), Counts: counts, Anomalies: jg.ex.List(), Files: jg.files, InternalErrors: jg.internal,
 		Part: &partState{}}
 	partOf(r).list("illegal_keys", jg.illegalKeys)
 	c.finish(&r)
@@ -131,7 +131,7 @@ type linJudge struct {
 	model     porcupine.Model
 	remaining func() (time.Duration, bool)
 	counts    map[string]int
-	ex        *examples
+	ex        *checker.Examples
 	keyState  map[string]porcupine.CheckResult
 	files     []string
 	internal  []string
@@ -159,7 +159,7 @@ func (jg *linJudge) judge(jobs []linJob) {
 			counts["pieces_refuted_unconfirmed"]++
 		}
 		if j.res == porcupine.Illegal && jg.keyState[j.key] != porcupine.Illegal &&
-			(jg.ex.want(KindNonLinearizable) || len(jg.files) < opts.MaxVisualizations) {
+			(jg.ex.Want(KindNonLinearizable) || len(jg.files) < opts.MaxVisualizations) {
 			a, f, bug := jg.c.explain(jg.ops, jg.model, j, len(jg.files) < opts.MaxVisualizations, jg.remaining)
 			if bug != "" {
 				jg.internal = append(jg.internal, bug)
@@ -168,7 +168,7 @@ func (jg *linJudge) judge(jobs []linJob) {
 				if f != "" {
 					jg.files = append(jg.files, f)
 				}
-				jg.ex.add(a)
+				jg.ex.Add(a)
 			}
 		}
 		switch j.res {

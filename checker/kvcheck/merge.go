@@ -152,11 +152,11 @@ func Merge(c Checker, opts checker.Options, parts []checker.Result, index [][]in
 		r.InternalErrors = append(r.InternalErrors, pr.InternalErrors...)
 	}
 	sort.SliceStable(r.Anomalies, func(a, b int) bool { return r.Anomalies[a].Rank > r.Anomalies[b].Rank })
-	ex := newExamples(opts.MaxExamples)
+	ex := checker.NewExamples(opts.MaxExamples)
 	for _, a := range r.Anomalies {
-		ex.add(a)
+		ex.Add(a)
 	}
-	r.Anomalies = ex.list
+	r.Anomalies = ex.List()
 	f.finish(&r)
 	return r
 }

@@ -86,10 +86,10 @@ func (*Retention) Name() string { return NameRetention }
 func (c *Retention) Check(h history.History) checker.Result {
 	counts := map[string]int{CountKeys: 0, "final_entries": len(c.final.Entries), CountLastValueLost: 0,
 		CountRetainedMissing: 0, CountRetainedExtra: 0, CountRetainedChanged: 0, CountSeqConflict: 0}
-	ex := newExamples(c.opts.MaxExamples)
+	ex := checker.NewExamples(c.opts.MaxExamples)
 	add := func(kind, key, desc string, entries ...history.Entry) {
 		counts[kind]++
-		ex.add(checker.Anomaly{Kind: kind, Key: key, Description: desc, Entries: entries})
+		ex.Add(checker.Anomaly{Kind: kind, Key: key, Description: desc, Entries: entries})
 	}
 	for _, e := range c.final.Conflicts {
 		d := fmt.Sprintf("seq %d was delivered again as %s", e.Seq, describeSlot(e, true))
@@ -204,8 +204,8 @@ func observedAt(stream []history.Entry, seq uint64) *history.Entry {
 	return nil
 }
 
-func retentionResult(name string, counts map[string]int, ex *examples, final Final) checker.Result {
-	r := checker.Result{Name: name, Counts: counts, Anomalies: ex.list, Part: &partState{incomplete: !final.Complete, torn: final.Torn}}
+func retentionResult(name string, counts map[string]int, ex *checker.Examples, final Final) checker.Result {
+	r := checker.Result{Name: name, Counts: counts, Anomalies: ex.List(), Part: &partState{incomplete: !final.Complete, torn: final.Torn}}
 	retentionFinish(&r, final.PerKey)
 	return r
 }

@@ -60,7 +60,7 @@ func (c *Session) Check(h history.History) checker.Result {
 	judged := func(o *history.Op) bool {
 		return o.Outcome == history.OK && o.Key != "" && (o.Type == history.Get || o.IsWrite())
 	}
-	ex := newExamples(c.opts.MaxExamples)
+	ex := checker.NewExamples(c.opts.MaxExamples)
 	keys := map[string]bool{}
 	var gets, ryw, mono, bad int
 	for _, cl := range clients {
@@ -112,7 +112,7 @@ func (c *Session) Check(h history.History) checker.Result {
 	r := checker.Result{Name: c.Name(), Counts: map[string]int{
 		CountGets: gets, CountRYWViolations: ryw, CountMonotonicViolations: mono,
 		"violating_gets": bad, "keys": len(keys),
-	}, Anomalies: ex.list, Part: &partState{}}
+	}, Anomalies: ex.List(), Part: &partState{}}
 	ids := make([]string, len(clients))
 	for i, cl := range clients {
 		ids[i] = strconv.Itoa(cl)
@@ -144,13 +144,13 @@ func (c *Session) finish(r *checker.Result) {
 // judgeGet reports whether the get at i breaks read-your-writes and
 // monotonic reads against s, what its client did before it, and keeps an
 // example of each.
-func judgeGet(ops []history.Op, i int32, s *sessionState, ex *examples) (ryw, mono bool) {
+func judgeGet(ops []history.Op, i int32, s *sessionState, ex *checker.Examples) (ryw, mono bool) {
 	o := &ops[i]
 	got := o.Rev // 0 when not found
 	if got < s.wrote {
 		ryw = true
-		if ex.want(KindReadYourWrites) {
-			ex.add(checker.Anomaly{Kind: KindReadYourWrites, Key: o.Key,
+		if ex.Want(KindReadYourWrites) {
+			ex.Add(checker.Anomaly{Kind: KindReadYourWrites, Key: o.Key,
 				Description: fmt.Sprintf("client %d read %s at revision %d after its own write of revision %d was acknowledged (%.3fms earlier)",
 					o.Client, o.Key, got, s.wrote, ms(o.Invoke-ops[s.wroteIdx].Complete)),
 				Ops: refs(ops, int(s.wroteIdx), int(i))})
@@ -158,8 +158,8 @@ func judgeGet(ops []history.Op, i int32, s *sessionState, ex *examples) (ryw, mo
 	}
 	if got < s.read {
 		mono = true
-		if ex.want(KindMonotonicReads) {
-			ex.add(checker.Anomaly{Kind: KindMonotonicReads, Key: o.Key,
+		if ex.Want(KindMonotonicReads) {
+			ex.Add(checker.Anomaly{Kind: KindMonotonicReads, Key: o.Key,
 				Description: fmt.Sprintf("client %d read %s at revision %d after it had already read revision %d",
 					o.Client, o.Key, got, s.read),
 				Ops: refs(ops, int(s.readIdx), int(i))})
