@@ -13,6 +13,7 @@ package history
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -120,12 +121,23 @@ func (o Op) MarkerOperation() string {
 // Latency is how long the op took.
 func (o Op) Latency() time.Duration { return time.Duration(o.Complete - o.Invoke) }
 
-// Entry is one message of the KV stream as observed after the run.
+// Entry is one message of a stream as read after the run: for a KV bucket
+// the key and value, for other streams the subject and what the workload
+// makes of the message.
 type Entry struct {
 	Seq       uint64 `json:"seq"`
 	Key       string `json:"key"`
 	Value     string `json:"value"`
 	Operation string `json:"op,omitempty"` // "", "del" or "purge"; a marker's Value is its id
+}
+
+// Describe says what the entry holds, as a check's example puts it: a
+// value under its key, or a delete or purge marker for the key.
+func (e Entry) Describe() string {
+	if e.Operation != "" {
+		return fmt.Sprintf("a %s marker for %s (%q)", e.Operation, e.Key, e.Value)
+	}
+	return fmt.Sprintf("%q under %s", e.Value, e.Key)
 }
 
 // History is everything a checker may look at.

@@ -239,3 +239,10 @@ func retentionFinish(r *checker.Result, perKey int) {
 		r.Summary = fmt.Sprintf("the read-back holds what it must for all %d keys (the stream keeps %s)", counts[CountKeys], keep)
 	}
 }
+
+func describeSlot(e history.Entry, ok bool) string {
+	if !ok {
+		return "nothing"
+	}
+	return e.Describe()
+}

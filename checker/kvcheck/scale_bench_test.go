@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -213,12 +214,12 @@ func BenchmarkScaleDeletes(b *testing.B) {
 	benchScale(b, func(f Final) Checker { return NewDeletes(checker.Options{}, f) })
 }
 
-// divergenceChecker adapts CheckDivergence to benchOn.
-type divergenceChecker struct{ reps []Replica }
+// divergenceChecker adapts replicas.CheckDivergence to benchOn.
+type divergenceChecker struct{ reps []replicas.Replica }
 
-func (divergenceChecker) Name() string { return NameDivergence }
+func (divergenceChecker) Name() string { return replicas.NameDivergence }
 func (d divergenceChecker) Check(history.History) checker.Result {
-	return CheckDivergence(d.reps, checker.Options{})
+	return replicas.CheckDivergence(d.reps, checker.Options{})
 }
 
 // BenchmarkScaleDivergence compares three replicas of the whole observed
@@ -226,9 +227,9 @@ func (d divergenceChecker) Check(history.History) checker.Result {
 // with a value changed.
 func BenchmarkScaleDivergence(b *testing.B) {
 	h, _ := scaleHistory()
-	reps := make([]Replica, 3)
+	reps := make([]replicas.Replica, 3)
 	for i := range reps {
-		reps[i] = Replica{Node: "n" + strconv.Itoa(i+1), Entries: h.Stream, Complete: true}
+		reps[i] = replicas.Replica{Node: "n" + strconv.Itoa(i+1), Entries: h.Stream, Complete: true}
 	}
 	changed := append([]history.Entry(nil), h.Stream...)
 	changed[len(changed)/2].Value = "x"

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
@@ -52,7 +52,7 @@ func TestIntegrationDockerDivergenceFindsAnEditedReplica(t *testing.T) {
 	}
 	w.DrainObservers(ctx, 0, time.Millisecond)
 	waitCurrent(t, w)
-	if r := kvcheck.CheckDivergence(w.ReadReplicas(ctx), checker.Options{}); r.Verdict != checker.Valid {
+	if r := replicas.CheckDivergence(w.ReadReplicas(ctx), checker.Options{}); r.Verdict != checker.Valid {
 		t.Fatalf("before the edit: %s: %s %s", r.Verdict, r.Summary, r.Reason)
 	}
 	follower := -1
@@ -79,9 +79,9 @@ func TestIntegrationDockerDivergenceFindsAnEditedReplica(t *testing.T) {
 	start := time.Now()
 	reps := w.ReadReplicas(ctx)
 	t.Logf("read %d replicas in %s", len(reps), time.Since(start))
-	r := kvcheck.CheckDivergence(reps, checker.Options{})
+	r := replicas.CheckDivergence(reps, checker.Options{})
 	t.Logf("%s: %s", r.Verdict, r.Summary)
-	if r.Verdict != checker.Invalid || r.Counts[kvcheck.CountDifferentMsgs] != 1 || r.Counts[kvcheck.CountStateMismatch] != 0 {
+	if r.Verdict != checker.Invalid || r.Counts[replicas.CountDifferentMsgs] != 1 || r.Counts[replicas.CountStateMismatch] != 0 {
 		t.Fatalf("after the edit: %s: %s %s (counts %v)", r.Verdict, r.Summary, r.Reason, r.Counts)
 	}
 	if want := fmt.Sprintf("%s from seq %d", name, seq); !contains(r.Summary, want) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -104,7 +105,7 @@ func CheckDir(dir string, opts checker.Options) ([]checker.Result, error) {
 // guardedDivergence is the divergence check under checker.Guard, like the
 // history's checkers.
 func guardedDivergence(dir string, opts checker.Options) checker.Result {
-	return checker.Guard(kvcheck.NameDivergence, func() checker.Result { return divergence(dir, opts) })
+	return checker.Guard(replicas.NameDivergence, func() checker.Result { return divergence(dir, opts) })
 }
 
 // observedFile is observed.jsonl, or a part's share of it.
@@ -149,10 +150,10 @@ func divergence(dir string, opts checker.Options) checker.Result {
 		if errors.Is(err, os.ErrNotExist) {
 			reason = "the replicas were not read (the run ended before its finish)"
 		}
-		return checker.Result{Name: kvcheck.NameDivergence, Verdict: checker.Unknown, Reason: reason, Summary: reason,
+		return checker.Result{Name: replicas.NameDivergence, Verdict: checker.Unknown, Reason: reason, Summary: reason,
 			Counts: map[string]int{}}
 	}
-	r := kvcheck.CheckConverged(reps, reads, opts)
+	r := replicas.CheckConverged(reps, reads, opts)
 	r.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
 	return r
 }

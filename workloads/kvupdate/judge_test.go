@@ -8,6 +8,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -20,7 +21,7 @@ func TestCheckDirCells(t *testing.T) {
 		contains string // in the divergence summary
 	}{
 		{"clean", nil, "all 3 replicas hold the same 2 messages"},
-		{"diverged", map[string]bool{kvcheck.NameDivergence: true}, "n2 from seq 5"},
+		{"diverged", map[string]bool{replicas.NameDivergence: true}, "n2 from seq 5"},
 	}
 	for _, c := range cases {
 		t.Run(c.cell, func(t *testing.T) {
@@ -38,11 +39,11 @@ func TestCheckDirCells(t *testing.T) {
 				if r.Verdict != want {
 					t.Errorf("%s: %s (%s %s), want %s", r.Name, r.Verdict, r.Summary, r.Reason, want)
 				}
-				if r.Name == kvcheck.NameDivergence && !strings.Contains(r.Summary, c.contains) {
+				if r.Name == replicas.NameDivergence && !strings.Contains(r.Summary, c.contains) {
 					t.Errorf("divergence summary %q lacks %q", r.Summary, c.contains)
 				}
 			}
-			for _, n := range []string{kvcheck.NameIntegrity, kvcheck.NameRetention, kvcheck.NameDeletes, kvcheck.NameDivergence, kvcheck.NameLinearizability} {
+			for _, n := range []string{kvcheck.NameIntegrity, kvcheck.NameRetention, kvcheck.NameDeletes, replicas.NameDivergence, kvcheck.NameLinearizability} {
 				if !names[n] {
 					t.Errorf("no %s result", n)
 				}
@@ -98,7 +99,7 @@ func TestCheckDirWithoutObserved(t *testing.T) {
 					switch {
 					case r.Name == kvcheck.NameIntegrity && (r.Verdict != c.want || !strings.Contains(r.Summary, c.says)):
 						t.Errorf("PartOps %d: %s: %s (%s), want %s saying %q", partOps, r.Name, r.Verdict, r.Summary, c.want, c.says)
-					case r.Name == kvcheck.NameDivergence && r.Verdict != checker.Unknown:
+					case r.Name == replicas.NameDivergence && r.Verdict != checker.Unknown:
 						t.Errorf("%s: %s (%s), want unknown", r.Name, r.Verdict, r.Summary)
 					}
 				}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 )
 
 var (
@@ -37,7 +37,7 @@ func BenchmarkCheckDir(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, r := range results {
-			if r.Verdict != checker.Valid && r.Name != kvcheck.NameDivergence {
+			if r.Verdict != checker.Valid && r.Name != replicas.NameDivergence {
 				b.Errorf("%s: %s %s", r.Name, r.Verdict, r.Summary)
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -282,7 +282,7 @@ func TestCheckInPartsHugeSequence(t *testing.T) {
 		samePartsJudgement(t, whole[i], parts[i], ops)
 		// Its sequences below 10^12 nobody saw, and no op needs them; no
 		// replicas were stored.
-		if want := checker.Valid; whole[i].Name != kvcheck.NameDivergence && whole[i].Verdict != want {
+		if want := checker.Valid; whole[i].Name != replicas.NameDivergence && whole[i].Verdict != want {
 			t.Errorf("%s: %s (%s), want %s", whole[i].Name, whole[i].Verdict, whole[i].Summary, want)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
@@ -254,7 +254,7 @@ func (i *instance) Finish(ctx context.Context) error {
 func (i *instance) readReplicas(ctx context.Context) error {
 	i.env.Phase("reading every replica")
 	start := time.Now()
-	reps, reads := readUntilAgree(ctx, i.w.ReadReplicas, i.w.opts.ConvergeTimeout, replicaReadEvery, func(r kvcheck.ReplicaRead) {
+	reps, reads := readUntilAgree(ctx, i.w.ReadReplicas, i.w.opts.ConvergeTimeout, replicaReadEvery, func(r replicas.Reading) {
 		i.env.Logf("replicas differ (%s); reading them again", r.Summary)
 	})
 	n := 0
@@ -277,13 +277,13 @@ const replicaReadEvery = time.Second
 // readUntilAgree reads the replicas until a reading finds no difference, or
 // the next reading would start past bound, pausing every between readings;
 // differ hears of each reading that will be followed by another.
-func readUntilAgree(ctx context.Context, read func(context.Context) []kvcheck.Replica, bound, every time.Duration,
-	differ func(kvcheck.ReplicaRead)) ([]kvcheck.Replica, []kvcheck.ReplicaRead) {
+func readUntilAgree(ctx context.Context, read func(context.Context) []replicas.Replica, bound, every time.Duration,
+	differ func(replicas.Reading)) ([]replicas.Replica, []replicas.Reading) {
 	start := time.Now()
-	var reads []kvcheck.ReplicaRead
+	var reads []replicas.Reading
 	for {
 		reps := read(ctx)
-		r := kvcheck.ReadOf(reps, time.Since(start), checker.Options{})
+		r := replicas.ReadingOf(reps, time.Since(start), checker.Options{})
 		reads = append(reads, r)
 		if !r.Differ || time.Since(start)+every > bound || ctx.Err() != nil {
 			return reps, reads

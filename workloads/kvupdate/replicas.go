@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
@@ -47,11 +47,11 @@ const readReplicaBound = 60 * time.Second
 // server's copy, so each replica is read through a consumer placed on it
 // (verified with the consumer's info, recreated until it lands there).
 // Each server's /jsz state is recorded beside it.
-func (w *Workload) ReadReplicas(ctx context.Context) []kvcheck.Replica {
+func (w *Workload) ReadReplicas(ctx context.Context) []replicas.Replica {
 	peers, perr := w.streamPeers(ctx)
-	out := make([]kvcheck.Replica, 0, len(w.nodes))
+	out := make([]replicas.Replica, 0, len(w.nodes))
 	for n := range w.nodes {
-		rp := kvcheck.Replica{Node: w.nodes[n].Name}
+		rp := replicas.Replica{Node: w.nodes[n].Name}
 		st, err := w.jszState(ctx, n)
 		if err != nil {
 			rp.Error = "jsz: " + err.Error()
@@ -100,7 +100,7 @@ func (w *Workload) streamPeers(ctx context.Context) (map[string]bool, error) {
 // Those cells did not record the stream's peers, so such a server is read
 // as not a replica: a replica that lost its copy would have kept the run
 // from recovering before the replicas were read.
-func legacyNoCopy(rp kvcheck.Replica) bool {
+func legacyNoCopy(rp replicas.Replica) bool {
 	const prefix = "the server reports no copy of "
 	return rp.State == nil && strings.HasPrefix(rp.Error, prefix) && !strings.Contains(rp.Error[len(prefix):], " ")
 }
@@ -113,7 +113,7 @@ func joinErr(a, b string) string {
 }
 
 // readReplica reads rp.Node's copy into rp.Entries.
-func (w *Workload) readReplica(ctx context.Context, rp *kvcheck.Replica) error {
+func (w *Workload) readReplica(ctx context.Context, rp *replicas.Replica) error {
 	ctx, cancel := context.WithTimeout(ctx, readReplicaBound)
 	defer cancel()
 	cons, err := w.consumerOn(ctx, rp.Node)
@@ -225,18 +225,18 @@ func (w *Workload) consumerOn(ctx context.Context, node string) (jetstream.Consu
 
 // jszState is node's own account of the bucket's stream (/jsz), nil when it
 // holds no copy.
-func (w *Workload) jszState(ctx context.Context, n int) (*kvcheck.ReplicaState, error) {
+func (w *Workload) jszState(ctx context.Context, n int) (*replicas.State, error) {
 	s, ok, err := cluster.Monitor{Timeout: 5 * time.Second}.LocalStream(ctx, w.nodes[n], w.StreamName())
 	if err != nil || !ok {
 		return nil, err
 	}
-	return &kvcheck.ReplicaState{Messages: s.State.Msgs, Bytes: s.State.Bytes, FirstSeq: s.State.FirstSeq,
+	return &replicas.State{Messages: s.State.Msgs, Bytes: s.State.Bytes, FirstSeq: s.State.FirstSeq,
 		LastSeq: s.State.LastSeq, Deleted: s.State.NumDeleted}, nil
 }
 
 // WriteReplicas saves replicas.json, one replica-<node>.jsonl each, and
 // every reading's summary (replica-reads.json).
-func WriteReplicas(dir string, reps []kvcheck.Replica, reads []kvcheck.ReplicaRead) error {
+func WriteReplicas(dir string, reps []replicas.Replica, reads []replicas.Reading) error {
 	for _, rp := range reps {
 		if err := history.WriteStream(filepath.Join(dir, replicaFile(rp.Node)), rp.Entries, rp.Complete); err != nil {
 			return err
@@ -262,12 +262,12 @@ func WriteReplicas(dir string, reps []kvcheck.Replica, reads []kvcheck.ReplicaRe
 // cell has no replicas.json (a run before the check, or one interrupted).
 // A node name that is not a server's name, or a replica file that
 // replicas.json lists and that is missing, is an error naming it.
-func ReadReplicasFiles(dir string) ([]kvcheck.Replica, []kvcheck.ReplicaRead, error) {
+func ReadReplicasFiles(dir string) ([]replicas.Replica, []replicas.Reading, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ReplicasFile))
 	if err != nil {
 		return nil, nil, err
 	}
-	var reps []kvcheck.Replica
+	var reps []replicas.Replica
 	if err := json.Unmarshal(b, &reps); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", ReplicasFile, err)
 	}
@@ -304,7 +304,7 @@ const ReplicaReadsFile = "replica-reads.json"
 
 // readReplicaReads loads replica-reads.json; none for cells stored before
 // the replicas were read more than once.
-func readReplicaReads(dir string) ([]kvcheck.ReplicaRead, error) {
+func readReplicaReads(dir string) ([]replicas.Reading, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ReplicaReadsFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -312,7 +312,7 @@ func readReplicaReads(dir string) ([]kvcheck.ReplicaRead, error) {
 	if err != nil {
 		return nil, err
 	}
-	var reads []kvcheck.ReplicaRead
+	var reads []replicas.Reading
 	if err := json.Unmarshal(b, &reads); err != nil {
 		return nil, fmt.Errorf("%s: %w", ReplicaReadsFile, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
@@ -24,10 +24,10 @@ func TestReadReplicasFiles(t *testing.T) {
 		name    string
 		edit    func(t *testing.T, dir string)
 		err     string // "" if it loads
-		check   func(t *testing.T, reps []kvcheck.Replica, reads []kvcheck.ReplicaRead)
+		check   func(t *testing.T, reps []replicas.Replica, reads []replicas.Reading)
 		replace [2]string // in replicas.json
 	}{
-		{name: "clean", check: func(t *testing.T, reps []kvcheck.Replica, reads []kvcheck.ReplicaRead) {
+		{name: "clean", check: func(t *testing.T, reps []replicas.Replica, reads []replicas.Reading) {
 			if len(reps) != 3 || reads != nil {
 				t.Errorf("%d replicas, reads %v", len(reps), reads)
 			}
@@ -43,7 +43,7 @@ func TestReadReplicasFiles(t *testing.T) {
 			writeFile(t, dir, ReplicasFile, `[{"node":"n1","complete":true,"state":{"messages":2,"first_seq":4,"last_seq":5}},
 				{"node":"n2","complete":true,"state":{"messages":2,"first_seq":4,"last_seq":5}},
 				{"node":"n3","complete":false,"error":"the server reports no copy of KV_chaos"}]`)
-		}, check: func(t *testing.T, reps []kvcheck.Replica, _ []kvcheck.ReplicaRead) {
+		}, check: func(t *testing.T, reps []replicas.Replica, _ []replicas.Reading) {
 			if !reps[2].NotReplica || reps[2].Error != "" || reps[0].NotReplica {
 				t.Errorf("%+v", reps)
 			}
@@ -51,14 +51,14 @@ func TestReadReplicasFiles(t *testing.T) {
 		{name: "no copy although a peer", edit: func(t *testing.T, dir string) {
 			writeFile(t, dir, ReplicasFile, `[{"node":"n1","complete":true},{"node":"n2","complete":true},
 				{"node":"n3","complete":false,"error":"the server reports no copy of KV_chaos although it is one of its peers"}]`)
-		}, check: func(t *testing.T, reps []kvcheck.Replica, _ []kvcheck.ReplicaRead) {
+		}, check: func(t *testing.T, reps []replicas.Replica, _ []replicas.Reading) {
 			if reps[2].NotReplica {
 				t.Errorf("a peer without its copy read as not a replica: %+v", reps[2])
 			}
 		}},
 		{name: "reads kept", edit: func(t *testing.T, dir string) {
 			writeFile(t, dir, ReplicaReadsFile, `[{"after_ns":0,"differ":true,"summary":"x"},{"after_ns":2000000000,"differ":false,"summary":"y"}]`)
-		}, check: func(t *testing.T, _ []kvcheck.Replica, reads []kvcheck.ReplicaRead) {
+		}, check: func(t *testing.T, _ []replicas.Replica, reads []replicas.Reading) {
 			if len(reads) != 2 || !reads[0].Differ || reads[1].Differ {
 				t.Errorf("%+v", reads)
 			}
@@ -103,37 +103,37 @@ func writeFile(t *testing.T, dir, name, content string) {
 // TestReadUntilAgree: replicas that differ are read again until they agree
 // or the bound passes; replicas that agree are read once.
 func TestReadUntilAgree(t *testing.T) {
-	st := func(last uint64) *kvcheck.ReplicaState {
-		return &kvcheck.ReplicaState{Messages: last, FirstSeq: 1, LastSeq: last}
+	st := func(last uint64) *replicas.State {
+		return &replicas.State{Messages: last, FirstSeq: 1, LastSeq: last}
 	}
-	reading := func(lasts ...uint64) []kvcheck.Replica {
-		var reps []kvcheck.Replica
+	reading := func(lasts ...uint64) []replicas.Replica {
+		var reps []replicas.Replica
 		for n, l := range lasts {
-			reps = append(reps, kvcheck.Replica{Node: "n" + string(rune('1'+n)), State: st(l), Complete: true})
+			reps = append(reps, replicas.Replica{Node: "n" + string(rune('1'+n)), State: st(l), Complete: true})
 		}
 		return reps
 	}
 	cases := []struct {
 		name     string
-		readings [][]kvcheck.Replica // the last one repeats
+		readings [][]replicas.Replica // the last one repeats
 		bound    time.Duration
 		reads    int  // 0: any number (it depends on the clock); the loop ends
 		differ   bool // at the last read
 	}{
-		{"agree at once", [][]kvcheck.Replica{reading(5, 5, 5)}, time.Minute, 1, false},
-		{"late by one, then agree", [][]kvcheck.Replica{reading(4, 5, 5), reading(4, 5, 5), reading(5, 5, 5)}, time.Minute, 3, false},
-		{"behind past the bound", [][]kvcheck.Replica{reading(4, 5, 5)}, 30 * time.Millisecond, 0, true},
+		{"agree at once", [][]replicas.Replica{reading(5, 5, 5)}, time.Minute, 1, false},
+		{"late by one, then agree", [][]replicas.Replica{reading(4, 5, 5), reading(4, 5, 5), reading(5, 5, 5)}, time.Minute, 3, false},
+		{"behind past the bound", [][]replicas.Replica{reading(4, 5, 5)}, 30 * time.Millisecond, 0, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			n, heard := 0, 0
-			read := func(context.Context) []kvcheck.Replica {
+			read := func(context.Context) []replicas.Replica {
 				r := c.readings[min(n, len(c.readings)-1)]
 				n++
 				return r
 			}
 			_, reads := readUntilAgree(context.Background(), read, c.bound, 10*time.Millisecond,
-				func(kvcheck.ReplicaRead) { heard++ })
+				func(replicas.Reading) { heard++ })
 			if (c.reads > 0 && len(reads) != c.reads) || (c.reads == 0 && len(reads) < 1) ||
 				reads[len(reads)-1].Differ != c.differ || heard != len(reads)-1 {
 				t.Fatalf("%d reads (last differs %v), told of %d; want %d reads, last differs %v",
@@ -152,11 +152,11 @@ func TestJszState(t *testing.T) {
 	cases := []struct {
 		name   string
 		answer func(w http.ResponseWriter)
-		want   *kvcheck.ReplicaState
+		want   *replicas.State
 		errHas string
 	}{
 		{"holds a copy", func(w http.ResponseWriter) { _, _ = w.Write([]byte(jsz)) },
-			&kvcheck.ReplicaState{Messages: 7, Bytes: 300, FirstSeq: 3, LastSeq: 10, Deleted: 1}, ""},
+			&replicas.State{Messages: 7, Bytes: 300, FirstSeq: 3, LastSeq: 10, Deleted: 1}, ""},
 		{"holds none", func(w http.ResponseWriter) { _, _ = w.Write([]byte(`{"account_details":[]}`)) }, nil, ""},
 		{"unavailable", func(w http.ResponseWriter) { http.Error(w, "JetStream not enabled", http.StatusServiceUnavailable) },
 			nil, "503 Service Unavailable: JetStream not enabled"},

@@ -7,7 +7,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
@@ -159,7 +159,7 @@ func TestOptionsValidate(t *testing.T) {
 
 // checkReplicaIsTheReadBack: the one replica, read from its own store with
 // its /jsz state, holds what the read-back does.
-func checkReplicaIsTheReadBack(t *testing.T, reps []kvcheck.Replica, final []history.Entry) {
+func checkReplicaIsTheReadBack(t *testing.T, reps []replicas.Replica, final []history.Entry) {
 	t.Helper()
 	if len(reps) != 1 || !reps[0].Complete || reps[0].Error != "" || reps[0].State == nil {
 		t.Fatalf("replicas: %+v", reps)

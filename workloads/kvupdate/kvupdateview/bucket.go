@@ -6,6 +6,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate"
 )
@@ -38,10 +39,10 @@ func storedRows(row kvRow) []reports.MatrixRow {
 			func(r *checker.Result) string {
 				return fmt.Sprintf("%s markers honoured", reports.FormatCount(r.Counts[kvcheck.CountMarkers]))
 			})),
-		row("Replicas agree", "every replica's copy of the stream read and compared after the heal", checkCell(kvcheck.NameDivergence,
-			[]string{kvcheck.CountMissingMsgs, kvcheck.CountExtraMsgs, kvcheck.CountDifferentMsgs, kvcheck.CountStateMismatch},
+		row("Replicas agree", "every replica's copy of the stream read and compared after the heal", checkCell(replicas.NameDivergence,
+			[]string{replicas.CountMissingMsgs, replicas.CountExtraMsgs, replicas.CountDifferentMsgs, replicas.CountStateMismatch},
 			func(r *checker.Result) string {
-				return fmt.Sprintf("%d of %d replicas identical", r.Counts[kvcheck.CountReplicasRead], r.Counts[kvcheck.CountReplicas])
+				return fmt.Sprintf("%d of %d replicas identical", r.Counts[replicas.CountReplicasRead], r.Counts[replicas.CountReplicas])
 			})),
 	}
 }
@@ -65,7 +66,7 @@ func checkCell(name string, kinds []string, ok func(*checker.Result) string) fun
 				}
 			}
 			text := strings.Join(found, ", ")
-			if name == kvcheck.NameDivergence {
+			if name == replicas.NameDivergence {
 				text = reports.FirstLine(r.Summary)
 			}
 			return reports.MatrixVal{Text: text, Class: reports.ClassBad}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
@@ -326,7 +327,7 @@ func TestIntegrationBrowserRendersKVPages(t *testing.T) {
 // must not hide a replica divergence.
 func TestSentenceNamesUnsaidChecks(t *testing.T) {
 	c := reportstest.CellOf(false, "kill", reportstest.ChecksOpts{Gets: 100, RejSpurious: 1}, "")
-	c.Checks = append(c.Checks, checker.Result{Name: kvcheck.NameDivergence, Verdict: checker.Invalid, Summary: "replicas differ"})
+	c.Checks = append(c.Checks, checker.Result{Name: replicas.NameDivergence, Verdict: checker.Invalid, Summary: "replicas differ"})
 	c.Verdict = record.Invalid
 	got := Summarize(c).Sentence()
 	if want := "no stale reads, but 1 update rejected (10164) although nothing else wrote the key, and invalid: replica-divergence"; got != want {

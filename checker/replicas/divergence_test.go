@@ -1,4 +1,4 @@
-package kvcheck
+package replicas
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 )
 
 func replicaOf(node string, entries ...history.Entry) Replica {
-	st := ReplicaState{Messages: uint64(len(entries))}
+	st := State{Messages: uint64(len(entries))}
 	if len(entries) > 0 {
 		st.FirstSeq, st.LastSeq = entries[0].Seq, entries[len(entries)-1].Seq
 		st.Deleted = int(st.LastSeq-st.FirstSeq+1) - len(entries)
@@ -48,7 +48,7 @@ func TestDivergence(t *testing.T) {
 			map[string]int{CountExtraMsgs: 1}, "n3 from seq 7"},
 		{"no majority", []Replica{replicaOf("n1", a, b), replicaOf("n2", a, changed)}, checker.Invalid,
 			map[string]int{CountDifferentMsgs: 2, CountReplicasDiverged: 2}, "n1 from seq 7, n2 from seq 7"},
-		{"state only", []Replica{replicaOf("n1", a), {Node: "n2", State: &ReplicaState{Messages: 1, FirstSeq: 3, LastSeq: 4, Deleted: 1}, Entries: []history.Entry{a}, Complete: true}}, checker.Invalid,
+		{"state only", []Replica{replicaOf("n1", a), {Node: "n2", State: &State{Messages: 1, FirstSeq: 3, LastSeq: 4, Deleted: 1}, Entries: []history.Entry{a}, Complete: true}}, checker.Invalid,
 			map[string]int{CountStateMismatch: 1, CountReplicasDiverged: 0}, ""},
 		{"incomplete replica agrees so far", []Replica{replicaOf("n1", a, b, m), replicaOf("n2", a, b, m), incomplete}, checker.Unknown,
 			map[string]int{CountReplicasRead: 2}, ""},

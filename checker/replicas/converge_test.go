@@ -1,4 +1,4 @@
-package kvcheck
+package replicas
 
 import (
 	"strings"
@@ -19,22 +19,22 @@ func TestCheckConverged(t *testing.T) {
 	agree := []Replica{replicaOf("n1", a, b), replicaOf("n2", a, b), replicaOf("n3", a, b)}
 	behind := []Replica{replicaOf("n1", a), replicaOf("n2", a, b), replicaOf("n3", a, b)}
 	noCopy := Replica{Node: "n3", NotReplica: true}
-	lateRead := ReadOf(behind, 0, checker.Options{})
+	lateRead := ReadingOf(behind, 0, checker.Options{})
 	cases := []struct {
 		name    string
 		reps    []Replica
-		reads   []ReplicaRead
+		reads   []Reading
 		verdict checker.Verdict
 		counts  map[string]int
 		summary string
 	}{
-		{"one read, agree", agree, []ReplicaRead{ReadOf(agree, 0, checker.Options{})}, checker.Valid,
+		{"one read, agree", agree, []Reading{ReadingOf(agree, 0, checker.Options{})}, checker.Valid,
 			map[string]int{CountReads: 1, CountReplicasBehind: 0}, "all 3 replicas"},
 		{"stored before reads were kept", agree, nil, checker.Valid, map[string]int{CountReads: 1}, "all 3 replicas"},
-		{"late, then agree", agree, []ReplicaRead{lateRead, ReadOf(agree, 2100*time.Millisecond, checker.Options{})}, checker.Valid,
+		{"late, then agree", agree, []Reading{lateRead, ReadingOf(agree, 2100*time.Millisecond, checker.Options{})}, checker.Valid,
 			map[string]int{CountReads: 2, CountConvergeMs: 2100, CountReplicasBehind: 0},
 			"late, not diverged: they agreed at read 2, 2.1s after the first, which found behind: n1 (last seq 3, 1 below 4)"},
-		{"behind to the end", behind, []ReplicaRead{lateRead, ReadOf(behind, 30*time.Second, checker.Options{})}, checker.Invalid,
+		{"behind to the end", behind, []Reading{lateRead, ReadingOf(behind, 30*time.Second, checker.Options{})}, checker.Invalid,
 			map[string]int{CountReads: 2, CountReplicasBehind: 1, CountMissingMsgs: 1},
 			"still so after 2 reads over 30s, behind: n1 (last seq 3, 1 below 4)"},
 		{"behind, one read", behind, nil, checker.Invalid, map[string]int{CountReplicasBehind: 1}, "; behind: n1"},

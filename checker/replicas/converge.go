@@ -1,4 +1,4 @@
-package kvcheck
+package replicas
 
 import (
 	"fmt"
@@ -20,10 +20,10 @@ const (
 	CountReplicasBehind = "replicas_behind"
 )
 
-// ReplicaRead is one reading of every replica after the heal. The workload
+// Reading is one reading of every replica after the heal. The workload
 // reads them again while they differ, up to a bound: a replica that lacks
 // the newest messages for a moment is late, not diverged.
-type ReplicaRead struct {
+type Reading struct {
 	// After is how long after the first read this one began.
 	After time.Duration `json:"after_ns"`
 	// Differ says whether CheckDivergence found a difference in this read.
@@ -35,10 +35,10 @@ type ReplicaRead struct {
 	LastSeq map[string]uint64 `json:"last_seq,omitempty"`
 }
 
-// ReadOf summarizes one reading of the replicas for the record.
-func ReadOf(reps []Replica, after time.Duration, opts checker.Options) ReplicaRead {
+// ReadingOf summarizes one reading of the replicas for the record.
+func ReadingOf(reps []Replica, after time.Duration, opts checker.Options) Reading {
 	r := CheckDivergence(reps, opts)
-	return ReplicaRead{After: after, Differ: r.Verdict == checker.Invalid, Summary: r.Summary, LastSeq: lastSeqs(reps)}
+	return Reading{After: after, Differ: r.Verdict == checker.Invalid, Summary: r.Summary, LastSeq: lastSeqs(reps)}
 }
 
 func lastSeqs(reps []Replica) map[string]uint64 {
@@ -63,7 +63,7 @@ func lastSeqs(reps []Replica) map[string]uint64 {
 // verdict is then CheckDivergence's alone.
 //
 // Counts: CheckDivergence's, plus reads, converge_ms and replicas_behind.
-func CheckConverged(reps []Replica, reads []ReplicaRead, opts checker.Options) checker.Result {
+func CheckConverged(reps []Replica, reads []Reading, opts checker.Options) checker.Result {
 	r := CheckDivergence(reps, opts)
 	r.Counts[CountReads] = max(len(reads), 1)
 	behind := behindNames(lastSeqs(reps))
@@ -93,7 +93,7 @@ func CheckConverged(reps []Replica, reads []ReplicaRead, opts checker.Options) c
 }
 
 // lateDetail describes the first read's difference by who was behind.
-func lateDetail(first ReplicaRead) string {
+func lateDetail(first Reading) string {
 	if b := behindNames(first.LastSeq); len(b) > 0 {
 		return "behind: " + strings.Join(b, ", ")
 	}

@@ -1,4 +1,4 @@
-package kvcheck
+package replicas
 
 import (
 	"fmt"
@@ -24,8 +24,8 @@ const (
 	CountDifferentMsgs    = "different"
 )
 
-// ReplicaState is a server's own account of a stream (its /jsz entry).
-type ReplicaState struct {
+// State is a server's own account of a stream (its /jsz entry).
+type State struct {
 	Messages uint64 `json:"messages"`
 	Bytes    uint64 `json:"bytes"`
 	FirstSeq uint64 `json:"first_seq"`
@@ -37,7 +37,7 @@ type ReplicaState struct {
 // as /jsz reported it and every message read from its own store.
 type Replica struct {
 	Node     string          `json:"node"`
-	State    *ReplicaState   `json:"state,omitempty"` // nil: /jsz did not answer
+	State    *State   `json:"state,omitempty"` // nil: /jsz did not answer
 	Entries  []history.Entry `json:"-"`
 	Complete bool            `json:"complete"` // every message it holds was read
 	Error    string          `json:"error,omitempty"`
@@ -159,7 +159,7 @@ func stateMismatches(reps []Replica, ex *checker.Examples) int {
 	return n
 }
 
-func describeReplicaState(s ReplicaState) string {
+func describeReplicaState(s State) string {
 	return fmt.Sprintf("first %d last %d, %d messages, %d bytes, %d deleted", s.FirstSeq, s.LastSeq, s.Messages, s.Bytes, s.Deleted)
 }
 
@@ -257,11 +257,8 @@ func majority[S comparable](tally map[S]int) (S, bool) {
 }
 
 func describeSlot(e history.Entry, ok bool) string {
-	switch {
-	case !ok:
+	if !ok {
 		return "nothing"
-	case e.Operation != "":
-		return fmt.Sprintf("a %s marker for %s (%q)", e.Operation, e.Key, e.Value)
 	}
-	return fmt.Sprintf("%q under %s", e.Value, e.Key)
+	return e.Describe()
 }
