@@ -37,7 +37,7 @@ type State struct {
 // as /jsz reported it and every message read from its own store.
 type Replica struct {
 	Node     string          `json:"node"`
-	State    *State   `json:"state,omitempty"` // nil: /jsz did not answer
+	State    *State          `json:"state,omitempty"` // nil: /jsz did not answer
 	Entries  []history.Entry `json:"-"`
 	Complete bool            `json:"complete"` // every message it holds was read
 	Error    string          `json:"error,omitempty"`

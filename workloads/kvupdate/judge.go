@@ -11,6 +11,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
 	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
+	"github.com/jetstream-chaos/jetstream-chaos/client/replicaread"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -144,7 +145,7 @@ func (b Bucket) checks(h *history.History, obs *observedFile, whole *streamFacts
 // divergence judges replicas.json; a cell without it says why.
 func divergence(dir string, opts checker.Options) checker.Result {
 	start := time.Now()
-	reps, reads, err := ReadReplicasFiles(dir)
+	reps, reads, err := replicaread.Load(dir)
 	if err != nil {
 		reason := "the stored replicas cannot be judged: " + err.Error()
 		if errors.Is(err, os.ErrNotExist) {

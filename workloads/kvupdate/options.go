@@ -5,6 +5,8 @@ package kvupdate
 import (
 	"fmt"
 	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/client/replicaread"
 )
 
 // Pattern is how clients choose keys and writes.
@@ -112,7 +114,7 @@ func (o Options) Validate(nodes int) error {
 	case o.OpTimeout < 10*time.Millisecond:
 		return fmt.Errorf("--op-timeout %s is too short", o.OpTimeout)
 	case o.ConvergeTimeout < time.Second:
-		return fmt.Errorf("--converge-timeout %s is too short: replicas are read again every %s", o.ConvergeTimeout, replicaReadEvery)
+		return fmt.Errorf("--converge-timeout %s is too short: replicas are read again every %s", o.ConvergeTimeout, replicaread.Every)
 	}
 	for _, p := range Patterns {
 		if o.Pattern == p {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
+	"github.com/jetstream-chaos/jetstream-chaos/client/replicaread"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
@@ -254,7 +255,7 @@ func (i *instance) Finish(ctx context.Context) error {
 func (i *instance) readReplicas(ctx context.Context) error {
 	i.env.Phase("reading every replica")
 	start := time.Now()
-	reps, reads := readUntilAgree(ctx, i.w.ReadReplicas, i.w.opts.ConvergeTimeout, replicaReadEvery, func(r replicas.Reading) {
+	reps, reads := replicaread.UntilAgree(ctx, i.w.ReadReplicas, i.w.opts.ConvergeTimeout, replicaread.Every, func(r replicas.Reading) {
 		i.env.Logf("replicas differ (%s); reading them again", r.Summary)
 	})
 	n := 0
@@ -265,33 +266,8 @@ func (i *instance) readReplicas(ctx context.Context) error {
 		}
 	}
 	i.env.Logf("read %d replicas (%d messages) %d time(s) in %s", len(reps), n, len(reads), time.Since(start).Round(time.Millisecond))
-	if err := WriteReplicas(i.env.Dir, reps, reads); err != nil {
+	if err := replicaread.Write(i.env.Dir, reps, reads); err != nil {
 		return fmt.Errorf("write replicas: %w", err)
 	}
 	return nil
-}
-
-// replicaReadEvery is the pause between readings of replicas that differ.
-const replicaReadEvery = time.Second
-
-// readUntilAgree reads the replicas until a reading finds no difference, or
-// the next reading would start past bound, pausing every between readings;
-// differ hears of each reading that will be followed by another.
-func readUntilAgree(ctx context.Context, read func(context.Context) []replicas.Replica, bound, every time.Duration,
-	differ func(replicas.Reading)) ([]replicas.Replica, []replicas.Reading) {
-	start := time.Now()
-	var reads []replicas.Reading
-	for {
-		reps := read(ctx)
-		r := replicas.ReadingOf(reps, time.Since(start), checker.Options{})
-		reads = append(reads, r)
-		if !r.Differ || time.Since(start)+every > bound || ctx.Err() != nil {
-			return reps, reads
-		}
-		differ(r)
-		select {
-		case <-ctx.Done():
-		case <-time.After(every):
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package kvupdate
+package replicaread
 
 import (
 	"context"
@@ -15,11 +15,11 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
-// TestReadReplicasFiles: what replicas.json names is checked before it
+// TestLoad: what replicas.json names is checked before it
 // names a file, a listed replica file that is missing is said to be
 // missing (not "the run ended before its finish"), and a server that cells
 // of older versions recorded as holding no copy is not a replica.
-func TestReadReplicasFiles(t *testing.T) {
+func TestLoad(t *testing.T) {
 	cases := []struct {
 		name    string
 		edit    func(t *testing.T, dir string)
@@ -40,7 +40,7 @@ func TestReadReplicasFiles(t *testing.T) {
 			}
 		}, err: "replicas.json lists n3, but replica-n3.jsonl is missing"},
 		{name: "no copy, as older cells said it", edit: func(t *testing.T, dir string) {
-			writeFile(t, dir, ReplicasFile, `[{"node":"n1","complete":true,"state":{"messages":2,"first_seq":4,"last_seq":5}},
+			writeFile(t, dir, File, `[{"node":"n1","complete":true,"state":{"messages":2,"first_seq":4,"last_seq":5}},
 				{"node":"n2","complete":true,"state":{"messages":2,"first_seq":4,"last_seq":5}},
 				{"node":"n3","complete":false,"error":"the server reports no copy of KV_chaos"}]`)
 		}, check: func(t *testing.T, reps []replicas.Replica, _ []replicas.Reading) {
@@ -49,7 +49,7 @@ func TestReadReplicasFiles(t *testing.T) {
 			}
 		}},
 		{name: "no copy although a peer", edit: func(t *testing.T, dir string) {
-			writeFile(t, dir, ReplicasFile, `[{"node":"n1","complete":true},{"node":"n2","complete":true},
+			writeFile(t, dir, File, `[{"node":"n1","complete":true},{"node":"n2","complete":true},
 				{"node":"n3","complete":false,"error":"the server reports no copy of KV_chaos although it is one of its peers"}]`)
 		}, check: func(t *testing.T, reps []replicas.Replica, _ []replicas.Reading) {
 			if reps[2].NotReplica {
@@ -57,28 +57,28 @@ func TestReadReplicasFiles(t *testing.T) {
 			}
 		}},
 		{name: "reads kept", edit: func(t *testing.T, dir string) {
-			writeFile(t, dir, ReplicaReadsFile, `[{"after_ns":0,"differ":true,"summary":"x"},{"after_ns":2000000000,"differ":false,"summary":"y"}]`)
+			writeFile(t, dir, ReadingsFile, `[{"after_ns":0,"differ":true,"summary":"x"},{"after_ns":2000000000,"differ":false,"summary":"y"}]`)
 		}, check: func(t *testing.T, _ []replicas.Replica, reads []replicas.Reading) {
 			if len(reads) != 2 || !reads[0].Differ || reads[1].Differ {
 				t.Errorf("%+v", reads)
 			}
 		}},
-		{name: "reads malformed", edit: func(t *testing.T, dir string) { writeFile(t, dir, ReplicaReadsFile, `[{`) }, err: ReplicaReadsFile},
+		{name: "reads malformed", edit: func(t *testing.T, dir string) { writeFile(t, dir, ReadingsFile, `[{`) }, err: ReadingsFile},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := copyCell(t, "clean")
 			if c.replace[0] != "" {
-				b, err := os.ReadFile(filepath.Join(dir, ReplicasFile))
+				b, err := os.ReadFile(filepath.Join(dir, File))
 				if err != nil {
 					t.Fatal(err)
 				}
-				writeFile(t, dir, ReplicasFile, strings.Replace(string(b), c.replace[0], c.replace[1], 1))
+				writeFile(t, dir, File, strings.Replace(string(b), c.replace[0], c.replace[1], 1))
 			}
 			if c.edit != nil {
 				c.edit(t, dir)
 			}
-			reps, reads, err := ReadReplicasFiles(dir)
+			reps, reads, err := Load(dir)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) || errors.Is(err, os.ErrNotExist) {
 					t.Fatalf("error %v, want one naming %q (and not 'not exist')", err, c.err)
@@ -100,9 +100,9 @@ func writeFile(t *testing.T, dir, name, content string) {
 	}
 }
 
-// TestReadUntilAgree: replicas that differ are read again until they agree
+// TestUntilAgree: replicas that differ are read again until they agree
 // or the bound passes; replicas that agree are read once.
-func TestReadUntilAgree(t *testing.T) {
+func TestUntilAgree(t *testing.T) {
 	st := func(last uint64) *replicas.State {
 		return &replicas.State{Messages: last, FirstSeq: 1, LastSeq: last}
 	}
@@ -132,7 +132,7 @@ func TestReadUntilAgree(t *testing.T) {
 				n++
 				return r
 			}
-			_, reads := readUntilAgree(context.Background(), read, c.bound, 10*time.Millisecond,
+			_, reads := UntilAgree(context.Background(), read, c.bound, 10*time.Millisecond,
 				func(replicas.Reading) { heard++ })
 			if (c.reads > 0 && len(reads) != c.reads) || (c.reads == 0 && len(reads) < 1) ||
 				reads[len(reads)-1].Differ != c.differ || heard != len(reads)-1 {
@@ -165,8 +165,8 @@ func TestJszState(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { c.answer(w) }))
 			defer srv.Close()
-			w := &Workload{opts: Options{Bucket: "chaos"}, nodes: []cluster.Node{{Name: "n1", MonitorURL: srv.URL}}}
-			got, err := w.jszState(context.Background(), 0)
+			rd := Reader{Stream: "KV_chaos", Nodes: []cluster.Node{{Name: "n1", MonitorURL: srv.URL}}}
+			got, err := rd.jszState(context.Background(), 0)
 			switch {
 			case c.errHas != "" && (err == nil || !strings.Contains(err.Error(), c.errHas)):
 				t.Errorf("err %v, want one saying %q", err, c.errHas)
@@ -177,4 +177,24 @@ func TestJszState(t *testing.T) {
 			}
 		})
 	}
+}
+
+// copyCell copies testdata/<cell> (a kv-update cell's replica files) to a
+// temporary directory.
+func copyCell(t *testing.T, cell string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join("testdata", cell)
+	files, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(src, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, f.Name(), string(b))
+	}
+	return dir
 }
