@@ -23,11 +23,13 @@ const (
 // Server starts a JetStream server that demands User and Password, stopped
 // when the test ends, and returns n nodes naming it (a workload spreads its
 // clients over n nodes) that carry the Dial logging in, and the same nodes
-// without it.
+// without it. Its monitoring port (/jsz, /healthz) is each node's
+// MonitorURL.
 func Server(t testing.TB, n int) (withDial, without []cluster.Node) {
 	t.Helper()
 	s, err := server.NewServer(&server.Options{ServerName: "auth", Host: "127.0.0.1", Port: -1,
-		Username: User, Password: Password, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+		Username: User, Password: Password, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+		HTTPHost: "127.0.0.1", HTTPPort: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func Server(t testing.TB, n int) (withDial, without []cluster.Node) {
 	t.Cleanup(s.Shutdown)
 	login := cluster.NewDial("user "+User, nats.UserInfo(User, Password))
 	for i := range n {
-		node := cluster.Node{Name: fmt.Sprintf("n%d", i+1), ClientURL: s.ClientURL()}
+		node := cluster.Node{Name: fmt.Sprintf("n%d", i+1), ClientURL: s.ClientURL(), MonitorURL: fmt.Sprintf("http://%s", s.MonitorAddr())}
 		without = append(without, node)
 		node.Dial = login
 		withDial = append(withDial, node)

@@ -359,3 +359,22 @@ func UntilAgree(ctx context.Context, read func(context.Context) []replicas.Repli
 		}
 	}
 }
+
+// Judge is replica-divergence on a stored cell: its replicas as the
+// last reading found them, and how they got there (replicas.CheckConverged).
+// A cell without replicas.json is unknown, saying why.
+func Judge(dir string, opts checker.Options) checker.Result {
+	start := time.Now()
+	reps, reads, err := Load(dir)
+	if err != nil {
+		reason := "the stored replicas cannot be judged: " + err.Error()
+		if errors.Is(err, os.ErrNotExist) {
+			reason = "the replicas were not read (the run ended before its finish)"
+		}
+		return checker.Result{Name: replicas.NameDivergence, Verdict: checker.Unknown, Reason: reason, Summary: reason,
+			Counts: map[string]int{}}
+	}
+	r := replicas.CheckConverged(reps, reads, opts)
+	r.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
+	return r
+}

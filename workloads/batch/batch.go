@@ -43,4 +43,8 @@ type ReadBack struct {
 	Complete bool     `json:"complete"`         // the read reached the stream's last sequence
 	LastSeq  uint64   `json:"last_seq"`         // the last sequence read
 	Detail   string   `json:"detail,omitempty"` // how the read ended, when it is not complete
+	// Replicas says the finish saved every server's copy of the stream
+	// (replicas.json) before this file: replica-divergence judges it.
+	// Cells stored before the replicas were read lack it and that check.
+	Replicas bool `json:"replicas,omitempty"`
 }

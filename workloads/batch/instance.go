@@ -18,7 +18,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/synadia-io/orbit.go/jetstreamext"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/client"
+	"github.com/jetstream-chaos/jetstream-chaos/client/replicaread"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
@@ -293,14 +295,47 @@ func collect(msgs iter.Seq2[*jetstream.RawStreamMsg, error], s *Snapshot) error 
 // checks need it.
 func (i *instance) Finish(ctx context.Context) error {
 	i.env.Phase("reading the stream back")
-	rb := readBack(context.WithoutCancel(ctx), i.js, i.o.Stream, time.Minute)
+	ctx = context.WithoutCancel(ctx)
+	rb := readBack(ctx, i.js, i.o.Stream, time.Minute)
 	i.env.ReadBack(len(rb.Msgs), rb.Complete)
+	rerr := i.readReplicas(ctx)
+	rb.Replicas = rerr == nil
 	b, err := json.Marshal(rb)
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(i.env.Dir, ReadBackFile), b)
+	if err := atomicfile.Write(filepath.Join(i.env.Dir, ReadBackFile), b); err != nil {
+		return err
+	}
+	return rerr
 }
+
+// readReplicas reads every server's copy of the stream, again while they
+// differ (up to replicaBound), and saves them for replica-divergence: the
+// replicas must hold the same messages at the same sequences.
+func (i *instance) readReplicas(ctx context.Context) error {
+	i.env.Phase("reading every replica")
+	rd := replicaread.Reader{JS: i.js, Nodes: i.nodes, Stream: i.o.Stream, Entry: func(m jetstream.Msg, seq uint64) history.Entry {
+		return history.Entry{Seq: seq, Key: m.Subject(), Value: string(m.Data())} // unique: its batch and index
+	}}
+	reps, reads := replicaread.UntilAgree(ctx, rd.Read, replicaBound, replicaread.Every, func(r replicas.Reading) {
+		i.env.Logf("replicas differ (%s); reading them again", r.Summary)
+	})
+	for _, rp := range reps {
+		if rp.Error != "" {
+			i.env.Logf("replica %s: %s", rp.Node, rp.Error)
+		}
+	}
+	if err := replicaread.Write(i.env.Dir, reps, reads); err != nil {
+		return fmt.Errorf("write replicas: %w", err)
+	}
+	return nil
+}
+
+// replicaBound is how long replicas that differ after the heal are read
+// again before they count as diverged: kv-update's --converge-timeout
+// default.
+const replicaBound = 30 * time.Second
 
 // Close closes every connection.
 func (i *instance) Close() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
@@ -30,7 +31,8 @@ const integrationRerun = "chaos run --workload batch --runtime docker --direct-g
 
 // TestIntegrationDockerBatch: one cell on a real 3-node cluster, with Direct
 // Get on and leaders killed, through the pipeline as `chaos run --workload
-// batch` runs it. It reaches a verdict with both checks and node-health,
+// batch` runs it. It reaches a verdict with both checks, replica-divergence
+// over all three copies and node-health,
 // the kills verified, batches of every kind tried, the readers and the
 // multi-subject reads answered, and `chaos check` judging the stored cell
 // the same. A verdict other than valid is logged with its rerun command:
@@ -64,7 +66,7 @@ func TestIntegrationDockerBatch(t *testing.T) {
 	for _, r := range cell.Checks {
 		checks[r.Name] = r
 	}
-	for _, n := range []string{CheckAtomic, CheckIsolation} {
+	for _, n := range []string{CheckAtomic, CheckIsolation, replicas.NameDivergence} {
 		if _, ok := checks[n]; !ok {
 			t.Errorf("check %s missing: %v", n, cell.Checks)
 		}
@@ -74,6 +76,9 @@ func TestIntegrationDockerBatch(t *testing.T) {
 	}
 	if c := checks[CheckIsolation].Counts; c["batch_messages_delivered"] < 100 || c["snapshots"] < 20 {
 		t.Errorf("batch-isolation counts %v: too few deliveries or multi-subject reads", c)
+	}
+	if c := checks[replicas.NameDivergence].Counts; c[replicas.CountReplicasRead] != 3 {
+		t.Errorf("replica-divergence read %d of 3 replicas: %s", c[replicas.CountReplicasRead], checks[replicas.NameDivergence].Summary)
 	}
 	verified := 0
 	for _, f := range cell.Faults {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
+	"github.com/jetstream-chaos/jetstream-chaos/client/replicaread"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -12,6 +14,8 @@ import (
 // and FinalFile. counter-reads runs only when every add was positive (the
 // history says so): with both signs a counter may go down. A cell without
 // its final values (it stopped before its Finish) is unknown, saying so.
+// replica-divergence judges the copies every server held after the heal,
+// when the finish saved them (Final.Replicas).
 func Check(dir string, opts checker.Options) ([]checker.Result, error) {
 	ops, err := history.ReadOps(filepath.Join(dir, "history.jsonl"))
 	if err != nil {
@@ -34,6 +38,9 @@ func Check(dir string, opts checker.Options) ([]checker.Result, error) {
 	}
 	if positive(adds) {
 		out = append(out, checker.Guard(CheckReads, func() checker.Result { return Reads(adds, reads, opts.MaxExamples) }))
+	}
+	if final.Replicas {
+		out = append(out, checker.Guard(replicas.NameDivergence, func() checker.Result { return replicaread.Judge(dir, opts) }))
 	}
 	return out, nil
 }

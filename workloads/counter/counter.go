@@ -40,4 +40,8 @@ type Final struct {
 	Values   map[string]int64 `json:"values"`
 	Complete bool             `json:"complete"`
 	Detail   string           `json:"detail,omitempty"` // why a counter could not be read
+	// Replicas says the finish saved every server's copy of the stream
+	// (replicas.json) before this file: replica-divergence judges it.
+	// Cells stored before the replicas were read lack it and that check.
+	Replicas bool `json:"replicas,omitempty"`
 }

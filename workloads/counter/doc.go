@@ -14,7 +14,9 @@
 //   - counter-reads (Reads), for cells whose deltas are all positive: a
 //     read never returns less than a total already acknowledged to its
 //     own client, or already read by it; through Direct Get that is a
-//     stale read, through the leader a broken promise.
+//     stale read, through the leader a broken promise;
+//   - replica-divergence (checker/replicas): after the heal every
+//     server's copy holds the same adds with the same running totals.
 //
 // The clients: adders on every node, each add a Nats-Incr message with
 // a Nats-Msg-Id (as orbit.go's counters package writes them; its Add
@@ -32,6 +34,5 @@
 // A server before API level 2 is refused: before anything starts when
 // --server-version names it (Plan.Since), at setup by the level it
 // reports otherwise. Still to come: its measured table of faults by
-// release, a view with charts, and the replicas' values read on their own
-// servers.
+// release, and a view with charts.
 package counter

@@ -14,7 +14,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/client"
+	"github.com/jetstream-chaos/jetstream-chaos/client/replicaread"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
@@ -172,11 +174,48 @@ func (i *instance) Finish(ctx context.Context) error {
 		}
 		f.Values[c] = v
 	}
+	rerr := i.readReplicas(ctx)
+	f.Replicas = rerr == nil
 	b, err := json.Marshal(f)
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(i.env.Dir, FinalFile), b)
+	if err := atomicfile.Write(filepath.Join(i.env.Dir, FinalFile), b); err != nil {
+		return err
+	}
+	return rerr
+}
+
+// readReplicas reads every server's copy of the stream, again while they
+// differ (up to replicaBound), and saves them for replica-divergence: the
+// replicas must agree on every add and every running total.
+func (i *instance) readReplicas(ctx context.Context) error {
+	i.env.Phase("reading every replica")
+	js, _ := jetstream.New(i.admin)
+	rd := replicaread.Reader{JS: js, Nodes: i.nodes, Stream: i.o.Stream, Entry: replicaEntry}
+	reps, reads := replicaread.UntilAgree(ctx, rd.Read, replicaBound, replicaread.Every, func(r replicas.Reading) {
+		i.env.Logf("replicas differ (%s); reading them again", r.Summary)
+	})
+	for _, rp := range reps {
+		if rp.Error != "" {
+			i.env.Logf("replica %s: %s", rp.Node, rp.Error)
+		}
+	}
+	if err := replicaread.Write(i.env.Dir, reps, reads); err != nil {
+		return fmt.Errorf("write replicas: %w", err)
+	}
+	return nil
+}
+
+// replicaBound is how long replicas that differ after the heal are read
+// again before they count as diverged: kv-update's --converge-timeout
+// default.
+const replicaBound = 30 * time.Second
+
+// replicaEntry is an add as the replicas compare it: its counter, its
+// body (the running total after it) and its Nats-Incr.
+func replicaEntry(m jetstream.Msg, seq uint64) history.Entry {
+	return history.Entry{Seq: seq, Key: m.Subject(), Value: fmt.Sprintf("%s incr %s", m.Data(), m.Headers().Get(incrHeader))}
 }
 
 // Close closes every connection.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
@@ -29,8 +30,8 @@ const integrationRerun = "chaos run --workload counter --runtime docker --direct
 
 // TestIntegrationDockerCounter: one cell on a real 3-node cluster, with
 // Direct Get on and leaders killed, through the pipeline as `chaos run
-// --workload counter` runs it. It reaches a verdict with the three checks
-// and node-health, the kills verified, adds acknowledged with totals, reads
+// --workload counter` runs it. It reaches a verdict with the three checks,
+// replica-divergence over all three copies and node-health, the kills verified, adds acknowledged with totals, reads
 // answered on both paths, every counter read after the heal, and `chaos
 // check` judging the stored cell the same. A verdict other than valid is
 // logged with its rerun command: it is a finding to look at, not a harness
@@ -64,7 +65,7 @@ func TestIntegrationDockerCounter(t *testing.T) {
 	for _, r := range cell.Checks {
 		checks[r.Name] = r
 	}
-	for _, n := range []string{CheckTotal, CheckDedupe, CheckReads} {
+	for _, n := range []string{CheckTotal, CheckDedupe, CheckReads, replicas.NameDivergence} {
 		if _, ok := checks[n]; !ok {
 			t.Errorf("check %s missing: %v", n, cell.Checks)
 		}
@@ -74,6 +75,9 @@ func TestIntegrationDockerCounter(t *testing.T) {
 	}
 	if c := checks[CheckReads].Counts; c["reads"] < 100 || c["direct_reads"] < 20 || c["reads"]-c["direct_reads"] < 20 {
 		t.Errorf("counter-reads counts %v: too few reads on one path", c)
+	}
+	if c := checks[replicas.NameDivergence].Counts; c[replicas.CountReplicasRead] != 3 {
+		t.Errorf("replica-divergence read %d of 3 replicas: %s", c[replicas.CountReplicasRead], checks[replicas.NameDivergence].Summary)
 	}
 	final, ok, err := loadFinal(cell.Dir)
 	if err != nil || !ok || !final.Complete {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
@@ -143,18 +142,4 @@ func (b Bucket) checks(h *history.History, obs *observedFile, whole *streamFacts
 }
 
 // divergence judges replicas.json; a cell without it says why.
-func divergence(dir string, opts checker.Options) checker.Result {
-	start := time.Now()
-	reps, reads, err := replicaread.Load(dir)
-	if err != nil {
-		reason := "the stored replicas cannot be judged: " + err.Error()
-		if errors.Is(err, os.ErrNotExist) {
-			reason = "the replicas were not read (the run ended before its finish)"
-		}
-		return checker.Result{Name: replicas.NameDivergence, Verdict: checker.Unknown, Reason: reason, Summary: reason,
-			Counts: map[string]int{}}
-	}
-	r := replicas.CheckConverged(reps, reads, opts)
-	r.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
-	return r
-}
+func divergence(dir string, opts checker.Options) checker.Result { return replicaread.Judge(dir, opts) }
