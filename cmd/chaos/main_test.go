@@ -81,6 +81,8 @@ func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
 		{[]string{"run", "--workload", "batch", "--batch-size", "ten"}, `--batch-size "ten"`},
 		{[]string{"run", "--workload", "batch", "--subjects", "0"}, "--subjects must be at least 1"},
 		{[]string{"run", "--workload", "batch", "--wrong-last-seq", "60", "--duplicate-id", "50"}, "together at most 100"},
+		{[]string{"run", "--workload", "batch", "--plain", "-1"}, "--plain are in a hundred: each 0 or more"},
+		{[]string{"run", "--workload", "batch", "--plain", "90", "--wrong-last-seq", "20"}, "together at most 100, got 20, 2, 5 and 90"},
 		{[]string{"run", "--workload", "batch", "--server-version", "v2.11.8"},
 			"--workload batch needs atomic batch publish (ADR-50), which came in nats-server v2.12.0; --server-version v2.11.8 is older"},
 		{[]string{"run", "--workload", "counter", "--counters", "0"}, "--counters must be at least 1"},

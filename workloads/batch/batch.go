@@ -5,13 +5,18 @@ import "github.com/jetstream-chaos/jetstream-chaos/history"
 // Kind is what a producer meant a batch to do.
 type Kind string
 
-// The kinds of batch a producer tries. Only KindCommit may be stored; the
-// others test all-or-nothing from the other side.
+// The kinds of batch a producer tries. Only KindCommit and KindPlain may
+// be stored; the others test all-or-nothing from the other side.
 const (
 	KindCommit       Kind = "commit"         // committed as it is
 	KindWrongLastSeq Kind = "wrong-last-seq" // committed expecting a last sequence the stream is past: refused whole
 	KindAbandoned    Kind = "abandoned"      // never committed: the server drops it after its idle timeout
 	KindDuplicateID  Kind = "duplicate-id"   // carries a Nats-Msg-Id already stored
+	// KindPlain is one message published on its own, not as a batch, with
+	// its id as Nats-Msg-Id and retried under it: lost, unexpected and
+	// duplicate messages by the same rules, and plain publishes racing the
+	// batches' commits.
+	KindPlain Kind = "plain"
 )
 
 // Batch is one batch a producer tried, as its history records it.

@@ -51,7 +51,11 @@ func Atomic(batches []Batch, rb ReadBack, maxExamples int) checker.Result {
 			j.absent(x)
 		}
 	}
-	b.Summarize(fmt.Sprintf("%s: %s", plural(len(j.broken), "batch broke all-or-nothing", "batches broke all-or-nothing"), kindsFound(b)),
+	found := plural(len(j.broken), "batch broke all-or-nothing", "batches broke all-or-nothing")
+	if len(j.broken) == 0 {
+		found = "the stream holds messages no producer published"
+	}
+	b.Summarize(fmt.Sprintf("%s: %s", found, kindsFound(b)),
 		fmt.Sprintf("%d batches: %d stored whole, %d wholly absent", len(byID), b.Counts["whole"], b.Counts["absent"]))
 	return b.Result
 }
@@ -82,14 +86,17 @@ func (r *run) where() string {
 }
 
 // storedRuns groups the read-back by batch, in the order batches first
-// appear; a message naming no batch is counted and left to the checks of
-// unexpected messages.
+// appear. A message naming no batch is unexpected (unknown_message): the
+// workload publishes nothing else, its plain messages included.
 func storedRuns(msgs []Stored, b *checker.Builder) (map[string]*run, []string) {
 	runs := map[string]*run{}
 	var order []string
 	for _, m := range msgs {
 		if m.Batch == "" {
-			b.Counts["without_batch"]++
+			b.Flag("unknown_message", func() checker.Anomaly {
+				return checker.Anomaly{Key: m.Subject, Description: fmt.Sprintf(
+					"the message at sequence %d (subject %s) names no batch: no producer published it", m.Seq, m.Subject)}
+			})
 			continue
 		}
 		r := runs[m.Batch]
@@ -122,7 +129,7 @@ func (j *judge) stored(x *Batch, r *run) {
 		case i > 0 && n < r.idx[i-1]:
 			flag("out_of_order", "message %d is stored after message %d", n, r.idx[i-1])
 		}
-		if i > 0 && r.seqs[i] != r.seqs[i-1]+1 && !holeOfMissing(r, i) {
+		if i > 0 && r.seqs[i] != r.seqs[i-1]+1 && !seen[n] && !holeOfMissing(r, i) {
 			flag("not_contiguous", "its messages %d and %d are not in consecutive sequences (%d, %d)", r.idx[i-1], n, r.seqs[i-1], r.seqs[i])
 		}
 		seen[n] = true
@@ -218,7 +225,7 @@ func outcomeWord(o history.Outcome) string {
 
 func kindsFound(b *checker.Builder) string {
 	var out []string
-	for _, k := range []string{"partial", "acknowledged_absent", "refused_stored", "not_contiguous", "out_of_order", "stored_twice", "ack_elsewhere", "unknown_batch"} {
+	for _, k := range []string{"partial", "acknowledged_absent", "refused_stored", "not_contiguous", "out_of_order", "stored_twice", "ack_elsewhere", "unknown_batch", "unknown_message"} {
 		if n := b.Counts[k]; n > 0 {
 			out = append(out, fmt.Sprintf("%s %d", strings.ReplaceAll(k, "_", " "), n))
 		}

@@ -1,6 +1,8 @@
 package batch
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,8 +27,30 @@ func acked(id string, size int, seq uint64) Batch {
 	return Batch{ID: id, Kind: KindCommit, Size: size, Outcome: history.OK, AckSeq: seq, Op: -1}
 }
 
+func plain(id string, o history.Outcome, ackSeq uint64) Batch {
+	return Batch{ID: id, Kind: KindPlain, Size: 1, Outcome: o, AckSeq: ackSeq, Op: -1}
+}
+
 func tried(id string, kind Kind, size int, o history.Outcome) Batch {
 	return Batch{ID: id, Kind: kind, Size: size, Outcome: o, Op: -1}
+}
+
+// asPlain makes every message of no batch ("-") in rb a plain message of
+// its own, acknowledged at its sequence, and returns those plain
+// publishes: the fixtures' filler between batches, as the workload
+// publishes it.
+func asPlain(rb ReadBack) (ReadBack, []Batch) {
+	msgs := slices.Clone(rb.Msgs)
+	var plains []Batch
+	for i, m := range msgs {
+		if m.Batch == "" {
+			id := "-" + strconv.FormatUint(m.Seq, 10)
+			msgs[i].Batch, msgs[i].Index = id, 1
+			plains = append(plains, Batch{ID: id, Kind: KindPlain, Size: 1, Outcome: history.OK, AckSeq: m.Seq, Op: -1})
+		}
+	}
+	rb.Msgs = msgs
+	return rb, plains
 }
 
 func complete(msgs ...string) ReadBack {
@@ -61,6 +85,11 @@ func TestAtomic(t *testing.T) {
 		{"a message stored twice", []Batch{acked("a", 2, 3)}, complete("a1", "a2", "a2"), checker.Invalid, "stored_twice"},
 		{"acknowledged at another sequence", []Batch{acked("a", 2, 3)}, complete("a1", "a2", "-"), checker.Invalid, "ack_elsewhere"},
 		{"a batch nobody tried", nil, complete("z1"), checker.Invalid, "unknown_batch"},
+		{"a plain message acknowledged, stored", []Batch{plain("p", history.OK, 2)}, complete("-", "p1"), checker.Valid, ""},
+		{"a plain message indeterminate, stored or not", []Batch{plain("p", history.Info, 0), plain("q", history.Info, 0)}, complete("p1"), checker.Valid, ""},
+		{"a plain message acknowledged, lost", []Batch{plain("p", history.OK, 1)}, complete(), checker.Invalid, "acknowledged_absent"},
+		{"a plain message refused, stored", []Batch{plain("p", history.Fail, 0)}, complete("p1"), checker.Invalid, "refused_stored"},
+		{"a plain message retried, stored twice", []Batch{plain("p", history.OK, 1)}, complete("p1", "-", "p1"), checker.Invalid, "stored_twice"},
 
 		{"the read stopped before an acknowledged batch", []Batch{acked("a", 2, 5)},
 			ReadBack{Msgs: stream("-", "-"), LastSeq: 2, Detail: "read 2 of 5 within 1s"}, checker.Unknown, "unread"},
@@ -75,7 +104,8 @@ func TestAtomic(t *testing.T) {
 			ReadBack{Msgs: stream("-"), LastSeq: 1, Detail: "read 1 of 3"}, checker.Unknown, "unread"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Atomic(tc.batches, tc.rb, 0)
+			rb, plains := asPlain(tc.rb)
+			r := Atomic(append(slices.Clone(tc.batches), plains...), rb, 0)
 			if r.Verdict != tc.want || r.Name != CheckAtomic || r.Summary == "" {
 				t.Fatalf("verdict %s (want %s): %s; counts %v", r.Verdict, tc.want, r.Summary, r.Counts)
 			}
@@ -96,11 +126,13 @@ func TestAtomic(t *testing.T) {
 // its sequences is the missing messages, not a second anomaly. A hole
 // wider than what is missing is both.
 func TestAtomicHoleIsPartialAlone(t *testing.T) {
-	r := Atomic([]Batch{acked("a", 3, 3)}, complete("a1", "-", "a3"), 0)
+	rb, plains := asPlain(complete("a1", "-", "a3"))
+	r := Atomic(append(plains, acked("a", 3, 3)), rb, 0)
 	if r.Counts["partial"] != 1 || r.Counts["not_contiguous"] != 0 || len(r.Anomalies) != 1 {
 		t.Errorf("counts %v, anomalies %+v", r.Counts, r.Anomalies)
 	}
-	r = Atomic([]Batch{acked("a", 3, 4)}, complete("a1", "-", "-", "a3"), 0)
+	rb, plains = asPlain(complete("a1", "-", "-", "a3"))
+	r = Atomic(append(plains, acked("a", 3, 4)), rb, 0)
 	if r.Counts["partial"] != 1 || r.Counts["not_contiguous"] != 1 {
 		t.Errorf("a wider hole: counts %v", r.Counts)
 	}
@@ -108,14 +140,30 @@ func TestAtomicHoleIsPartialAlone(t *testing.T) {
 
 // The clean fixture's counts: what was looked at, said in the summary.
 func TestAtomicCounts(t *testing.T) {
-	r := Atomic([]Batch{acked("a", 2, 2), tried("r", KindWrongLastSeq, 2, history.Fail), tried("i", KindCommit, 1, history.Info)},
-		complete("a1", "a2", "-"), 0)
-	if r.Counts["whole"] != 1 || r.Counts["absent"] != 2 || r.Counts["without_batch"] != 1 || r.Counts["acknowledged"] != 1 ||
-		r.Summary != "3 batches: 1 stored whole, 2 wholly absent" {
+	r := Atomic([]Batch{acked("a", 2, 2), tried("r", KindWrongLastSeq, 2, history.Fail), tried("i", KindCommit, 1, history.Info),
+		plain("p", history.OK, 3)}, complete("a1", "a2", "p1"), 0)
+	if r.Counts["whole"] != 2 || r.Counts["absent"] != 2 || r.Counts["acknowledged"] != 2 ||
+		r.Summary != "4 batches: 2 stored whole, 2 wholly absent" {
 		t.Errorf("counts %v, summary %q", r.Counts, r.Summary)
 	}
 	r = Atomic([]Batch{acked("a", 3, 2), acked("b", 2, 4)}, complete("a1", "a3", "b1", "-", "b2"), 0)
 	if !strings.HasPrefix(r.Summary, "2 batches broke all-or-nothing: partial 1, not contiguous 1") {
 		t.Errorf("summary %q", r.Summary)
+	}
+}
+
+// A message that names no batch is unexpected: the workload publishes
+// nothing else. A plain message stored twice apart is stored_twice alone,
+// not also a batch out of its sequences.
+func TestAtomicUnexpectedAndDuplicateMessages(t *testing.T) {
+	r := Atomic([]Batch{acked("a", 2, 2)}, complete("a1", "a2", "-"), 0)
+	if r.Verdict != checker.Invalid || r.Counts["unknown_message"] != 1 || len(r.Anomalies) != 1 ||
+		!strings.Contains(r.Anomalies[0].Description, "sequence 3") || !strings.HasPrefix(r.Summary, "the stream holds messages no producer published") {
+		t.Errorf("%s %q %v %+v", r.Verdict, r.Summary, r.Counts, r.Anomalies)
+	}
+	rb, plains := asPlain(complete("p1", "-", "p1"))
+	r = Atomic(append(plains, plain("p", history.OK, 1)), rb, 0)
+	if r.Counts["stored_twice"] != 1 || r.Counts["not_contiguous"] != 0 {
+		t.Errorf("counts %v", r.Counts)
 	}
 }

@@ -6,7 +6,9 @@
 //   - Producers (producer.go) try every kind of batch through orbit.go's
 //     batch publisher, in a Mix: committed, committed expecting a wrong
 //     last sequence (refused, 10071), abandoned before the commit, holding
-//     a Nats-Msg-Id already stored (refused, 10201).
+//     a Nats-Msg-Id already stored (refused, 10201); and plain messages
+//     published on their own between them, retried under their
+//     Nats-Msg-Id (KindPlain: lost, unexpected and duplicate messages).
 //   - Readers on every node: an ordered consumer over the whole stream,
 //     and, with Direct Get on, multi-subject reads (a batch direct get of
 //     every subject up to the highest acknowledged batch).
@@ -17,13 +19,12 @@
 //     never seeing part of a batch, and a multi-subject read to a state
 //     the stream was in (a read answered 404 No Results by a replica
 //     behind the sequence asked is a stale read, the known anomaly
-//     NoResults). Check runs both on a stored cell.
+//     NoResults). Check runs both on a stored cell, and replica-divergence
+//     (checker/replicas) on every server's copy read after the heal.
 //
 // A server before API level 2 is refused: before anything starts when
 // --server-version names it (Plan.Since), at setup by the level it
-// reports otherwise. Still to come: the lost, unexpected and duplicate
-// checks of plain messages, replica divergence of the stream, a view with
-// charts, and the measured table of faults by release.
+// reports otherwise. Still to come: a view with charts.
 //
 // What the check relies on, measured on nats-server 2.15.3 (four
 // producers committing batches of 1 to 9 messages with plain publishes in

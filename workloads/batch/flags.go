@@ -11,9 +11,9 @@ import (
 
 // flags are the batch workload's flags on `chaos run`.
 type flags struct {
-	sizes                              []string
-	subjects, producers, replicas      *int
-	wrongLastSeq, abandon, duplicateID *int
+	sizes                                     []string
+	subjects, producers, replicas             *int
+	wrongLastSeq, abandon, duplicateID, plain *int
 }
 
 // bindFlags binds the flags on fs. --batch-size takes a list: each value
@@ -28,6 +28,7 @@ func bindFlags(fs *pflag.FlagSet) *flags {
 	f.wrongLastSeq = fs.Int("wrong-last-seq", d.Mix.WrongLastSeq, "batches in a hundred committed expecting a last sequence the stream is past (refused whole, 10071)")
 	f.abandon = fs.Int("abandon", d.Mix.Abandoned, "batches in a hundred never committed (the server drops them after 10 s; at most one a producer in that time)")
 	f.duplicateID = fs.Int("duplicate-id", d.Mix.DuplicateID, "batches in a hundred holding a Nats-Msg-Id already stored (refused whole, 10201)")
+	f.plain = fs.Int("plain", d.Mix.Plain, "publishes in a hundred of one message on its own, not a batch, retried under its Nats-Msg-Id (stored once if acknowledged)")
 	return f
 }
 
@@ -41,7 +42,7 @@ func (f *flags) expand(func(string) bool) ([]workloads.Settings, error) {
 		}
 		o := Defaults
 		o.BatchSize, o.Subjects, o.Producers, o.Replicas = n, *f.subjects, *f.producers, *f.replicas
-		o.Mix = Mix{WrongLastSeq: *f.wrongLastSeq, Abandoned: *f.abandon, DuplicateID: *f.duplicateID}
+		o.Mix = Mix{WrongLastSeq: *f.wrongLastSeq, Abandoned: *f.abandon, DuplicateID: *f.duplicateID, Plain: *f.plain}
 		out = append(out, o)
 	}
 	return out, nil

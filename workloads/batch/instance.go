@@ -51,6 +51,7 @@ type Mix struct {
 	WrongLastSeq int `json:"wrong_last_seq"`
 	Abandoned    int `json:"abandoned"`
 	DuplicateID  int `json:"duplicate_id"`
+	Plain        int `json:"plain,omitempty"` // single messages published on their own
 }
 
 // batchTimeout is the server's default time before it drops a batch that
@@ -64,7 +65,9 @@ func (m Mix) next(rng *rand.Rand, mayAbandon bool) Kind {
 		return KindWrongLastSeq
 	case n < m.WrongLastSeq+m.DuplicateID:
 		return KindDuplicateID
-	case n < m.WrongLastSeq+m.DuplicateID+m.Abandoned && mayAbandon:
+	case n < m.WrongLastSeq+m.DuplicateID+m.Plain:
+		return KindPlain
+	case n < m.WrongLastSeq+m.DuplicateID+m.Plain+m.Abandoned && mayAbandon:
 		return KindAbandoned
 	}
 	return KindCommit
@@ -315,7 +318,8 @@ func (i *instance) Finish(ctx context.Context) error {
 // replicas must hold the same messages at the same sequences.
 func (i *instance) readReplicas(ctx context.Context) error {
 	i.env.Phase("reading every replica")
-	rd := replicaread.Reader{JS: i.js, Nodes: i.nodes, Stream: i.o.Stream, Entry: func(m jetstream.Msg, seq uint64) history.Entry {
+	// The servers as they are now: after member-replace n3 is n3-r1.
+	rd := replicaread.Reader{JS: i.js, Nodes: i.env.Cluster.Nodes(), Stream: i.o.Stream, Entry: func(m jetstream.Msg, seq uint64) history.Entry {
 		return history.Entry{Seq: seq, Key: m.Subject(), Value: string(m.Data())} // unique: its batch and index
 	}}
 	reps, reads := replicaread.UntilAgree(ctx, rd.Read, replicaBound, replicaread.Every, func(r replicas.Reading) {

@@ -32,7 +32,7 @@ func TestInstanceOnAServer(t *testing.T) {
 	env := &workloads.Env{Cluster: clienttest.Cluster{N: nodes}, Dir: dir, History: hist,
 		Phase: func(string) {}, Logf: t.Logf}
 	o := Options{Stream: "BT", Subjects: 3, BatchSize: 4, Producers: 3, Replicas: 1, Seed: 1, DirectGet: true,
-		Mix: Mix{WrongLastSeq: 10, Abandoned: 10, DuplicateID: 10}}
+		Mix: Mix{WrongLastSeq: 10, Abandoned: 10, DuplicateID: 10, Plain: 10}}
 	ctx := context.Background()
 	i, err := setup(ctx, o, env)
 	if err != nil {
@@ -60,7 +60,7 @@ func TestInstanceOnAServer(t *testing.T) {
 	for _, b := range batches {
 		kinds[b.Kind]++
 	}
-	if kinds[KindCommit] < 10 || kinds[KindWrongLastSeq] == 0 || kinds[KindDuplicateID] == 0 || kinds[KindAbandoned] == 0 ||
+	if kinds[KindCommit] < 10 || kinds[KindWrongLastSeq] == 0 || kinds[KindDuplicateID] == 0 || kinds[KindAbandoned] == 0 || kinds[KindPlain] == 0 ||
 		len(deliveries) < 40 || len(rec.Snapshots) < 10 {
 		t.Fatalf("tried %v, %d deliveries, %d multi-subject reads", kinds, len(deliveries), len(rec.Snapshots))
 	}

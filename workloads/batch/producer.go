@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -48,6 +49,10 @@ func (p *producer) publish(ctx context.Context, kind Kind) (Batch, error) {
 		kind = KindCommit
 	}
 	b := Batch{ID: id, Kind: kind, Size: p.size, Outcome: history.Fail, Op: -1}
+	if kind == KindPlain {
+		b.Size = 1
+		return p.plain(ctx, b)
+	}
 	bp, err := jetstreamext.NewBatchPublisher(p.js)
 	if err != nil {
 		return b, err
@@ -94,4 +99,43 @@ func (p *producer) opts(i int, kind Kind) []jetstreamext.BatchMsgOpt {
 		return []jetstreamext.BatchMsgOpt{jetstreamext.WithBatchExpectLastSequence(impossibleLastSeq)}
 	}
 	return nil
+}
+
+// plainRetries and plainTimeout: a plain message is published again under
+// its Nats-Msg-Id while it may have been stored, each attempt bounded.
+const (
+	plainRetries = 2
+	plainTimeout = 1500 * time.Millisecond
+)
+
+// plain publishes b, one message on its own with its id as Nats-Msg-Id,
+// retried under that id after a timeout or a lost connection: the stream
+// must hold it once when acknowledged, never when refused for sure, and at
+// most once otherwise. An ack that names a duplicate names the sequence of
+// the copy stored before.
+func (p *producer) plain(ctx context.Context, b Batch) (Batch, error) {
+	m := p.msg(b.ID, 1, KindPlain)
+	var err error
+	mayHave := false
+	for try := 0; try <= plainRetries && ctx.Err() == nil; try++ {
+		actx, cancel := context.WithTimeout(ctx, plainTimeout)
+		ack, perr := p.js.PublishMsg(actx, m)
+		cancel()
+		if err = perr; err == nil {
+			b.Outcome, b.AckSeq = history.OK, ack.Sequence
+			return b, nil
+		}
+		c := client.Classify(err)
+		mayHave = mayHave || c.MayHaveApplied()
+		if c.Cause == client.Refused && !c.MayHaveApplied() {
+			break // a definite refusal: asking again under the same id changes nothing
+		}
+		if c.Cause == client.NoResponders {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if mayHave {
+		b.Outcome = history.Info
+	}
+	return b, err
 }

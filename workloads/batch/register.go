@@ -30,7 +30,7 @@ const (
 
 // Defaults are a cell's settings when no flag changes them.
 var Defaults = Options{Stream: "BATCH", Subjects: 3, BatchSize: 10, Producers: 1, Replicas: 3,
-	Mix: Mix{WrongLastSeq: 5, Abandoned: 2, DuplicateID: 5}}
+	Mix: Mix{WrongLastSeq: 5, Abandoned: 2, DuplicateID: 5, Plain: 10}}
 
 func init() { workloads.Register(workload{}) }
 
@@ -77,9 +77,9 @@ func (o Options) Validate(nodes int) error {
 		return fmt.Errorf("--producers must be at least 1, got %d", o.Producers)
 	case o.Replicas < 1 || o.Replicas > nodes:
 		return fmt.Errorf("--replicas must be 1..%d (the cluster size), got %d", nodes, o.Replicas)
-	case m.WrongLastSeq < 0 || m.Abandoned < 0 || m.DuplicateID < 0 || m.WrongLastSeq+m.Abandoned+m.DuplicateID > 100:
-		return fmt.Errorf("--wrong-last-seq, --abandon and --duplicate-id are batches in a hundred: each 0 or more, together at most 100, got %d, %d and %d",
-			m.WrongLastSeq, m.Abandoned, m.DuplicateID)
+	case m.WrongLastSeq < 0 || m.Abandoned < 0 || m.DuplicateID < 0 || m.Plain < 0 || m.WrongLastSeq+m.Abandoned+m.DuplicateID+m.Plain > 100:
+		return fmt.Errorf("--wrong-last-seq, --abandon, --duplicate-id and --plain are in a hundred: each 0 or more, together at most 100, got %d, %d, %d and %d",
+			m.WrongLastSeq, m.Abandoned, m.DuplicateID, m.Plain)
 	}
 	return nil
 }

@@ -58,7 +58,7 @@ func TestFlagsExpandAndDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	expand := w.Flags(fs)
-	if err := fs.Parse([]string{"--batch-size", "1,100", "--subjects", "5", "--producers", "2", "--abandon", "0"}); err != nil {
+	if err := fs.Parse([]string{"--batch-size", "1,100", "--subjects", "5", "--producers", "2", "--abandon", "0", "--plain", "30"}); err != nil {
 		t.Fatal(err)
 	}
 	cells, err := expand(fs.Changed)
@@ -67,7 +67,7 @@ func TestFlagsExpandAndDecode(t *testing.T) {
 	}
 	for i, size := range []int{1, 100} {
 		o := cells[i].(Options)
-		if o.BatchSize != size || o.Subjects != 5 || o.Producers != 2 || o.Mix.Abandoned != 0 || o.Mix.WrongLastSeq != Defaults.Mix.WrongLastSeq {
+		if o.BatchSize != size || o.Subjects != 5 || o.Producers != 2 || o.Mix.Abandoned != 0 || o.Mix.Plain != 30 || o.Mix.WrongLastSeq != Defaults.Mix.WrongLastSeq {
 			t.Errorf("cell %d: %+v", i, o)
 		}
 		if tags := o.Tags(); len(tags) != 1 || tags[0].Value != []string{"1", "100"}[i] {

@@ -192,7 +192,8 @@ func (i *instance) Finish(ctx context.Context) error {
 func (i *instance) readReplicas(ctx context.Context) error {
 	i.env.Phase("reading every replica")
 	js, _ := jetstream.New(i.admin)
-	rd := replicaread.Reader{JS: js, Nodes: i.nodes, Stream: i.o.Stream, Entry: replicaEntry}
+	// The servers as they are now: after member-replace n3 is n3-r1.
+	rd := replicaread.Reader{JS: js, Nodes: i.env.Cluster.Nodes(), Stream: i.o.Stream, Entry: replicaEntry}
 	reps, reads := replicaread.UntilAgree(ctx, rd.Read, replicaBound, replicaread.Every, func(r replicas.Reading) {
 		i.env.Logf("replicas differ (%s); reading them again", r.Summary)
 	})

@@ -255,7 +255,7 @@ func (i *instance) Finish(ctx context.Context) error {
 func (i *instance) readReplicas(ctx context.Context) error {
 	i.env.Phase("reading every replica")
 	start := time.Now()
-	reps, reads := replicaread.UntilAgree(ctx, i.w.ReadReplicas, i.w.opts.ConvergeTimeout, replicaread.Every, func(r replicas.Reading) {
+	reps, reads := replicaread.UntilAgree(ctx, i.w.replicaReader(i.env.Cluster.Nodes()).Read, i.w.opts.ConvergeTimeout, replicaread.Every, func(r replicas.Reading) {
 		i.env.Logf("replicas differ (%s); reading them again", r.Summary)
 	})
 	n := 0

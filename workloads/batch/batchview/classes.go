@@ -32,6 +32,8 @@ func init() {
 			Title: "An atomic batch's commit ack names a sequence other than its last message's"},
 		findings.Class{Check: a, Kind: "unknown_batch", Slug: "batch-unknown-batch-stored", Rank: 2, Promise: promiseOnlyPublished,
 			Title: "The stream holds a batch no producer tried"},
+		findings.Class{Check: a, Kind: "unknown_message", Slug: "batch-unknown-message-stored", Rank: 2, Promise: promiseOnlyPublished,
+			Title: "The stream holds a message that names no batch, which no producer published"},
 		findings.Class{Check: iso, Kind: "saw_partial", Slug: "batch-reader-saw-partial", Rank: 0, Promise: promiseIsolation,
 			Title: "A reader was delivered part of a batch the stream does not hold whole"},
 		findings.Class{Check: iso, Kind: "interleaved", Slug: "batch-reader-interleaved", Rank: 1, Promise: promiseIsolation,
