@@ -17,6 +17,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/celltest"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -29,34 +30,17 @@ import (
 // Phases alternate (bare, harness, bare, harness) so the machine's drift
 // falls on both. Run with -run '^$' -bench DockerThroughput -benchtime 1x.
 func BenchmarkDockerThroughput(b *testing.B) {
-	rt := needDocker(b)
-	ctx := context.Background()
-	cfg := cluster.Config{Dir: b.TempDir(), RunID: fmt.Sprintf("batch-bench-%d", time.Now().UnixNano())}.WithDefaults()
-	c, err := rt.Start(ctx, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close(context.Background())
+	c := celltest.BenchCluster(b, "batch")
 	o := Defaults
 	o.Mix, o.DirectGet = Mix{}, true
 	const phase = 8 * time.Second
-	var bare, harness [2]float64 // batches, seconds
-	for range b.N {
-		for round := 0; round < 2; round++ {
-			n, s := bareBatches(b, c, o, phase)
-			bare[0], bare[1] = bare[0]+n, bare[1]+s
-			n, s = harnessBatches(b, c, o, phase)
-			harness[0], harness[1] = harness[0]+n, harness[1]+s
-		}
-	}
-	b.ReportMetric(harness[0]/harness[1]/(bare[0]/bare[1]), "batch-ratio")
-	b.ReportMetric(bare[0]/bare[1], "bare-batches/s")
-	b.ReportMetric(harness[0]/harness[1], "harness-batches/s")
+	celltest.Paired(b, "batch", "batches", func() celltest.Rate { return bareBatches(b, c, o, phase) },
+		func() celltest.Rate { return harnessBatches(b, c, o, phase) })
 }
 
 // harnessBatches runs the instance for d and counts acknowledged batches
 // from its history.
-func harnessBatches(b *testing.B, c cluster.Cluster, o Options, d time.Duration) (float64, float64) {
+func harnessBatches(b *testing.B, c cluster.Cluster, o Options, d time.Duration) celltest.Rate {
 	dir := b.TempDir()
 	rec, err := history.NewRecorder(filepath.Join(dir, "history.jsonl"))
 	if err != nil {
@@ -84,11 +68,11 @@ func harnessBatches(b *testing.B, c cluster.Cluster, o Options, d time.Duration)
 	}
 	deleteStream(b, i.js, o.Stream)
 	i.Close()
-	return float64(n), secs
+	return celltest.Rate{N: float64(n), Secs: secs}
 }
 
 // bareBatches does the same with nats.go and orbit.go alone.
-func bareBatches(b *testing.B, c cluster.Cluster, o Options, d time.Duration) (float64, float64) {
+func bareBatches(b *testing.B, c cluster.Cluster, o Options, d time.Duration) celltest.Rate {
 	nodes := c.Nodes()
 	admin, err := client.Connect(nodes, client.Order(0, len(nodes)), "bench-admin")
 	if err != nil {
@@ -197,7 +181,7 @@ func bareBatches(b *testing.B, c cluster.Cluster, o Options, d time.Duration) (f
 	wg.Wait()
 	secs := time.Since(start).Seconds()
 	deleteStream(b, js, o.Stream)
-	return float64(acked.Load()), secs
+	return celltest.Rate{N: float64(acked.Load()), Secs: secs}
 }
 
 func deleteStream(b *testing.B, js jetstream.JetStream, name string) {

@@ -18,7 +18,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/synadia-io/orbit.go/jetstreamext"
 
-	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/client/replicaread"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
@@ -322,18 +321,7 @@ func (i *instance) readReplicas(ctx context.Context) error {
 	rd := replicaread.Reader{JS: i.js, Nodes: i.env.Cluster.Nodes(), Stream: i.o.Stream, Entry: func(m jetstream.Msg, seq uint64) history.Entry {
 		return history.Entry{Seq: seq, Key: m.Subject(), Value: string(m.Data())} // unique: its batch and index
 	}}
-	reps, reads := replicaread.UntilAgree(ctx, rd.Read, replicaBound, replicaread.Every, func(r replicas.Reading) {
-		i.env.Logf("replicas differ (%s); reading them again", r.Summary)
-	})
-	for _, rp := range reps {
-		if rp.Error != "" {
-			i.env.Logf("replica %s: %s", rp.Node, rp.Error)
-		}
-	}
-	if err := replicaread.Write(i.env.Dir, reps, reads); err != nil {
-		return fmt.Errorf("write replicas: %w", err)
-	}
-	return nil
+	return replicaread.Save(ctx, rd, i.env.Dir, replicaBound, i.env.Logf)
 }
 
 // replicaBound is how long replicas that differ after the heal are read

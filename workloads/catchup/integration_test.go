@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/celltest"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
@@ -21,14 +21,6 @@ import (
 
 // Integration tests: real 3-node clusters in Docker at a tiny scale (tens
 // of MB), each well under a minute.
-
-func needDocker(t *testing.T) *docker.Runtime {
-	t.Helper()
-	os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	os.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "localhost")
-	testenv.Require(t, testenv.Docker(docker.Available))
-	return docker.New()
-}
 
 // tee is the test log and a copy kept for assertions.
 type tee struct {
@@ -55,7 +47,7 @@ func tiny() Options {
 }
 
 func TestIntegrationDockerCatchupValid(t *testing.T) {
-	rt := needDocker(t)
+	rt := celltest.Docker(t)
 	opts := tiny()
 	opts.DirectGet = true
 	start := time.Now()
@@ -147,7 +139,7 @@ func TestIntegrationDockerCatchupValid(t *testing.T) {
 // loop 51 to 192 s after the restart, hence the 5-minute bound; two runs
 // with this backlog took 84 and 99 s in all.
 func TestIntegrationDockerCatchupOOMCrashLoop(t *testing.T) {
-	rt := needDocker(t)
+	rt := celltest.Docker(t)
 	opts := tiny()
 	opts.Backlog = 512 << 20
 	opts.MemoryLimit, opts.GoMemLimit = 128<<20, GoMemLimitOff
@@ -237,7 +229,7 @@ func TestIntegrationLocalCatchup(t *testing.T) {
 // the restart: a new leader takes over, the old one catches up as a
 // follower, and publishing stops on its own timer.
 func TestIntegrationDockerCatchupLeaderWriteFor(t *testing.T) {
-	rt := needDocker(t)
+	rt := celltest.Docker(t)
 	opts := tiny()
 	opts.Target, opts.WriteFor, opts.ReadRate = Leader, 6*time.Second, 0
 	res, _, _ := pipelineCell(t, rt, opts, "none")

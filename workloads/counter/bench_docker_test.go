@@ -2,7 +2,6 @@ package counter
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/celltest"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -28,34 +28,17 @@ import (
 // harness, bare, harness) so the machine's drift falls on both. Run with
 // -run '^$' -bench DockerThroughput -benchtime 1x.
 func BenchmarkDockerThroughput(b *testing.B) {
-	rt := needDocker(b)
-	ctx := context.Background()
-	cfg := cluster.Config{Dir: b.TempDir(), RunID: fmt.Sprintf("counter-bench-%d", time.Now().UnixNano())}.WithDefaults()
-	c, err := rt.Start(ctx, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close(context.Background())
+	c := celltest.BenchCluster(b, "counter")
 	o := Defaults
 	o.DirectGet = true
 	const phase = 8 * time.Second
-	var bare, harness [2]float64 // adds, seconds
-	for range b.N {
-		for round := 0; round < 2; round++ {
-			n, s := bareAdds(b, c, o, phase)
-			bare[0], bare[1] = bare[0]+n, bare[1]+s
-			n, s = harnessAdds(b, c, o, phase)
-			harness[0], harness[1] = harness[0]+n, harness[1]+s
-		}
-	}
-	b.ReportMetric(harness[0]/harness[1]/(bare[0]/bare[1]), "add-ratio")
-	b.ReportMetric(bare[0]/bare[1], "bare-adds/s")
-	b.ReportMetric(harness[0]/harness[1], "harness-adds/s")
+	celltest.Paired(b, "add", "adds", func() celltest.Rate { return bareAdds(b, c, o, phase) },
+		func() celltest.Rate { return harnessAdds(b, c, o, phase) })
 }
 
 // harnessAdds runs the instance for d and counts acknowledged adds from
 // its history.
-func harnessAdds(b *testing.B, c cluster.Cluster, o Options, d time.Duration) (float64, float64) {
+func harnessAdds(b *testing.B, c cluster.Cluster, o Options, d time.Duration) celltest.Rate {
 	dir := b.TempDir()
 	rec, err := history.NewRecorder(filepath.Join(dir, "history.jsonl"))
 	if err != nil {
@@ -84,11 +67,11 @@ func harnessAdds(b *testing.B, c cluster.Cluster, o Options, d time.Duration) (f
 	js, _ := jetstream.New(i.admin)
 	deleteStream(b, js, o.Stream)
 	i.Close()
-	return float64(n), secs
+	return celltest.Rate{N: float64(n), Secs: secs}
 }
 
 // bareAdds does the same with nats.go alone.
-func bareAdds(b *testing.B, c cluster.Cluster, o Options, d time.Duration) (float64, float64) {
+func bareAdds(b *testing.B, c cluster.Cluster, o Options, d time.Duration) celltest.Rate {
 	nodes := c.Nodes()
 	admin, err := client.Connect(nodes, client.Order(0, len(nodes)), "bench-admin")
 	if err != nil {
@@ -153,7 +136,7 @@ func bareAdds(b *testing.B, c cluster.Cluster, o Options, d time.Duration) (floa
 	wg.Wait()
 	secs := time.Since(start).Seconds()
 	deleteStream(b, js, o.Stream)
-	return float64(acked.Load()), secs
+	return celltest.Rate{N: float64(acked.Load()), Secs: secs}
 }
 
 func deleteStream(b *testing.B, js jetstream.JetStream, name string) {

@@ -14,7 +14,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/client/replicaread"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
@@ -194,18 +193,7 @@ func (i *instance) readReplicas(ctx context.Context) error {
 	js, _ := jetstream.New(i.admin)
 	// The servers as they are now: after member-replace n3 is n3-r1.
 	rd := replicaread.Reader{JS: js, Nodes: i.env.Cluster.Nodes(), Stream: i.o.Stream, Entry: replicaEntry}
-	reps, reads := replicaread.UntilAgree(ctx, rd.Read, replicaBound, replicaread.Every, func(r replicas.Reading) {
-		i.env.Logf("replicas differ (%s); reading them again", r.Summary)
-	})
-	for _, rp := range reps {
-		if rp.Error != "" {
-			i.env.Logf("replica %s: %s", rp.Node, rp.Error)
-		}
-	}
-	if err := replicaread.Write(i.env.Dir, reps, reads); err != nil {
-		return fmt.Errorf("write replicas: %w", err)
-	}
-	return nil
+	return replicaread.Save(ctx, rd, i.env.Dir, replicaBound, i.env.Logf)
 }
 
 // replicaBound is how long replicas that differ after the heal are read

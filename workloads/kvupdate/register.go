@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
-	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/client/replicaread"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
@@ -247,27 +246,9 @@ func (i *instance) Finish(ctx context.Context) error {
 }
 
 // readReplicas reads every replica's copy of the stream for the
-// divergence check and saves them. While they differ it reads them again,
-// every replicaReadEvery up to --converge-timeout: a replica that lacks the
-// newest messages for a moment after the heal is late, not diverged (seen
-// on a 2.10 release: n1 lacked only the last acknowledged message 2 s after
-// its ack). Every reading's summary is kept for the check.
+// divergence check and saves them, again while they differ up to
+// --converge-timeout (replicaread.Save).
 func (i *instance) readReplicas(ctx context.Context) error {
 	i.env.Phase("reading every replica")
-	start := time.Now()
-	reps, reads := replicaread.UntilAgree(ctx, i.w.replicaReader(i.env.Cluster.Nodes()).Read, i.w.opts.ConvergeTimeout, replicaread.Every, func(r replicas.Reading) {
-		i.env.Logf("replicas differ (%s); reading them again", r.Summary)
-	})
-	n := 0
-	for _, rp := range reps {
-		n += len(rp.Entries)
-		if rp.Error != "" {
-			i.env.Logf("replica %s: %s", rp.Node, rp.Error)
-		}
-	}
-	i.env.Logf("read %d replicas (%d messages) %d time(s) in %s", len(reps), n, len(reads), time.Since(start).Round(time.Millisecond))
-	if err := replicaread.Write(i.env.Dir, reps, reads); err != nil {
-		return fmt.Errorf("write replicas: %w", err)
-	}
-	return nil
+	return replicaread.Save(ctx, i.w.replicaReader(i.env.Cluster.Nodes()), i.env.Dir, i.w.opts.ConvergeTimeout, i.env.Logf)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/celltest"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -35,7 +36,7 @@ func (t *throughput) add(o throughput) {
 // harness, bare, harness) so that the machine's load drifts over both.
 // Run with -run '^$' -bench DockerThroughput -benchtime 1x.
 func BenchmarkDockerThroughput(b *testing.B) {
-	rt := needDocker(b)
+	rt := celltest.Docker(b)
 	ctx := context.Background()
 	cfg := cluster.Config{Dir: b.TempDir(), RunID: fmt.Sprintf("queue-bench-%d", time.Now().UnixNano())}.WithDefaults()
 	c, err := rt.Start(ctx, cfg)

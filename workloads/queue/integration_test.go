@@ -12,7 +12,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
-	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/celltest"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
@@ -21,14 +21,6 @@ import (
 
 // Integration tests: one real 3-node Docker cluster at a time, each cell
 // about half a minute (12s of traffic, a 2s ack wait so the drain is short).
-
-func needDocker(t testing.TB) *docker.Runtime {
-	t.Helper()
-	os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	os.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "localhost")
-	testenv.Require(t, testenv.Docker(docker.Available))
-	return docker.New()
-}
 
 // testOptions are the defaults with a short ack wait and bounds.
 func testOptions(mut func(o *Options)) Options {
@@ -77,7 +69,7 @@ func pipelineCell(t *testing.T, rt *docker.Runtime, o Options, nemesis string) (
 // pattern so that every path of the workload runs against a real cluster.
 // A fault cell that is not valid prints its findings and rerun command.
 func TestIntegrationDockerQueue(t *testing.T) {
-	rt := needDocker(t)
+	rt := celltest.Docker(t)
 	cases := []struct {
 		nemesis   string
 		mut       func(o *Options)
@@ -157,17 +149,7 @@ func assertCell(t *testing.T, cell record.CellResult, o Options, nemesis string)
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	w, _ := workloads.Get(Name)
-	again, err := run.CheckCell(cell.Dir, w, cell.Recovery, checker.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range again {
-		if again[i].Verdict != cell.Checks[i].Verdict || again[i].Summary != cell.Checks[i].Summary {
-			t.Errorf("chaos check: %s %s %q, the run stored %s %q", again[i].Name, again[i].Verdict, again[i].Summary,
-				cell.Checks[i].Verdict, cell.Checks[i].Summary)
-		}
-	}
+	celltest.Recheck(t, cell, Name)
 }
 
 // rerun is the chaos command that runs the same cell.
