@@ -9,12 +9,17 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/run"
@@ -139,4 +144,58 @@ func Paired(b *testing.B, unit, units string, bare, harness func() Rate) {
 	b.ReportMetric(harnessRate/bareRate, unit+"-ratio")
 	b.ReportMetric(bareRate, "bare-"+units+"/s")
 	b.ReportMetric(harnessRate, "harness-"+units+"/s")
+}
+
+// HarnessPhase sets the workload up on c with settings s, runs it for d
+// recording the history as a cell does, and counts the ops count picks.
+// The streams the settings plan are deleted after it, so phases start
+// alike.
+func HarnessPhase(b *testing.B, c cluster.Cluster, s workloads.Settings, d time.Duration, count func(history.Op) bool) Rate {
+	b.Helper()
+	dir := b.TempDir()
+	rec, err := history.NewRecorder(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rec.Close()
+	env := &workloads.Env{Cluster: c, Dir: dir, History: rec, Phase: func(string) {}, Logf: b.Logf}
+	i, err := s.Setup(context.Background(), env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	start := time.Now()
+	err = i.Run(ctx, nil)
+	secs := time.Since(start).Seconds()
+	cancel()
+	i.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, op := range rec.Ops() {
+		if count(op) {
+			n++
+		}
+	}
+	for _, st := range s.Plan(c.Config()).Streams {
+		DeleteStream(b, c, st.Name)
+	}
+	return Rate{N: float64(n), Secs: secs}
+}
+
+// DeleteStream deletes a stream a benchmark phase made.
+func DeleteStream(b *testing.B, c cluster.Cluster, name string) {
+	b.Helper()
+	nc, err := client.Connect(c.Nodes(), client.Order(0, len(c.Nodes())), "bench-cleanup")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := js.DeleteStream(ctx, name); err != nil {
+		b.Fatalf("delete stream %s: %v", name, err)
+	}
 }

@@ -3,7 +3,6 @@ package batch
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -18,7 +17,6 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/celltest"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // BenchmarkDockerThroughput measures, on one cluster in one run, the
@@ -35,40 +33,11 @@ func BenchmarkDockerThroughput(b *testing.B) {
 	o.Mix, o.DirectGet = Mix{}, true
 	const phase = 8 * time.Second
 	celltest.Paired(b, "batch", "batches", func() celltest.Rate { return bareBatches(b, c, o, phase) },
-		func() celltest.Rate { return harnessBatches(b, c, o, phase) })
-}
-
-// harnessBatches runs the instance for d and counts acknowledged batches
-// from its history.
-func harnessBatches(b *testing.B, c cluster.Cluster, o Options, d time.Duration) celltest.Rate {
-	dir := b.TempDir()
-	rec, err := history.NewRecorder(filepath.Join(dir, "history.jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rec.Close()
-	env := &workloads.Env{Cluster: c, Dir: dir, History: rec, Phase: func(string) {}, Logf: b.Logf}
-	i, err := setup(context.Background(), o, env)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	start := time.Now()
-	err = i.Run(ctx, nil)
-	secs := time.Since(start).Seconds()
-	cancel()
-	if err != nil {
-		b.Fatal(err)
-	}
-	n := 0
-	for _, op := range rec.Ops() {
-		if op.Type == OpBatch && op.Outcome == history.OK {
-			n++
-		}
-	}
-	deleteStream(b, i.js, o.Stream)
-	i.Close()
-	return celltest.Rate{N: float64(n), Secs: secs}
+		func() celltest.Rate {
+			return celltest.HarnessPhase(b, c, o, phase, func(op history.Op) bool {
+				return op.Type == OpBatch && op.Outcome == history.OK
+			})
+		})
 }
 
 // bareBatches does the same with nats.go and orbit.go alone.
@@ -180,14 +149,6 @@ func bareBatches(b *testing.B, c cluster.Cluster, o Options, d time.Duration) ce
 	}
 	wg.Wait()
 	secs := time.Since(start).Seconds()
-	deleteStream(b, js, o.Stream)
+	celltest.DeleteStream(b, c, o.Stream)
 	return celltest.Rate{N: float64(acked.Load()), Secs: secs}
-}
-
-func deleteStream(b *testing.B, js jetstream.JetStream, name string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := js.DeleteStream(ctx, name); err != nil {
-		b.Fatalf("delete stream: %v", err)
-	}
 }

@@ -3,7 +3,6 @@ package counter
 import (
 	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -17,7 +16,6 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/celltest"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // BenchmarkDockerThroughput measures, on one cluster in one run, the
@@ -33,41 +31,11 @@ func BenchmarkDockerThroughput(b *testing.B) {
 	o.DirectGet = true
 	const phase = 8 * time.Second
 	celltest.Paired(b, "add", "adds", func() celltest.Rate { return bareAdds(b, c, o, phase) },
-		func() celltest.Rate { return harnessAdds(b, c, o, phase) })
-}
-
-// harnessAdds runs the instance for d and counts acknowledged adds from
-// its history.
-func harnessAdds(b *testing.B, c cluster.Cluster, o Options, d time.Duration) celltest.Rate {
-	dir := b.TempDir()
-	rec, err := history.NewRecorder(filepath.Join(dir, "history.jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rec.Close()
-	env := &workloads.Env{Cluster: c, Dir: dir, History: rec, Phase: func(string) {}, Logf: b.Logf}
-	i, err := setup(context.Background(), o, env)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	start := time.Now()
-	err = i.Run(ctx, nil)
-	secs := time.Since(start).Seconds()
-	cancel()
-	if err != nil {
-		b.Fatal(err)
-	}
-	n := 0
-	for _, op := range rec.Ops() {
-		if op.Type == OpAdd && op.Outcome == history.OK {
-			n++
-		}
-	}
-	js, _ := jetstream.New(i.admin)
-	deleteStream(b, js, o.Stream)
-	i.Close()
-	return celltest.Rate{N: float64(n), Secs: secs}
+		func() celltest.Rate {
+			return celltest.HarnessPhase(b, c, o, phase, func(op history.Op) bool {
+				return op.Type == OpAdd && op.Outcome == history.OK
+			})
+		})
 }
 
 // bareAdds does the same with nats.go alone.
@@ -135,14 +103,6 @@ func bareAdds(b *testing.B, c cluster.Cluster, o Options, d time.Duration) cellt
 	}
 	wg.Wait()
 	secs := time.Since(start).Seconds()
-	deleteStream(b, js, o.Stream)
+	celltest.DeleteStream(b, c, o.Stream)
 	return celltest.Rate{N: float64(acked.Load()), Secs: secs}
-}
-
-func deleteStream(b *testing.B, js jetstream.JetStream, name string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := js.DeleteStream(ctx, name); err != nil {
-		b.Fatalf("delete stream: %v", err)
-	}
 }
