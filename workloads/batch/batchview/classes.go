@@ -1,7 +1,7 @@
 // Package batchview is the batch workload's part of the report and of
 // finding.md: its finding classes and its settings in a bug report's
-// words. The page itself is the generic one (the verdict, the checks and
-// their counts, the cell's summary).
+// words, and one chart on the generic page (view.go): the multi-subject
+// reads answered each second, with messages or 404 No Results.
 package batchview
 
 import (

@@ -1,6 +1,7 @@
 // Package counterview is the counter workload's part of the report and of
 // finding.md: its finding classes and its settings in a bug report's
-// words. The page itself is the generic one.
+// words, and one chart on the generic page (view.go): how far reads were
+// below the highest total already acknowledged, by path.
 package counterview
 
 import (
