@@ -296,11 +296,12 @@ func (c *cell) generic(r *checker.Result, cl Class) section {
 			s.happened = append(s.happened, "- "+a.Description)
 		}
 		for _, ref := range a.Ops {
+			op, ok := c.opOf(ref)
 			// One Fetch's deliveries share its client and invoke time: the
 			// index tells them apart.
-			if id := fmt.Sprintf("%d|%s", ref.Index, opID(ref.Op)); !seen[id] && len(ops) < 20 {
+			if id := fmt.Sprintf("%d|%s", ref.Index, opID(op)); ok && !seen[id] && len(ops) < 20 {
 				seen[id] = true
-				ops = append(ops, ref.Op)
+				ops = append(ops, op)
 			}
 		}
 		entries = append(entries, a.Entries...)
@@ -328,4 +329,17 @@ func (c *cell) generic(r *checker.Result, cl Class) section {
 	}
 	s.byHand = c.byHand(s)
 	return s
+}
+
+// opOf is the op a reference names: the op it carries, or, where a check
+// named only its index (the workloads' own checks do), the history's op
+// at that index. ok is false when neither is there: no empty row.
+func (c *cell) opOf(ref checker.OpRef) (history.Op, bool) {
+	if ref.Op.Type != "" {
+		return ref.Op, true
+	}
+	if ref.Index >= 0 && ref.Index < len(c.ops) {
+		return c.ops[ref.Index], true
+	}
+	return history.Op{}, false
 }

@@ -289,6 +289,14 @@ func TestRegisteredClasses(t *testing.T) {
 		!strings.Contains(strings.Join(secs[0].happened, "\n"), "p1-4 lost") || strings.Contains(strings.Join(secs[0].happened, "\n"), "p1-3") {
 		t.Fatalf("sections %+v; want one fake-lost-message section with the lost example alone", secs)
 	}
+	// A check that names ops by index only: the table shows the
+	// history's ops, and no row for an index the history lacks.
+	got := history.Op{Type: "fake-send", Client: 4, Node: "n2", Outcome: history.OK, Data: json.RawMessage(`{"id":"p1-4"}`), Invoke: 5, Complete: 9}
+	r.Anomalies[1].Ops = []checker.OpRef{{Index: 1}, {Index: 7}}
+	secs = sections(&cell{res: record.CellResult{Checks: []checker.Result{r}}, ops: []history.Op{{Type: "other"}, got}})
+	if len(secs) != 1 || len(secs[0].ops) != 1 || secs[0].ops[0].Type != "fake-send" || secs[0].ops[0].Client != 4 {
+		t.Fatalf("ops %+v; want the history's op 1 alone", secs[0].ops)
+	}
 	r.Counts, r.Anomalies = map[string]int{"other": 1}, nil
 	secs = sections(&cell{res: record.CellResult{Checks: []checker.Result{r}}})
 	if len(secs) != 1 || secs[0].f.Class != "fake-lost" || secs[0].f.Title != "The fake-lost check failed" {
