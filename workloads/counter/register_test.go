@@ -1,6 +1,7 @@
 package counter
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
@@ -106,5 +108,22 @@ func TestSummarize(t *testing.T) {
 	}
 	if got := strings.Join(summarize(adds, reads, Final{}, false), "\n"); !strings.Contains(got, "not read after the heal") {
 		t.Errorf("%q", got)
+	}
+}
+
+// Each replica's last total of each counter, from its own copy; a server
+// that is not a replica is left out, one read in part says so.
+func TestReplicaValues(t *testing.T) {
+	e := func(seq uint64, c string, total int) history.Entry {
+		return history.Entry{Seq: seq, Key: c, Value: fmt.Sprintf(`{"val":"%d"} incr 1`, total)}
+	}
+	reps := []replicas.Replica{
+		{Node: "n1", Complete: true, Entries: []history.Entry{e(1, "C.c0", 1), e(2, "C.c1", 1), e(3, "C.c0", 2)}},
+		{Node: "n2", Entries: []history.Entry{e(1, "C.c0", 1)}},
+		{Node: "n3", NotReplica: true},
+	}
+	want := "each replica's counters, read on its own server: n1 C.c0 2, C.c1 1; n2 C.c0 1 (read in part)"
+	if got := replicaValues(reps); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

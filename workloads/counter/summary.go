@@ -6,11 +6,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
+	"github.com/jetstream-chaos/jetstream-chaos/client/replicaread"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
 // Summary is the cell's account in words: the adds by outcome and how
-// many were retried, the reads by path, and each counter's final value.
+// many were retried, the reads by path, each counter's final value, and
+// each replica's value of each counter as read on its own server.
 func (workload) Summary(dir string) ([]string, error) {
 	ops, err := history.ReadOps(filepath.Join(dir, "history.jsonl"))
 	if err != nil {
@@ -24,7 +27,44 @@ func (workload) Summary(dir string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", FinalFile, err)
 	}
-	return summarize(adds, reads, final, ok), nil
+	out := summarize(adds, reads, final, ok)
+	if reps, _, err := replicaread.Load(dir); err == nil {
+		out = append(out, replicaValues(reps))
+	}
+	return out, nil
+}
+
+// replicaValues is each replica's last total of each counter, from the
+// copy read on its own server: "n1 c0 14716 c1 15033; n2 ...".
+func replicaValues(reps []replicas.Replica) string {
+	var parts []string
+	for _, rp := range reps {
+		if rp.NotReplica {
+			continue
+		}
+		last := map[string]string{}
+		for _, e := range rp.Entries {
+			body, _, _ := strings.Cut(e.Value, " incr ")
+			if v, err := counterValue([]byte(body)); err == nil {
+				last[e.Key] = fmt.Sprint(v)
+			}
+		}
+		names := make([]string, 0, len(last))
+		for c := range last {
+			names = append(names, c)
+		}
+		sort.Strings(names)
+		vals := make([]string, len(names))
+		for i, c := range names {
+			vals[i] = c + " " + last[c]
+		}
+		p := rp.Node + " " + strings.Join(vals, ", ")
+		if !rp.Complete {
+			p += " (read in part)"
+		}
+		parts = append(parts, p)
+	}
+	return "each replica's counters, read on its own server: " + strings.Join(parts, "; ")
 }
 
 func summarize(adds []Add, reads []Read, final Final, read bool) []string {
