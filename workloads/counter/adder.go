@@ -58,6 +58,7 @@ func (p *adder) add(ctx context.Context) Add {
 			return a
 		}
 		c := client.Classify(err)
+		a.Err, a.ErrCode, a.ErrMsg = c.Kind, c.Code, c.Msg
 		mayHave = mayHave || c.MayHaveApplied()
 		if c.Cause == client.Refused && !c.MayHaveApplied() {
 			break // a definite refusal: asking again under the same id changes nothing

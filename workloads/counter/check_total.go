@@ -26,6 +26,7 @@ type tally struct {
 	sums          map[int64]bool // nil: too many to search
 	sizes         map[int64]bool // the deltas of its adds that may have applied
 	retried       []Add          // retried adds that could have been applied twice
+	refused       []Add          // adds every attempt of which was refused for sure
 }
 
 // tallies groups the adds by counter, in name order, each counter that
@@ -50,7 +51,8 @@ func tallies(adds []Add, final Final) []*tally {
 		case history.Info:
 			t.indeterminate = append(t.indeterminate, a.Delta)
 		default:
-			continue // refused by every attempt: never applied
+			t.refused = append(t.refused, a) // refused for sure: never applied
+			continue
 		}
 		t.sizes[a.Delta] = true
 		if a.Attempts > 1 {
@@ -65,6 +67,47 @@ func tallies(adds []Add, final Final) []*tally {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].counter < out[j].counter })
 	return out
+}
+
+// counted are the refused adds whose delta makes the total come out: an
+// add the server answered with a refusal and counted all the same.
+func (t *tally) counted() []Add {
+	var out []Add
+	for _, a := range t.refused {
+		if t.explains(t.target - a.Delta) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// refusedCounted names the refused adds that would each explain the total.
+func refusedCounted(t *tally, adds []Add) checker.Anomaly {
+	a := adds[0]
+	s := fmt.Sprintf("counter %s is %d: %d more than its acknowledged adds (%d)", t.counter, t.final, t.target, t.acked)
+	if len(t.indeterminate) > 0 {
+		s += " and some of its indeterminate ones"
+	}
+	s += fmt.Sprintf(" allow, exactly add %s (%+d), which was refused", a.ID, a.Delta)
+	if a.ErrCode != 0 {
+		s += fmt.Sprintf(" with error %d", a.ErrCode)
+	}
+	if a.ErrMsg != "" {
+		s += fmt.Sprintf(" (%q)", a.ErrMsg)
+	} else if a.Err != "" {
+		s += fmt.Sprintf(" (%s)", a.Err)
+	}
+	s += ": the server counted an add it answered with a refusal"
+	if len(adds) > 1 {
+		s += fmt.Sprintf("; %d other refused adds would each explain it as well", len(adds)-1)
+	}
+	an := checker.Anomaly{Key: t.counter, Description: s}
+	for _, x := range adds {
+		if x.Op >= 0 {
+			an.Ops = append(an.Ops, checker.OpRef{Index: x.Op})
+		}
+	}
+	return an
 }
 
 // explains says whether the indeterminate adds can make up target.
@@ -108,11 +151,14 @@ func Total(adds []Add, final Final, maxExamples int) checker.Result {
 			b.Counts["within"]++
 		case len(t.doubled()) > 0:
 			b.Counts["applied_twice"]++ // counter-dedupe names it
+		case len(t.counted()) > 0:
+			b.Flag("refused_counted", func() checker.Anomaly { return refusedCounted(t, t.counted()) })
 		default:
 			b.Flag("off", func() checker.Anomaly { return checker.Anomaly{Key: t.counter, Description: t.off()} })
 		}
 	}
-	b.Summarize(fmt.Sprintf("%d counters are off the sum of their adds", b.Counts["off"]),
+	b.Summarize(fmt.Sprintf("%d counters are off the sum of their adds, %d of them by exactly an add that was refused",
+		b.Counts["off"]+b.Counts["refused_counted"], b.Counts["refused_counted"]),
 		fmt.Sprintf("%d counters exact, %d within their indeterminate adds", b.Counts["exact"], b.Counts["within"]))
 	if n := b.Counts["applied_twice"]; n > 0 && b.Result.Verdict == checker.Valid {
 		b.Result.Summary += fmt.Sprintf("; %d off by an add applied twice (counter-dedupe)", n)

@@ -49,7 +49,9 @@ func TestTotalAndDedupe(t *testing.T) {
 
 		{"one add short", []Add{ok("a", 1, 1), ok("b", 1, 1), ok("c", 1, 1)}, final(2), checker.Invalid, checker.Valid, "off"},
 		{"beyond every indeterminate add", []Add{ok("a", 1, 1), info("i", 1, 1)}, final(5), checker.Invalid, checker.Valid, "off"},
-		{"a refused add applied", []Add{ok("a", 2, 1), refused("r", 5)}, final(7), checker.Invalid, checker.Valid, "off"},
+		{"a refused add applied", []Add{ok("a", 2, 1), refused("r", 5)}, final(7), checker.Invalid, checker.Valid, "refused_counted"},
+		{"a refused add applied beside indeterminate ones", []Add{ok("a", 2, 1), info("i", 1, 1), refused("r", 5)}, final(8), checker.Invalid, checker.Valid, "refused_counted"},
+		{"off by more than a refused add", []Add{ok("a", 2, 1), refused("r", 5)}, final(8), checker.Invalid, checker.Valid, "off"},
 		{"mixed signs, off", []Add{ok("a", 3, 1), ok("b", -2, 1), info("i", -1, 1)}, final(2), checker.Invalid, checker.Valid, "off"},
 		{"an add never retried cannot be doubled", []Add{ok("a", 5, 1), ok("b", 1, 1)}, final(11), checker.Invalid, checker.Valid, "off"},
 
@@ -103,5 +105,16 @@ func TestTotalAndDedupeSayWhat(t *testing.T) {
 	}
 	if r := Total([]Add{ok("a", 5, 2), ok("b", 1, 1)}, final(11), 0); !strings.Contains(r.Summary, "1 off by an add applied twice (counter-dedupe)") {
 		t.Errorf("the total's summary does not point at counter-dedupe: %q", r.Summary)
+	}
+}
+
+// A refused add that the total counted is named with what it was answered.
+func TestRefusedCountedNamesTheAdd(t *testing.T) {
+	r := refused("0.1227", 6)
+	r.Err, r.ErrCode, r.ErrMsg = history.ErrOther, 10008, "nats: API error: code=503 err_code=10008 description=JetStream system temporarily unavailable"
+	res := Total([]Add{ok("a", 2, 1), r}, final(8), 0)
+	if res.Counts["refused_counted"] != 1 || len(res.Anomalies) != 1 || !strings.HasPrefix(res.Summary, "1 counters are off the sum of their adds, 1 of them by exactly an add that was refused") ||
+		!strings.Contains(res.Anomalies[0].Description, "exactly add 0.1227 (+6), which was refused with error 10008") {
+		t.Errorf("%v %+v", res.Counts, res.Anomalies)
 	}
 }

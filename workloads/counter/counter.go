@@ -15,6 +15,11 @@ type Add struct {
 	Total    int64 // with Told: the counter's total the ack named
 	Told     bool  // the ack named a total (a duplicate's ack names none)
 	Attempts int   // publishes under its id: above 1 means it was retried
+	// Err, ErrCode and ErrMsg are its last attempt's error, when it had
+	// one: what a refused add was answered.
+	Err      history.ErrKind
+	ErrCode  int
+	ErrMsg   string
 	Client   int
 	Invoke   int64 // its first attempt's start, ns from the run's start
 	Complete int64 // its last attempt's end

@@ -34,7 +34,7 @@ type OpMsg struct {
 // AddOp is the op that records a; the caller sets node and times.
 func AddOp(a Add) history.Op {
 	data, _ := json.Marshal(OpMsg{ID: a.ID, Counter: a.Counter, Delta: a.Delta, Total: a.Total, Told: a.Told, Attempts: a.Attempts})
-	return history.Op{Type: OpAdd, Client: a.Client, Outcome: a.Outcome, Data: data}
+	return history.Op{Type: OpAdd, Client: a.Client, Outcome: a.Outcome, Err: a.Err, ErrCode: a.ErrCode, ErrMsg: a.ErrMsg, Data: data}
 }
 
 // ReadOp is the op that records r, answered; the caller sets node and times.
@@ -58,7 +58,8 @@ func FromHistory(ops []history.Op) (adds []Add, reads []Read, err error) {
 		switch {
 		case op.Type == OpAdd:
 			adds = append(adds, Add{ID: m.ID, Counter: m.Counter, Delta: m.Delta, Outcome: op.Outcome, Total: m.Total, Told: m.Told,
-				Attempts: m.Attempts, Client: op.Client, Invoke: op.Invoke, Complete: op.Complete, Op: i})
+				Attempts: m.Attempts, Err: op.Err, ErrCode: op.ErrCode, ErrMsg: op.ErrMsg, Client: op.Client, Invoke: op.Invoke,
+				Complete: op.Complete, Op: i})
 		case op.Outcome == history.OK:
 			reads = append(reads, Read{Counter: m.Counter, Value: m.Value, Direct: m.Direct, Node: op.Node, Client: op.Client,
 				Invoke: op.Invoke, Complete: op.Complete, Op: i})

@@ -17,6 +17,8 @@ func init() {
 	findings.RegisterClasses(
 		findings.Class{Check: counter.CheckTotal, Kind: "off", Slug: "counter-total-off", Rank: 0, Promise: promiseTotal,
 			Title: "A counter's total is not the sum of the adds made to it"},
+		findings.Class{Check: counter.CheckTotal, Kind: "refused_counted", Slug: "counter-refused-add-counted", Rank: 0, Promise: promiseTotal,
+			Title: "A counter add the server answered with a refusal was counted"},
 		findings.Class{Check: counter.CheckDedupe, Kind: "applied_twice", Slug: "counter-add-applied-twice", Rank: 0, Promise: promiseDedupe,
 			Title: "A counter add retried under its Nats-Msg-Id was applied twice"},
 		findings.Class{Check: counter.CheckReads, Kind: "read_your_writes", Slug: "counter-read-below-own-add", Rank: 1, Promise: promiseReads,
