@@ -30,6 +30,10 @@ type Batch struct {
 	Outcome history.Outcome
 	AckSeq  uint64 // with OK: the stream sequence the commit's ack named
 	Op      int    // its op's index in the history, or -1
+	// ErrCode and ErrMsg are what the commit was answered, when it was
+	// an error (the history's; none in cells stored before).
+	ErrCode int
+	ErrMsg  string
 }
 
 // Stored is one message of the stream as read back: its sequence and

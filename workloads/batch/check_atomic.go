@@ -35,7 +35,7 @@ func Atomic(batches []Batch, rb ReadBack, maxExamples int) checker.Result {
 		byID[x.ID] = x
 		b.Counts[outcomeWord(x.Outcome)]++
 	}
-	j := &judge{Builder: b, rb: rb, broken: map[string]bool{}}
+	j := &judge{Builder: b, rb: rb, broken: map[string]bool{}, byID: byID}
 	runs, order := storedRuns(rb.Msgs, b)
 	for _, id := range order {
 		if x := byID[id]; x != nil {
@@ -65,11 +65,19 @@ type judge struct {
 	*checker.Builder
 	rb     ReadBack
 	broken map[string]bool
+	byID   map[string]*Batch
 }
 
+// flag counts kind against batch id, its example naming the batch's op.
 func (j *judge) flag(kind, id string, describe func() string) {
 	j.broken[id] = true
-	j.Flag(kind, func() checker.Anomaly { return checker.Anomaly{Key: id, Description: describe()} })
+	j.Flag(kind, func() checker.Anomaly {
+		a := checker.Anomaly{Key: id, Description: describe()}
+		if x := j.byID[id]; x != nil && x.Op >= 0 {
+			a.Ops = []checker.OpRef{{Index: x.Op}}
+		}
+		return a
+	})
 }
 
 // run is one batch's messages as stored, in sequence order.
@@ -146,7 +154,7 @@ func (j *judge) stored(x *Batch, r *run) {
 	last := r.seqs[len(r.seqs)-1]
 	switch x.Outcome {
 	case history.Fail:
-		flag("refused_stored", "stored whole although its commit was refused or never made")
+		flag("refused_stored", "stored whole although its commit was refused or never made%s", answered(x))
 	case history.OK:
 		if x.AckSeq != last {
 			flag("ack_elsewhere", "acknowledged at sequence %d, but its last message is stored at %d", x.AckSeq, last)
@@ -238,4 +246,15 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// answered is what a refused commit was answered, as the history has it.
+func answered(x *Batch) string {
+	switch {
+	case x.ErrCode != 0 && x.ErrMsg != "":
+		return fmt.Sprintf(" (answered error %d, %q)", x.ErrCode, x.ErrMsg)
+	case x.ErrMsg != "":
+		return fmt.Sprintf(" (answered %q)", x.ErrMsg)
+	}
+	return ""
 }

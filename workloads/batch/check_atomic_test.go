@@ -167,3 +167,15 @@ func TestAtomicUnexpectedAndDuplicateMessages(t *testing.T) {
 		t.Errorf("counts %v", r.Counts)
 	}
 }
+
+// A refused batch stored whole names what its commit was answered, and
+// its example names the batch's op.
+func TestRefusedStoredNamesTheAnswer(t *testing.T) {
+	x := tried("r", KindCommit, 2, history.Fail)
+	x.Op, x.ErrCode, x.ErrMsg = 7, 10008, "JetStream system temporarily unavailable"
+	r := Atomic([]Batch{x}, complete("r1", "r2"), 0)
+	if r.Counts["refused_stored"] != 1 || len(r.Anomalies) != 1 || len(r.Anomalies[0].Ops) != 1 || r.Anomalies[0].Ops[0].Index != 7 ||
+		!strings.Contains(r.Anomalies[0].Description, `(answered error 10008, "JetStream system temporarily unavailable")`) {
+		t.Errorf("%v %+v", r.Counts, r.Anomalies)
+	}
+}

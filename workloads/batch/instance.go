@@ -173,6 +173,10 @@ func (i *instance) produce(ctx context.Context, id int, nc *nats.Conn, p *produc
 		for a := i.acked.Load(); b.AckSeq > a && !i.acked.CompareAndSwap(a, b.AckSeq); a = i.acked.Load() {
 		}
 		op := BatchOp(b, errKindOf(err))
+		if err != nil { // what a refused batch was answered: a finding names it
+			c := client.Classify(err)
+			op.ErrCode, op.ErrMsg = c.Code, c.Msg
+		}
 		if op.Err == history.ErrNoResponders {
 			time.Sleep(20 * time.Millisecond) // nothing took it (the stream is not yet, or no longer, served here): no busy loop
 		}

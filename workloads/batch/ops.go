@@ -80,7 +80,8 @@ func FromHistory(ops []history.Op) (Recorded, error) {
 		reader := strconv.Itoa(op.Client)
 		switch {
 		case op.Type == OpBatch:
-			r.Batches = append(r.Batches, Batch{ID: m.ID, Kind: m.Kind, Size: m.Size, Outcome: op.Outcome, AckSeq: m.AckSeq, Op: i})
+			r.Batches = append(r.Batches, Batch{ID: m.ID, Kind: m.Kind, Size: m.Size, Outcome: op.Outcome, AckSeq: m.AckSeq, Op: i,
+				ErrCode: op.ErrCode, ErrMsg: op.ErrMsg})
 		case op.Outcome != history.OK:
 		case op.Type == OpDeliver:
 			r.Deliveries = append(r.Deliveries, Delivery{Reader: reader, Seq: m.Seq, Batch: m.Batch, Index: m.Index, Op: i})
