@@ -38,7 +38,8 @@ func Docker(t testing.TB) *docker.Runtime {
 }
 
 // Cell runs spec, which names one cell, with settings through the
-// pipeline, and returns the cell and what the run printed. An error, a
+// pipeline as `chaos run` does (validated, refused where the runtime
+// lacks what it needs), and returns the cell and what the run printed. An error, a
 // count of cells other than one, or a cell without a verdict fails t.
 func Cell(t *testing.T, rt cluster.Runtime, spec record.Spec, settings workloads.Settings) (record.CellResult, string) {
 	t.Helper()
@@ -46,6 +47,9 @@ func Cell(t *testing.T, rt cluster.Runtime, spec record.Spec, settings workloads
 		t.Fatal(err)
 	}
 	if err := run.Validate(spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Refuse(spec, rt); err != nil {
 		t.Fatal(err)
 	}
 	out, err := os.CreateTemp(t.TempDir(), "out")
@@ -146,11 +150,13 @@ func Paired(b *testing.B, unit, units string, bare, harness func() Rate) {
 	b.ReportMetric(harnessRate, "harness-"+units+"/s")
 }
 
-// HarnessPhase sets the workload up on c with settings s, runs it for d
-// recording the history as a cell does, and counts the ops count picks.
+// HarnessPhase sets the workload up on c with settings s and Direct Get
+// as directGet (the pipeline gives a cell's Direct Get through its Env,
+// not its settings), runs it for d recording the history as a cell does,
+// and counts the ops count picks.
 // The streams the settings plan are deleted after it, so phases start
 // alike.
-func HarnessPhase(b *testing.B, c cluster.Cluster, s workloads.Settings, d time.Duration, count func(history.Op) bool) Rate {
+func HarnessPhase(b *testing.B, c cluster.Cluster, s workloads.Settings, directGet bool, d time.Duration, count func(history.Op) bool) Rate {
 	b.Helper()
 	dir := b.TempDir()
 	rec, err := history.NewRecorder(filepath.Join(dir, "history.jsonl"))
@@ -158,7 +164,7 @@ func HarnessPhase(b *testing.B, c cluster.Cluster, s workloads.Settings, d time.
 		b.Fatal(err)
 	}
 	defer rec.Close()
-	env := &workloads.Env{Cluster: c, Dir: dir, History: rec, Phase: func(string) {}, Logf: b.Logf}
+	env := &workloads.Env{Cluster: c, Dir: dir, History: rec, DirectGet: directGet, Phase: func(string) {}, Logf: b.Logf}
 	i, err := s.Setup(context.Background(), env)
 	if err != nil {
 		b.Fatal(err)

@@ -34,7 +34,7 @@ func BenchmarkDockerThroughput(b *testing.B) {
 	const phase = 8 * time.Second
 	celltest.Paired(b, "batch", "batches", func() celltest.Rate { return bareBatches(b, c, o, phase) },
 		func() celltest.Rate {
-			return celltest.HarnessPhase(b, c, o, phase, func(op history.Op) bool {
+			return celltest.HarnessPhase(b, c, o, o.DirectGet, phase, func(op history.Op) bool {
 				return op.Type == OpBatch && op.Outcome == history.OK
 			})
 		})

@@ -32,7 +32,7 @@ func BenchmarkDockerThroughput(b *testing.B) {
 	const phase = 8 * time.Second
 	celltest.Paired(b, "add", "adds", func() celltest.Rate { return bareAdds(b, c, o, phase) },
 		func() celltest.Rate {
-			return celltest.HarnessPhase(b, c, o, phase, func(op history.Op) bool {
+			return celltest.HarnessPhase(b, c, o, o.DirectGet, phase, func(op history.Op) bool {
 				return op.Type == OpAdd && op.Outcome == history.OK
 			})
 		})

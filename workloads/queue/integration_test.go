@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,14 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/docker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/celltest"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
-	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
 // Integration tests: one real 3-node Docker cluster at a time, each cell
@@ -40,26 +36,7 @@ func pipelineCell(t *testing.T, rt *docker.Runtime, o Options, nemesis string) (
 		DirectGet: []bool{false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{nemesis},
 		NemesisInterval: 3 * time.Second, Seed: 7, RecoveryTimeout: time.Minute, CheckTimeout: time.Minute,
 		Command: rerun(o, nemesis)}
-	if err := run.SetSettings(&spec, []workloads.Settings{o}); err != nil {
-		t.Fatal(err)
-	}
-	if err := run.Validate(spec); err != nil {
-		t.Fatal(err)
-	}
-	if err := run.Refuse(spec, rt); err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.CreateTemp(t.TempDir(), "out")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	res, err := run.Execute(context.Background(), spec, rt, out)
-	printed, _ := os.ReadFile(out.Name())
-	if err != nil || len(res.Cells) != 1 {
-		t.Fatalf("execute: %v, %d cells\n%s", err, len(res.Cells), printed)
-	}
-	return res.Cells[0], string(printed)
+	return celltest.Cell(t, rt, spec, o)
 }
 
 // TestIntegrationDockerQueue: a healthy cluster is valid; under each fault the cell
@@ -85,9 +62,6 @@ func TestIntegrationDockerQueue(t *testing.T) {
 		t.Run(c.nemesis, func(t *testing.T) {
 			o := testOptions(c.mut)
 			cell, printed := pipelineCell(t, rt, o, c.nemesis)
-			if cell.Error != "" || cell.Verdict == record.Error {
-				t.Fatalf("no verdict: %s\n%s", cell.Error, printed)
-			}
 			assertCell(t, cell, o, c.nemesis)
 			if cell.Verdict != record.Valid {
 				msg := "not valid under " + c.nemesis + "; rerun: " + rerun(o, c.nemesis) + "\n" + printed
@@ -103,10 +77,7 @@ func TestIntegrationDockerQueue(t *testing.T) {
 // assertCell checks what every queue cell must have, whatever its verdict.
 func assertCell(t *testing.T, cell record.CellResult, o Options, nemesis string) {
 	t.Helper()
-	checks := map[string]checker.Result{}
-	for _, r := range cell.Checks {
-		checks[r.Name] = r
-	}
+	checks := celltest.Checks(cell)
 	// The pipeline's observer judges every cell's nodes too (node-health).
 	want := []string{CheckLost, CheckUnexpected, CheckDuplicate, CheckOrder, CheckStall, CheckIntegrity, "recovery", observe.CheckName}
 	if o.Pattern == Pull {
@@ -130,13 +101,7 @@ func assertCell(t *testing.T, cell record.CellResult, o Options, nemesis string)
 		t.Errorf("%d deliveries for %d acknowledged messages", d, checks[CheckLost].Counts["acknowledged"])
 	}
 	if nemesis != "none" {
-		verified := 0
-		for _, f := range cell.Faults {
-			if f.Verified {
-				verified++
-			}
-		}
-		if verified == 0 {
+		if celltest.Verified(cell) == 0 {
 			t.Errorf("no verified %s window: %+v", nemesis, cell.Faults)
 		}
 	}
