@@ -3,10 +3,12 @@ package run
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,13 +72,48 @@ func Validate(s record.Spec) error {
 		if err := cfg.Validate(); err != nil {
 			return err
 		}
-		if p := ss[0].Plan(cfg); p.Since != "" && v != "" && semver.Compare(v, p.Since) < 0 {
-			return fmt.Errorf("--workload %s needs %s, which came in nats-server %s; --server-version %s is older", s.Workload, p.Feature, p.Since, v)
+		if err := tooOld(s.Workload, ss[0].Plan(cfg), v); err != nil {
+			return fmt.Errorf("%w; --server-version %s is older", err, v)
 		}
 	}
 	for _, x := range ss {
 		if err := x.Validate(cfg.Nodes); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// tooOld says whether release v (v2.11.8; empty or not a version:
+// unknown, left to the API level check at setup) predates what
+// the workload's plan needs.
+func tooOld(workload string, p workloads.Plan, v string) error {
+	if p.Since == "" || !semver.IsValid(v) || semver.Compare(v, p.Since) >= 0 {
+		return nil
+	}
+	return fmt.Errorf("--workload %s needs %s, which came in nats-server %s", workload, p.Feature, p.Since)
+}
+
+// RefuseOlderServers refuses, before anything starts, a cluster the run
+// did not start when one of its servers (name to the version it reports,
+// 2.11.8) predates what the workload needs.
+func RefuseOlderServers(s record.Spec, versions map[string]string) error {
+	ss, err := settingsOf(s)
+	if err != nil {
+		return err
+	}
+	names := slices.Sorted(maps.Keys(versions))
+	for _, name := range names {
+		v := versions[name]
+		if !strings.HasPrefix(v, "v") {
+			v = "v" + v
+		}
+		// A pre-release or build of the release that brought the
+		// feature (a branch's 2.12.0-dev) is left to the API level check
+		// at setup.
+		v = strings.TrimSuffix(strings.TrimSuffix(v, semver.Build(v)), semver.Prerelease(v))
+		if err := tooOld(s.Workload, ss[0].Plan(s.Cluster), v); err != nil {
+			return fmt.Errorf("%w; server %s runs %s", err, name, versions[name])
 		}
 	}
 	return nil

@@ -136,12 +136,15 @@ func Refuse(workload string, needs []Need, supports func(cluster.Capability) err
 // Stream is one stream a cell creates: its name, its subjects (Filter),
 // one subject under them (for a permission probe) and its replicas. Acks
 // says the cell reads it through durable pull consumers and acknowledges
-// what they deliver, so that a run on an account it does not own probes
-// that permission too.
+// what they deliver; AtomicPublish and Counters that the stream allows
+// atomic batches (ADR-50) or is a counter stream (ADR-49), which the
+// cell writes as such. A run on an account it does not own probes each
+// of these before anything starts.
 type Stream struct {
-	Name, Filter, Subject string
-	Replicas              int
-	Acks                  bool
+	Name, Filter, Subject   string
+	Replicas                int
+	Acks                    bool
+	AtomicPublish, Counters bool
 }
 
 // NeedsOf lists caps as needs of the workload as a whole.

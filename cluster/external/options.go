@@ -58,9 +58,12 @@ type Stream struct {
 	Replicas int
 	// DirectGet: the run reads it through Direct Get and turns that off
 	// by a stream update; Acks: it reads it through a durable pull
-	// consumer and acknowledges. The preflight probes only what the run
-	// will do.
-	DirectGet, Acks bool
+	// consumer and acknowledges; AtomicPublish: it publishes atomic
+	// batches (AllowAtomicPublish); Counters: it is a counter stream
+	// (AllowMsgCounter), written with Nats-Incr. The preflight probes
+	// only what the run will do.
+	DirectGet, Acks         bool
+	AtomicPublish, Counters bool
 }
 
 // ProbeName is the stream the preflight creates and deletes to probe the

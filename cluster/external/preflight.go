@@ -136,10 +136,14 @@ func (p *preflight) stream(ctx context.Context, js jetstream.JetStream, s Stream
 	}
 	probe := s.ProbeName()
 	cfg := jetstream.StreamConfig{Name: probe, Subjects: []string{s.Filter}, Replicas: s.Replicas,
-		Storage: jetstream.FileStorage, AllowDirect: s.DirectGet, MaxMsgs: 10}
+		Storage: jetstream.FileStorage, AllowDirect: s.DirectGet, MaxMsgs: 10,
+		AllowAtomicPublish: s.AtomicPublish, AllowMsgCounter: s.Counters}
 	var st jetstream.Stream
-	if err := p.step(ctx, fmt.Sprintf("create stream %s (R%d)", probe, s.Replicas), func(ctx context.Context) error {
+	if err := p.step(ctx, fmt.Sprintf("create stream %s (R%d%s)", probe, s.Replicas, s.features()), func(ctx context.Context) error {
 		st, err = js.CreateStream(ctx, cfg)
+		if err == nil {
+			err = keptFeatures(s, st.CachedInfo().Config)
+		}
 		return err
 	}); err != nil {
 		return err
@@ -157,8 +161,14 @@ func (p *preflight) stream(ctx context.Context, js jetstream.JetStream, s Stream
 		do   func(context.Context) error
 	}{
 		{"publish to " + s.Subject, func(ctx context.Context) error {
-			_, err := js.Publish(ctx, s.Subject, []byte("chaos preflight"))
+			_, err := js.PublishMsg(ctx, probeMsg(s))
 			return err
+		}},
+		{"publish an atomic batch to " + s.Subject, func(ctx context.Context) error {
+			if !s.AtomicPublish {
+				return nil
+			}
+			return publishBatch(ctx, js, s.Subject)
 		}},
 		{"read " + s.Subject + " with Direct Get", func(ctx context.Context) error {
 			if !s.DirectGet {

@@ -42,6 +42,10 @@ func TestPreflightNamesTheMissingPermission(t *testing.T) {
 	st := kvStream("chaos_p", 1)
 	// queue's stream: read by acking pull consumers, never through Direct Get.
 	queue := Stream{Name: "chaos_q", Filter: "chaos_q.>", Subject: "chaos_q.probe", Replicas: 1, Acks: true}
+	// batch's and counter's: the probe stream allows what theirs do, and
+	// is written as they write theirs.
+	batch := Stream{Name: "chaos_b", Filter: "chaos_b.>", Subject: "chaos_b.probe", Replicas: 1, DirectGet: true, AtomicPublish: true}
+	counter := Stream{Name: "chaos_c", Filter: "chaos_c.>", Subject: "chaos_c.probe", Replicas: 1, DirectGet: true, Counters: true}
 	cases := []struct {
 		user     string
 		stepdown bool
@@ -50,6 +54,9 @@ func TestPreflightNamesTheMissingPermission(t *testing.T) {
 	}{
 		{"admin", true, "", nil},
 		{"admin", true, "", &queue},
+		{"admin", true, "", &batch},
+		{"admin", true, "", &counter},
+		{"nodirect", false, `with Direct Get: Permissions Violation for Publish to "$JS.API.DIRECT.GET.chaos_b_preflight.`, &batch},
 		{"noack", false, "", nil}, // kv-update acks nothing
 		{"noack", false, `to read stream chaos_q_preflight with a durable pull consumer and acknowledge: Permissions Violation for Publish to "$JS.ACK.chaos_q_preflight.chaos_preflight`, &queue},
 		{"nodirect", false, "", &queue}, // queue reads nothing through Direct Get
@@ -194,5 +201,31 @@ func TestPreflightStepNoResponders(t *testing.T) {
 				t.Errorf("err %v, want a refusal saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestKeptFeatures: a server that predates a feature creates the stream
+// without it and says nothing; the config it answers is what tells.
+func TestKeptFeatures(t *testing.T) {
+	batch, counter := Stream{AtomicPublish: true}, Stream{Counters: true}
+	cases := []struct {
+		s    Stream
+		got  jetstream.StreamConfig
+		want string // "" = kept
+	}{
+		{Stream{}, jetstream.StreamConfig{}, ""},
+		{batch, jetstream.StreamConfig{AllowAtomicPublish: true}, ""},
+		{counter, jetstream.StreamConfig{AllowMsgCounter: true}, ""},
+		{batch, jetstream.StreamConfig{}, "without allow_atomic: it predates atomic batch publish (ADR-50, nats-server 2.12.0)"},
+		{counter, jetstream.StreamConfig{AllowAtomicPublish: true}, "without allow_msg_counter: it predates distributed counters (ADR-49, nats-server 2.12.0)"},
+	}
+	for _, c := range cases {
+		err := keptFeatures(c.s, c.got)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v kept in %+v: %v", c.s, c.got, err)
+		case c.want != "" && (!errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%+v: %v, want a refusal containing %q", c.s, err, c.want)
+		}
 	}
 }

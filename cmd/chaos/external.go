@@ -143,7 +143,7 @@ func nameStreams(s *record.Spec, name string) ([]external.Stream, error) {
 				return nil, fmt.Errorf("--runtime external: --workload %s creates stream %s, not named under the run's name %s, so the run could not keep to its own", s.Workload, st.Name, name)
 			}
 			es := external.Stream{Name: st.Name, Filter: st.Filter, Subject: st.Subject, Replicas: st.Replicas,
-				DirectGet: plan.ReadsDirectGet, Acks: st.Acks}
+				DirectGet: plan.ReadsDirectGet, Acks: st.Acks, AtomicPublish: st.AtomicPublish, Counters: st.Counters}
 			if i, ok := at[st.Name]; !ok {
 				at[st.Name] = len(out)
 				out = append(out, es)
@@ -151,6 +151,8 @@ func nameStreams(s *record.Spec, name string) ([]external.Stream, error) {
 				out[i].Replicas = max(out[i].Replicas, es.Replicas)
 				out[i].DirectGet = out[i].DirectGet || es.DirectGet
 				out[i].Acks = out[i].Acks || es.Acks
+				out[i].AtomicPublish = out[i].AtomicPublish || es.AtomicPublish
+				out[i].Counters = out[i].Counters || es.Counters
 			}
 		}
 	}
@@ -186,6 +188,13 @@ func (f *runFlags) openExternal(ctx context.Context, spec *record.Spec, out io.W
 	ext, err := rt.Survey(ctx)
 	if err != nil {
 		return nil, externalErr(err)
+	}
+	versions := map[string]string{}
+	for _, s := range ext.Servers {
+		versions[s.Name] = s.Version
+	}
+	if err := run.RefuseOlderServers(*spec, versions); err != nil {
+		return nil, usageErr("%v", err)
 	}
 	if err := rt.Preflight(ctx, needsStepdown(spec.Nemeses)); err != nil {
 		return nil, externalErr(err)

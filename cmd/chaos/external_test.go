@@ -16,9 +16,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/pflag"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/external"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
+	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -286,8 +288,9 @@ func TestRerunCommandPinsTheWorkloadsFlags(t *testing.T) {
 
 // TestNameStreams: every workload's cells create their streams under the
 // run's name on --runtime external, as the preflight probes them, and the
-// spec records the named settings (kv-update's bucket, queue's and
-// catchup's stream, whose subjects follow in lower case).
+// spec records the named settings (kv-update's bucket, the stream of
+// the others, whose subjects follow in lower case), and the preflight
+// learns what the stream allows.
 func TestNameStreams(t *testing.T) {
 	for _, tc := range []struct {
 		workload string
@@ -297,6 +300,8 @@ func TestNameStreams(t *testing.T) {
 		{"kv-update", `{"replicas":3}`, external.Stream{Name: "KV_chaos_ab12", Filter: "$KV.chaos_ab12.>", Subject: "$KV.chaos_ab12.chaos-preflight", Replicas: 3, DirectGet: true}},
 		{"queue", `{"replicas":1}`, external.Stream{Name: "chaos_ab12", Filter: "chaos_ab12.>", Subject: "chaos_ab12.chaos-preflight", Replicas: 1, Acks: true}},
 		{"catchup", `{}`, external.Stream{Name: "chaos_ab12", Filter: "chaos_ab12.>", Subject: "chaos_ab12.chaos-preflight", Replicas: 3, DirectGet: true}},
+		{"batch", `{"replicas":3}`, external.Stream{Name: "chaos_ab12", Filter: "chaos_ab12.>", Subject: "chaos_ab12.chaos-preflight", Replicas: 3, DirectGet: true, AtomicPublish: true}},
+		{"counter", `{"replicas":3}`, external.Stream{Name: "chaos_ab12", Filter: "chaos_ab12.>", Subject: "chaos_ab12.chaos-preflight", Replicas: 3, DirectGet: true, Counters: true}},
 	} {
 		s := record.Spec{Workload: tc.workload, Settings: []json.RawMessage{json.RawMessage(tc.settings), json.RawMessage(tc.settings)}}
 		got, err := nameStreams(&s, "chaos_ab12")
@@ -364,5 +369,91 @@ func TestNameStreamsRefusesAPlanWithoutStreams(t *testing.T) {
 	s := record.Spec{Workload: "streamless-test", Settings: []json.RawMessage{json.RawMessage(`{}`)}}
 	if _, err := nameStreams(&s, "chaos_ab12"); err == nil || !strings.Contains(err.Error(), "names no stream it creates") {
 		t.Fatalf("%v; want a refusal naming why", err)
+	}
+}
+
+// TestRefuseOlderServers: on a cluster the run did not start, the versions
+// the servers report stand for --server-version: a server older than the
+// workload's feature refuses the run before anything starts, naming it.
+func TestRefuseOlderServers(t *testing.T) {
+	for _, tc := range []struct {
+		workload string
+		versions map[string]string
+		want     string // "" = goes on
+	}{
+		{"batch", map[string]string{"n1": "2.15.3", "n2": "2.12.0", "n3": "2.14.10"}, ""},
+		{"counter", map[string]string{"n1": "2.12.0-dev", "n2": "2.12.0+abc"}, ""}, // the API level decides at setup
+		{"batch", map[string]string{"n1": "2.15.3", "n2": "2.11.8", "n3": "2.15.3"},
+			"--workload batch needs atomic batch publish (ADR-50), which came in nats-server v2.12.0; server n2 runs 2.11.8"},
+		{"counter", map[string]string{"a": "2.10.27", "b": "2.11.8"},
+			"--workload counter needs distributed counters (ADR-49), which came in nats-server v2.12.0; server a runs 2.10.27"},
+		{"kv-update", map[string]string{"n1": "2.10.7"}, ""},
+		{"queue", map[string]string{"n1": ""}, ""},
+		{"batch", map[string]string{"n1": ""}, ""}, // no version reported: the API level decides at setup
+	} {
+		args := []string{"--workload", tc.workload}
+		cmd, f := newRun(args)
+		if err := cmd.ParseFlags(args); err != nil {
+			t.Fatal(err)
+		}
+		s, err := f.spec(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = run.RefuseOlderServers(s, tc.versions)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s on %v: %v", tc.workload, tc.versions, err)
+		case tc.want != "" && (err == nil || err.Error() != tc.want):
+			t.Errorf("%s on %v: %v, want %q", tc.workload, tc.versions, err, tc.want)
+		}
+	}
+}
+
+// TestExternalBatchAndCounter runs the two workloads of JetStream's newest
+// features on a cluster the toolkit did not start (in-process, so without
+// Docker), through a stepdown: the preflight probes an atomic batch and a
+// counter add on the probe stream, every connection logs in, the leader
+// moves, every check reaches a verdict on every replica's copy, and the
+// account is left as it was.
+func TestExternalBatchAndCounter(t *testing.T) {
+	servers, monitors := inProcessCluster(t, []*server.User{{Username: "admin", Password: "pw"}})
+	for _, tc := range []struct{ workload, writes, reads string }{
+		{"batch", "batch", "batch-read"},
+		{"counter", "counter-add", "counter-read"},
+	} {
+		workload := tc.workload
+		t.Run(workload, func(t *testing.T) {
+			dir := t.TempDir()
+			code, stdout, stderr := chaos(t, dir, "run", "--runtime", "external", "--workload", workload,
+				"--server", servers, "--monitor", monitors, "--user", "admin", "--password", "pw",
+				"--time-limit", "6s", "--nemesis", "stepdown", "--nemesis-interval", "2s", "--direct-get", "off", "--seed", "3")
+			if code != record.ExitValid {
+				t.Fatalf("exit %d, want %d (valid)\n%s\n%s", code, record.ExitValid, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "verified  inject: leader moved") || strings.Contains(stdout, "harness error") {
+				t.Errorf("the stepdown did not run:\n%s", stdout)
+			}
+			res := namedRun(t, filepath.Join(dir, "store", "latest"), workload)
+			if len(res.Cells) != 1 {
+				t.Fatalf("%d cells", len(res.Cells))
+			}
+			if ops := res.Cells[0].Ops.ByType; ops[tc.writes] < 10 || ops[tc.reads] == 0 {
+				t.Errorf("ops %v: want at least 10 %s and some %s", ops, tc.writes, tc.reads)
+			}
+			names := map[string]bool{}
+			for _, c := range res.Cells[0].Checks {
+				names[c.Name] = true
+				if c.Verdict != checker.Valid {
+					t.Errorf("check %s: %s (%s)", c.Name, c.Verdict, c.Summary)
+				}
+			}
+			if !names["replica-divergence"] {
+				t.Errorf("no replica-divergence among %v", names)
+			}
+			if n := streamCount(t, servers); n != 0 {
+				t.Errorf("%d streams left in the account after the run", n)
+			}
+		})
 	}
 }

@@ -24,7 +24,8 @@
 //
 // A server before API level 2 is refused: before anything starts when
 // --server-version names it (Plan.Since), at setup by the level it
-// reports otherwise. Still to come: a view with charts.
+// reports otherwise; on a cluster the run did not start, also before
+// anything starts, by the versions its servers report.
 //
 // What the check relies on, measured on nats-server 2.15.3 (four
 // producers committing batches of 1 to 9 messages with plain publishes in

@@ -33,6 +33,6 @@
 //
 // A server before API level 2 is refused: before anything starts when
 // --server-version names it (Plan.Since), at setup by the level it
-// reports otherwise. Still to come: its measured table of faults by
-// release, and a view with charts.
+// reports otherwise; on a cluster the run did not start, also before
+// anything starts, by the versions its servers report.
 package counter

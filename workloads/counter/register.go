@@ -89,7 +89,7 @@ func (o Options) Validate(nodes int) error {
 func (o Options) Plan(base cluster.Config) workloads.Plan {
 	return workloads.Plan{Cluster: base, Timed: true, ReadsDirectGet: true,
 		Since: Since, Feature: "distributed counters (ADR-49)",
-		Streams: []workloads.Stream{{Name: o.Stream, Filter: o.Stream + ".>", Subject: o.Stream + ".chaos-preflight", Replicas: o.Replicas}}}
+		Streams: []workloads.Stream{{Name: o.Stream, Filter: o.Stream + ".>", Subject: o.Stream + ".chaos-preflight", Replicas: o.Replicas, Counters: true}}}
 }
 
 // Named names the stream, and so its counters.
