@@ -65,7 +65,10 @@ func Validate(s record.Spec) error {
 	}
 	cfg := s.Cluster.WithDefaults()
 	for _, v := range s.ServerVersions {
-		if strings.Contains(v, "..") { // a range: the command expands it from the module proxy
+		if lo, _, ok := strings.Cut(v, ".."); ok { // a range: the command expands it from the module proxy
+			if err := tooOld(s.Workload, ss[0].Plan(cfg), strings.TrimSpace(lo)); err != nil {
+				return fmt.Errorf("%w; --server-version %s starts before it: start the range at %s", err, v, ss[0].Plan(cfg).Since)
+			}
 			continue
 		}
 		cfg.ServerVersion = v

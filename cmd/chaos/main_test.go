@@ -85,6 +85,8 @@ func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
 		{[]string{"run", "--workload", "batch", "--plain", "90", "--wrong-last-seq", "20"}, "together at most 100, got 20, 2, 5 and 90"},
 		{[]string{"run", "--workload", "batch", "--server-version", "v2.11.8"},
 			"--workload batch needs atomic batch publish (ADR-50), which came in nats-server v2.12.0; --server-version v2.11.8 is older"},
+		{[]string{"run", "--workload", "batch", "--bisect", "--server-version", "v2.11.0..v2.15.3"},
+			"--workload batch needs atomic batch publish (ADR-50), which came in nats-server v2.12.0; --server-version v2.11.0..v2.15.3 starts before it: start the range at v2.12.0"},
 		{[]string{"run", "--workload", "counter", "--counters", "0"}, "--counters must be at least 1"},
 		{[]string{"run", "--workload", "counter", "--deltas", "up"}, `--deltas "up": want positive or mixed`},
 		{[]string{"run", "--workload", "counter", "--server-version", "v2.11.8"},
