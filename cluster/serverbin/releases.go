@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,6 +30,30 @@ func Releases(ctx context.Context) ([]string, error) {
 	}
 	sort.Slice(vs, func(i, j int) bool { return semver.Compare(vs[i], vs[j]) < 0 })
 	return vs, nil
+}
+
+// Served says whether the Go module proxy serves release v. A proxy's
+// list (Releases) can leave out releases it serves: the one here does,
+// and proxy.golang.org leaves out retracted ones.
+func Served(ctx context.Context, v string) bool {
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", module+"@"+v)
+	cmd.Dir = os.TempDir()
+	return semver.IsValid(v) && cmd.Run() == nil
+}
+
+// WithBounds is all plus the bounds of range r that the proxy serves
+// (served) but its list left out, in order: a range names its bounds,
+// so they are asked for one by one.
+func WithBounds(all []string, r string, served func(string) bool) []string {
+	lo, hi, _ := strings.Cut(r, "..")
+	out := slices.Clone(all)
+	for _, b := range []string{strings.TrimSpace(lo), strings.TrimSpace(hi)} {
+		if semver.IsValid(b) && semver.Prerelease(b) == "" && !slices.Contains(out, b) && served(b) {
+			out = append(out, b)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return semver.Compare(out[i], out[j]) < 0 })
+	return out
 }
 
 // IsRange says whether s is a release range, FROM..TO.

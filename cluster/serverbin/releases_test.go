@@ -29,3 +29,24 @@ func TestInRange(t *testing.T) {
 		}
 	}
 }
+
+// TestWithBounds: a bound the proxy serves but did not list is added in
+// its place; one it does not serve, a pre-release or a listed one is not.
+func TestWithBounds(t *testing.T) {
+	all := []string{"v2.12.1", "v2.12.3", "v2.15.3"}
+	served := func(v string) bool { return v == "v2.12.0" || v == "v2.12.2" }
+	for _, tc := range []struct{ r, want string }{
+		{"v2.12.0..v2.12.3", "v2.12.0 v2.12.1 v2.12.3 v2.15.3"},
+		{"v2.12.0..v2.12.2", "v2.12.0 v2.12.1 v2.12.2 v2.12.3 v2.15.3"},
+		{"v2.12.1..v2.15.3", "v2.12.1 v2.12.3 v2.15.3"},
+		{"v2.11.9..v2.15.3", "v2.12.1 v2.12.3 v2.15.3"}, // not served: InRange says so
+		{"v2.12.0-RC.1..v2.15.3", "v2.12.1 v2.12.3 v2.15.3"},
+	} {
+		if got := strings.Join(WithBounds(all, tc.r, served), " "); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.r, got, tc.want)
+		}
+	}
+	if strings.Join(all, " ") != "v2.12.1 v2.12.3 v2.15.3" {
+		t.Errorf("the list given was changed: %v", all)
+	}
+}

@@ -373,6 +373,7 @@ func expandRanges(ctx context.Context, spec *record.Spec) error {
 		if err != nil {
 			return harnessErr(err)
 		}
+		all = serverbin.WithBounds(all, v, func(b string) bool { return serverbin.Served(ctx, b) })
 		vs, err := serverbin.InRange(all, v)
 		if err != nil {
 			return usageErr("%v", err)
