@@ -181,6 +181,7 @@ func sections(c *cell) []section {
 				cl = Class{Check: r.Name, Kind: kind, Slug: slug(r.Name, kind), Title: checkTitle(r), Rank: 7}
 				s = c.generic(r, cl)
 			}
+			s.happened = append(s.happened, c.knownSignatures(r.Name)...)
 			if r.Name != nodeHealth { // a server's death is no store's rollback
 				s.caveat = c.powerLossCaveat()
 				s.f.AfterPowerLoss = s.caveat != "" && c.run.SyncInterval != "always"

@@ -48,6 +48,7 @@ func (c *cell) readBackNote() string {
 var timelinePatterns = []string{
 	"Starting nats-server", "new stream leader", "Restored ", "Catchup for stream", "resetting first sequence", "Resetting stream",
 	"NO quorum", "Stream state outdated", "Falling behind", "truncat", "Truncat", "stream state",
+	"Expected first catchup entry",
 }
 
 // corePatterns are the lines around which a lost-write finding shows

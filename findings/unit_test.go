@@ -383,3 +383,43 @@ func TestDescribers(t *testing.T) {
 		}()
 	}
 }
+
+// TestKnownSignatures: a recovery finding whose cell's node logged a
+// known anomaly's line often enough names the reproduction; too few
+// lines, or a check the signature does not explain, name nothing.
+func TestKnownSignatures(t *testing.T) {
+	line := "[1] 2026/12/04 02:53:%02d.315469 [WRN] RAFT [44jzkV9D - S-R3F-J8OooG7b] Expected first catchup entry to be a snapshot and peerstate, will retry"
+	logOf := func(n int) string {
+		var b strings.Builder
+		b.WriteString("[1] 2026/12/04 02:53:30.000000 [INF] Server is ready\n")
+		for i := range n {
+			fmt.Fprintf(&b, line+"\n", 32+3*i)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		check string
+		lines int
+		want  string // "" = none named
+	}{
+		{checker.NameRecovery, 4, "n2 logged `Expected first catchup entry to be a snapshot and peerstate, will retry` 4 times, from 02:53:32.315 to 02:53:41.315 UTC. That is the signature of a known anomaly, reproduced without Docker in jetstream-chaos's `repro/partitionheal`"},
+		{"replica-divergence", 3, "`repro/partitionheal` (`go test -v -count=1 -run DeposedLeader ./repro/partitionheal`)"},
+		{checker.NameRecovery, 2, ""},
+		{"counter-reads", 9, ""},
+	} {
+		r := checker.Result{Name: tc.check, Verdict: checker.Invalid, Summary: "did not recover within 1m0s"}
+		c := &cell{res: record.CellResult{Checks: []checker.Result{r}}, nodes: []string{"n1", "n2"},
+			logs: map[string][]logLine{"n1": parseLog(logOf(0), time.UTC), "n2": parseLog(logOf(tc.lines), time.UTC)}}
+		secs := sections(c)
+		if len(secs) != 1 {
+			t.Fatalf("%s: %d sections", tc.check, len(secs))
+		}
+		got := strings.Join(secs[0].happened, "\n")
+		switch {
+		case tc.want == "" && strings.Contains(got, "repro/"):
+			t.Errorf("%s with %d lines named a reproduction: %s", tc.check, tc.lines, got)
+		case tc.want != "" && !strings.Contains(got, tc.want):
+			t.Errorf("%s with %d lines: %s\nwant %q", tc.check, tc.lines, got, tc.want)
+		}
+	}
+}
