@@ -186,6 +186,19 @@ func Judge(c CellResult, exps []Expectation) JudgedCell {
 	return j
 }
 
+// Unexcused says whether the cell found an anomaly that no expectation
+// excuses: what bisection asks of a release, so that a known anomaly
+// every release shows (--expect) does not hide the one being bisected.
+// An expected anomaly that did not show is not an anomaly here.
+func Unexcused(c CellResult, exps []Expectation) bool {
+	for _, r := range Judge(c, exps).Checks {
+		if r.Verdict == checker.Invalid && r.Effective == checker.Invalid {
+			return true
+		}
+	}
+	return false
+}
+
 func judgedVerdict(checks []Judged) Verdict {
 	rs := make([]checker.Result, len(checks))
 	for i, c := range checks {

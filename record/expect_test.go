@@ -90,3 +90,29 @@ func TestRegisterAnomalyRefusesDuplicates(t *testing.T) {
 	RegisterAnomaly(KnownAnomaly{Name: "lossy", Explains: func(Checks, string) bool { return false },
 		Found: func(Checks) bool { return false }, Witness: "w"})
 }
+
+// TestUnexcused: bisection's question of a cell under --expect.
+func TestUnexcused(t *testing.T) {
+	on := []Expectation{{Cells: "*-on", Anomaly: "lossy"}}
+	loss := checker.Result{Name: "loss", Verdict: checker.Invalid}
+	other := checker.Result{Name: "other", Verdict: checker.Invalid}
+	unknown := checker.Result{Name: "other", Verdict: checker.Unknown, Reason: "t"}
+	for _, tc := range []struct {
+		name string
+		cell CellResult
+		exps []Expectation
+		want bool
+	}{
+		{"only the expected anomaly", cell("a-on", 2, loss), on, false},
+		{"another anomaly beside it", cell("a-on", 2, loss, other), on, true},
+		{"the expected one absent: not an anomaly", cell("a-on", 0), on, false},
+		{"unknown is no anomaly", cell("a-on", 2, loss, unknown), on, false},
+		{"a cell not named", cell("a-off", 2, loss), on, true},
+		{"no expectations: any invalid check", cell("a-on", 0, other), nil, true},
+		{"no expectations, clean", cell("a-on", 0), nil, false},
+	} {
+		if got := Unexcused(tc.cell, tc.exps); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

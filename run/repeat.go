@@ -153,14 +153,16 @@ func rateOf(ps []record.VersionRate, v string) record.VersionRate {
 }
 
 // probeVersion runs every cell of one release, --runs times (stopping at
-// its first failure with --until-fail), and rates it.
+// its first failure with --until-fail), and rates it: a run fails when a
+// cell found an anomaly that --expect does not excuse.
 func (r *runner) probeVersion(ctx context.Context, res *record.Result, v string) record.VersionRate {
 	vr := record.VersionRate{ServerVersion: v}
+	exps, _ := record.ParseExpects(r.spec.Expect) // parsed before the run started
 	for rep := 1; rep <= max(r.spec.Runs, 1) && ctx.Err() == nil; rep++ {
 		failed := false
 		for _, c := range r.spec.CellsOf([]string{v}, rep) {
 			cr := r.runOne(ctx, res, c)
-			failed = failed || cr.Verdict == record.Invalid
+			failed = failed || record.Unexcused(cr, exps)
 		}
 		vr.Runs++
 		if failed {

@@ -98,7 +98,7 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.IntVar(&f.runs, "runs", 1, "repeat every cell this many times, each with a seed derived from --seed (see --same-seed); the summary gives each cell's failure rate")
 	fl.BoolVar(&f.untilFail, "until-fail", false, "with --runs: stop at the first run that finds an anomaly")
 	fl.BoolVar(&f.sameSeed, "same-seed", false, "with --runs: give every run --seed itself (timing still differs from run to run)")
-	fl.BoolVar(&f.bisect, "bisect", false, "with a --server-version range (v2.14.5..v2.15.3): find the first release where the anomaly stops or starts, running --runs per probed release")
+	fl.BoolVar(&f.bisect, "bisect", false, "with a --server-version range (v2.14.5..v2.15.3): find the first release where the anomaly stops or starts, running --runs per probed release; a run fails on an anomaly --expect does not excuse")
 	fl.BoolVar(&f.stopOnAnomaly, "stop-on-anomaly", false, "stop a cell's workload as soon as the online checks see an anomaly (stale read, read-your-writes, monotonic read); it then heals, recovers and is checked as usual")
 	fl.DurationVar(&f.probeTimeout, "probe-timeout", 2*time.Second, "bound on one monitoring request of the fault checks; a paused node is one that does not answer within it")
 	fl.DurationVar(&f.verifyTimeout, "fault-verify-timeout", 20*time.Second, "how long a fault check waits to see the fault's effect, and its heal's")
