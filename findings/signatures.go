@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 )
 
 // signature is a server log line that marks an anomaly the toolkit has
@@ -24,7 +25,7 @@ type signature struct {
 var signatures = []signature{{
 	Pattern: "Expected first catchup entry to be a snapshot and peerstate, will retry",
 	Least:   3,
-	Checks:  []string{checker.NameRecovery, "replica-divergence"},
+	Checks:  []string{checker.NameRecovery, replicas.NameDivergence},
 	Repro:   "repro/partitionheal",
 	Run:     "go test -v -count=1 -run DeposedLeader ./repro/partitionheal",
 	What:    "after a partition heals, the deposed stream leader stays behind for a minute or more in a catch-up retry loop, while a cut follower catches up in seconds",
@@ -43,7 +44,7 @@ func (c *cell) knownSignatures(check string) []string {
 				continue
 			}
 			first, last := nl.Lines[0].Time, nl.Lines[len(nl.Lines)-1].Time
-			out = append(out, fmt.Sprintf("%s logged `%s` %d times, from %s to %s UTC. That is the signature of a known anomaly, reproduced without Docker in jetstream-chaos's `%s` (`%s`): %s.",
+			out = append(out, fmt.Sprintf("%s logged `%s` %d times, from %s to %s (its log's clock). That is the signature of a known anomaly, reproduced without Docker in jetstream-chaos's `%s` (`%s`): %s.",
 				nl.Node, sig.Pattern, nl.Total, first.Format("15:04:05.000"), last.Format("15:04:05.000"), sig.Repro, sig.Run, sig.What))
 		}
 	}

@@ -402,7 +402,7 @@ func TestKnownSignatures(t *testing.T) {
 		lines int
 		want  string // "" = none named
 	}{
-		{checker.NameRecovery, 4, "n2 logged `Expected first catchup entry to be a snapshot and peerstate, will retry` 4 times, from 02:53:32.315 to 02:53:41.315 UTC. That is the signature of a known anomaly, reproduced without Docker in jetstream-chaos's `repro/partitionheal`"},
+		{checker.NameRecovery, 4, "n2 logged `Expected first catchup entry to be a snapshot and peerstate, will retry` 4 times, from 02:53:32.315 to 02:53:41.315 (its log's clock). That is the signature of a known anomaly, reproduced without Docker in jetstream-chaos's `repro/partitionheal`"},
 		{"replica-divergence", 3, "`repro/partitionheal` (`go test -v -count=1 -run DeposedLeader ./repro/partitionheal`)"},
 		{checker.NameRecovery, 2, ""},
 		{"counter-reads", 9, ""},
