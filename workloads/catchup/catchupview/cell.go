@@ -80,7 +80,7 @@ func peakAt(v int64, ratio float64, at int64) string {
 	if v <= 0 {
 		return "–"
 	}
-	return peakShort(v, ratio) + " at " + fmtAt(at)
+	return peakShort(v, ratio) + " at " + reports.FormatAt(at)
 }
 
 // catchupFacts are the cell's setup in a few lines.
@@ -108,10 +108,10 @@ func catchupFacts(c *reports.Cell, r *catchup.Result) []reports.Param {
 		var parts []string
 		total := 0.0
 		for _, p := range r.Phases {
-			parts = append(parts, fmt.Sprintf("%s %s", phaseWords(p.Name), fmtSecs(p.Seconds)))
+			parts = append(parts, fmt.Sprintf("%s %s", phaseWords(p.Name), reports.FormatSecs(p.Seconds)))
 			total += p.Seconds
 		}
-		f = append(f, reports.Param{K: "phases", V: strings.Join(parts, ", ") + fmt.Sprintf(" (total %s)", fmtSecs(total))})
+		f = append(f, reports.Param{K: "phases", V: strings.Join(parts, ", ") + fmt.Sprintf(" (total %s)", reports.FormatSecs(total))})
 	}
 	if !r.StartedAt.IsZero() {
 		f = append(f, reports.Param{K: "started", V: r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})

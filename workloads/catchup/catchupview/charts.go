@@ -129,14 +129,14 @@ func lagChart(r *catchup.Result, bands []reports.Band, xmax float64) *reports.Ch
 	c.Line("replica lag the leader reports (raft entries)", raft, reports.LineStyle(reports.ColOrange, 1.2, true))
 	c.Marks(catchupMarks(r))
 	if cu := r.CatchUp; cu.RestartAtMs > 0 {
-		note := fmt.Sprintf("%s restarted at %s", t, fmtAt(cu.RestartAtMs))
+		note := fmt.Sprintf("%s restarted at %s", t, reports.FormatAt(cu.RestartAtMs))
 		if cu.FirstSeenAtMs > 0 {
-			note += fmt.Sprintf(", had the stream at %s", fmtAt(cu.FirstSeenAtMs))
+			note += fmt.Sprintf(", had the stream at %s", reports.FormatAt(cu.FirstSeenAtMs))
 		}
 		if cu.CurrentAtMs > 0 {
-			note += fmt.Sprintf(", current at %s (%s after the restart)", fmtAt(cu.CurrentAtMs), fmtSecs(cu.Seconds))
+			note += fmt.Sprintf(", current at %s (%s after the restart)", reports.FormatAt(cu.CurrentAtMs), reports.FormatSecs(cu.Seconds))
 		} else {
-			note += fmt.Sprintf(", not current after %s (%s)", fmtSecs(cu.Seconds), outcomeWords(cu.Outcome))
+			note += fmt.Sprintf(", not current after %s (%s)", reports.FormatSecs(cu.Seconds), outcomeWords(cu.Outcome))
 		}
 		c.Notes = append(c.Notes, note+".")
 	}
@@ -222,7 +222,7 @@ func targetMemoryChart(m *reports.Memory, r *catchup.Result, goMemLimit int64, b
 	c.Kind, c.Title = kindTarget, title
 	c.Notes = nil // the OOM kills are in the chart of every node, and in the events
 	if goMemLimit > 0 {
-		c.HLine("GOMEMLIMIT "+fmtSize(goMemLimit), float64(goMemLimit), reports.LineStyle(reports.ColGrey, 1.2, true))
+		c.HLine("GOMEMLIMIT "+reports.FormatSize(goMemLimit), float64(goMemLimit), reports.LineStyle(reports.ColGrey, 1.2, true))
 	}
 	c.Marks(currentMark(r))
 	// The scale follows the target from its restart to the heal: what ran

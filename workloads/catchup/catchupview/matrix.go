@@ -57,18 +57,18 @@ func (t *cuTable) setup() {
 	t.row("Stream at the restart", "what the wiped replica had to catch up (the backlog asked, plus writes while it was down)", func(_ CatchupSummary, r *catchup.Result) reports.MatrixVal {
 		st := r.Stream
 		if st.RestartBytes == 0 {
-			return plain(fmt.Sprintf("backlog %s asked; not restarted", fmtSize(int64(r.Options.Backlog))))
+			return plain(fmt.Sprintf("backlog %s asked; not restarted", reports.FormatSize(int64(r.Options.Backlog))))
 		}
 		return plain(fmt.Sprintf("%s, %s msgs (backlog %s of %s messages)", reports.FormatBytes(float64(st.RestartBytes)), reports.FormatCount(int64(st.RestartMsgs)),
-			fmtSize(int64(r.Options.Backlog)), fmtSize(int64(r.Options.Payload))))
+			reports.FormatSize(int64(r.Options.Backlog)), reports.FormatSize(int64(r.Options.Payload))))
 	})
 	t.row("Memory limit / GOMEMLIMIT", "the hard limit on the catching-up node from its restart / the Go runtime's soft limit on every node", func(s CatchupSummary, r *catchup.Result) reports.MatrixVal {
 		lim, gml := "none", "unset"
 		if l := s.limit(); l > 0 {
-			lim = fmtSize(l)
+			lim = reports.FormatSize(l)
 		}
 		if g := s.goMemLimit(); g > 0 {
-			gml = fmtSize(g)
+			gml = reports.FormatSize(g)
 			if r.Options.GoMemLimit == catchup.GoMemLimitAuto {
 				gml += " (auto: 80 % of the limit)"
 			}
@@ -79,7 +79,7 @@ func (t *cuTable) setup() {
 		if r.Options.MaxOutstandingCatchup <= 0 {
 			return plain("server default (64 MB)")
 		}
-		return plain(fmtSize(int64(r.Options.MaxOutstandingCatchup)))
+		return plain(reports.FormatSize(int64(r.Options.MaxOutstandingCatchup)))
 	})
 	t.row("Target", "the replica killed, wiped and restarted empty", func(_ CatchupSummary, r *catchup.Result) reports.MatrixVal {
 		if r.Target == "" {
@@ -94,13 +94,13 @@ func (t *cuTable) setup() {
 	t.row("Writes while it was away", "publishing while the target was down and while it caught up", func(_ CatchupSummary, r *catchup.Result) reports.MatrixVal {
 		o := r.Options
 		if o.Rate <= 0 {
-			return plain(fmt.Sprintf("none; down %s", fmtDur(o.Down)))
+			return plain(fmt.Sprintf("none; down %s", reports.FormatDuration(o.Down)))
 		}
 		until := "until current"
 		if o.WriteFor > 0 {
-			until = "for " + fmtDur(o.WriteFor) + " after the restart"
+			until = "for " + reports.FormatDuration(o.WriteFor) + " after the restart"
 		}
-		return plain(fmt.Sprintf("%s/s: down %s, then %s", fmtSize(int64(o.Rate)), fmtDur(o.Down), until))
+		return plain(fmt.Sprintf("%s/s: down %s, then %s", reports.FormatSize(int64(o.Rate)), reports.FormatDuration(o.Down), until))
 	})
 }
 
@@ -112,11 +112,11 @@ func (t *cuTable) catchUp() {
 		case cu.RestartAtMs == 0:
 			return reports.MatrixVal{Text: "not restarted", Class: "err"}
 		case cu.Outcome == catchup.OutcomeCurrent:
-			return good(fmt.Sprintf("%s (bound %s)", fmtSecs(cu.Seconds), fmtDur(cu.Bound)))
+			return good(fmt.Sprintf("%s (bound %s)", reports.FormatSecs(cu.Seconds), reports.FormatDuration(cu.Bound)))
 		case cu.Outcome == "" || cu.Outcome == catchup.OutcomeInterrupted:
 			return reports.MatrixVal{Text: "not decided: " + reports.FirstLine(cmp.Or(cu.Detail, "interrupted")), Class: "unk"}
 		}
-		return bad(fmt.Sprintf("not current after %s (%s): %s", fmtSecs(cu.Seconds), outcomeWords(cu.Outcome), reports.FirstLine(cu.Detail)))
+		return bad(fmt.Sprintf("not current after %s (%s): %s", reports.FormatSecs(cu.Seconds), outcomeWords(cu.Outcome), reports.FirstLine(cu.Detail)))
 	})
 	t.row("… milestones", "after the restart: the stream first seen on the target (snapshot applied), its data caught up, current", func(_ CatchupSummary, r *catchup.Result) reports.MatrixVal {
 		cu := r.CatchUp
@@ -127,7 +127,7 @@ func (t *cuTable) catchUp() {
 			if ms <= 0 {
 				return "never"
 			}
-			return "+" + fmtSecs(float64(ms-cu.RestartAtMs)/1000)
+			return "+" + reports.FormatSecs(float64(ms-cu.RestartAtMs)/1000)
 		}
 		return plain(fmt.Sprintf("stream %s, data %s, current %s", at(cu.FirstSeenAtMs), at(cu.DataAtMs), at(cu.CurrentAtMs)))
 	})
@@ -147,9 +147,9 @@ func (t *cuTable) memory() {
 		}
 		s := reports.FormatBytes(float64(v))
 		if ratio > 0 {
-			s += " (" + fmtRatio(ratio) + ")"
+			s += " (" + reports.FormatRatio(ratio) + ")"
 		}
-		return s + " at " + fmtAt(at)
+		return s + " at " + reports.FormatAt(at)
 	}
 	t.row("Target: peak RSS", "the server process's resident memory; x is the ratio to the stream at the restart", func(s CatchupSummary, r *catchup.Result) reports.MatrixVal {
 		n := s.node(r.Target)
@@ -178,13 +178,13 @@ func (t *cuTable) memory() {
 		n := s.node(r.Target)
 		switch {
 		case d.OOMKills > 0:
-			return bad(fmt.Sprintf("no: OOM-killed %s at its %s limit", times(d.OOMKills), fmtSize(lim)))
+			return bad(fmt.Sprintf("no: OOM-killed %s at its %s limit", reports.Times(d.OOMKills), reports.FormatSize(lim)))
 		case lim <= 0:
 			return plain("no limit set")
 		case n == nil || n.PeakRSS <= 0:
 			return good("yes: no OOM kill (RSS not measured)")
 		}
-		t := fmt.Sprintf("yes: peak RSS %s of %s", reports.FormatPercent(int(n.PeakRSS>>10), int(lim>>10)), fmtSize(lim))
+		t := fmt.Sprintf("yes: peak RSS %s of %s", reports.FormatPercent(int(n.PeakRSS>>10), int(lim>>10)), reports.FormatSize(lim))
 		if n.PeakUsage >= lim*98/100 {
 			// The kernel reclaims page cache at the limit rather than kill.
 			t += "; cgroup usage reached the limit (page cache reclaimed)"
@@ -227,7 +227,7 @@ func (t *cuTable) deaths() {
 				continue
 			}
 			total += d.OOMKills
-			parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, times(d.OOMKills), secsList(s.eventTimes(d.Node, observe.EvOOMKill))))
+			parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, reports.Times(d.OOMKills), reports.FormatAtList(s.eventTimes(d.Node, observe.EvOOMKill))))
 		}
 		if total == 0 {
 			return good("none")
@@ -238,7 +238,7 @@ func (t *cuTable) deaths() {
 		var parts []string
 		for _, d := range r.Deaths {
 			if d.Restarts > 0 {
-				parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, times(d.Restarts), secsList(s.eventTimes(d.Node, observe.EvRestart))))
+				parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, reports.Times(d.Restarts), reports.FormatAtList(s.eventTimes(d.Node, observe.EvRestart))))
 			}
 		}
 		if len(parts) == 0 {

@@ -20,15 +20,18 @@ func (s CatchupSummary) Sentence() string {
 	if pre != "" && !s.restarted() {
 		return pre
 	}
-	if s.Checks == 0 && s.R == nil {
+	switch { // pre is "" from here on when R is nil (not restarted)
+	case s.R == nil && s.Checks == 0:
 		return "not checked"
+	case s.R == nil: // the checks were judged from the file: they are all that is left
+		return "no " + catchup.ResultFile + ", so nothing measured to say: see the checks"
 	}
 	var cl clauses
 	d, dying := s.targetDeaths()
 	s.catchUpClauses(&cl, d, dying)
 	s.jumpClause(&cl)
 	others := s.otherDeaths(&cl)
-	if !dying && !others && s.restarted() && (s.byName[catchup.CheckOOMKill] != nil || s.R != nil) {
+	if !dying && !others && s.restarted() {
 		cl.add(false, "no OOM kill")
 	}
 	s.afterHealClauses(&cl)
@@ -73,33 +76,27 @@ func (s CatchupSummary) harnessClause() string {
 	return ""
 }
 
-// targetDeaths are the target's deaths nobody asked for; without
-// catchup.json the checks tell the counts, not the node.
+// targetDeaths are the target's deaths nobody asked for.
 func (s CatchupSummary) targetDeaths() (d observe.Deaths, dying bool) {
 	d = s.deaths(s.Target())
-	dying = d.OOMKills > 0 || d.Deaths > 0 || d.CrashLoop
-	if s.R == nil {
-		if n := s.OOMKills(); n > 0 {
-			dying = true
-			d = observe.Deaths{OOMKills: n, CrashLoop: s.count(catchup.CheckCrashLoop, catchup.CountCrashLoops) > 0}
-		}
-	}
-	return d, dying
+	return d, d.OOMKills > 0 || d.Deaths > 0 || d.CrashLoop
 }
 
 // catchUpClauses say how the target's catch-up went: caught up (with its
 // memory, and its deaths), died, undecided, or not caught up.
 func (s CatchupSummary) catchUpClauses(cl *clauses, d observe.Deaths, dying bool) {
+	if !s.restarted() {
+		return
+	}
 	target := cmp.Or(s.Target(), "the target")
-	limit, sec := s.limit(), s.catchupSeconds()
+	limit, sec := s.limit(), s.R.CatchUp.Seconds
 	size := ""
-	if s.R != nil && s.R.Stream.RestartBytes > 0 {
+	if s.R.Stream.RestartBytes > 0 {
 		size = " " + reports.FormatBytes(float64(s.R.Stream.RestartBytes))
 	}
-	switch out := s.outcome(); {
-	case !s.restarted():
+	switch out := s.R.CatchUp.Outcome; {
 	case out == catchup.OutcomeCurrent:
-		cl.add(false, target+" caught up"+size+" in "+fmtSecs(sec))
+		cl.add(false, target+" caught up"+size+" in "+reports.FormatSecs(sec))
 		if m := s.memoryClause(limit, !dying); m != "" {
 			cl.add(false, m)
 		}
@@ -187,11 +184,11 @@ func (s CatchupSummary) memoryClause(limit int64, kept bool) string {
 	}
 	c := "peak " + reports.FormatBytes(float64(m.PeakRSS)) + " RSS"
 	if m.PeakRSSRatio > 0 {
-		c += " (" + fmtRatio(m.PeakRSSRatio) + " the stream)"
+		c += " (" + reports.FormatRatio(m.PeakRSSRatio) + " the stream)"
 	}
 	switch {
 	case limit > 0 && kept:
-		c += " under its " + fmtSize(limit) + " limit"
+		c += " under its " + reports.FormatSize(limit) + " limit"
 	case limit <= 0:
 		c += " without a memory limit"
 	}
@@ -203,15 +200,15 @@ func (s CatchupSummary) memoryClause(limit int64, kept bool) string {
 func (s CatchupSummary) deathClause(d observe.Deaths, limit int64) string {
 	var c string
 	if d.OOMKills > 0 {
-		c = "OOM-killed " + times(d.OOMKills)
+		c = "OOM-killed " + reports.Times(d.OOMKills)
 	} else {
-		c = "died " + times(max(d.Deaths, d.Restarts)) + " by itself"
+		c = "died " + reports.Times(max(d.Deaths, d.Restarts)) + " by itself"
 	}
 	if d.CrashLoop {
 		c += " (crash loop)"
 	}
 	if limit > 0 && d.OOMKills > 0 {
-		c += " under its " + fmtSize(limit) + " limit"
+		c += " under its " + reports.FormatSize(limit) + " limit"
 	}
 	ts := s.eventTimes(d.Node, observe.EvOOMKill)
 	if len(ts) == 0 {
@@ -223,9 +220,9 @@ func (s CatchupSummary) deathClause(d observe.Deaths, limit int64) string {
 			first = ", "
 		}
 		if r := s.R.CatchUp.RestartAtMs; r > 0 && ts[0] >= r && d.Node == s.R.Target {
-			c += first + fmtSecs(float64(ts[0]-r)/1000) + " after its restart"
+			c += first + reports.FormatSecs(float64(ts[0]-r)/1000) + " after its restart"
 		} else {
-			c += first + "at " + fmtAt(ts[0])
+			c += first + "at " + reports.FormatAt(ts[0])
 		}
 	}
 	return c
@@ -237,17 +234,17 @@ func (s CatchupSummary) deathClause(d observe.Deaths, limit int64) string {
 func (s CatchupSummary) notCurrent(out string, sec float64) string {
 	switch out {
 	case catchup.OutcomeCrashLoop:
-		return " (the wait stopped at the crash loop, " + fmtSecs(sec) + " after the restart)"
+		return " (the wait stopped at the crash loop, " + reports.FormatSecs(sec) + " after the restart)"
 	case catchup.OutcomeDown:
-		return " (it stayed down; the wait stopped " + fmtSecs(sec) + " after the restart)"
+		return " (it stayed down; the wait stopped " + reports.FormatSecs(sec) + " after the restart)"
 	}
 	switch {
 	case s.R != nil && s.R.CatchUp.Bound > 0:
-		return " within " + fmtDur(s.R.CatchUp.Bound)
+		return " within " + reports.FormatDuration(s.R.CatchUp.Bound)
 	case s.R != nil && s.R.Options.CatchupTimeout > 0:
-		return " within " + fmtDur(s.R.Options.CatchupTimeout)
+		return " within " + reports.FormatDuration(s.R.Options.CatchupTimeout)
 	}
-	return " within " + fmtSecs(sec)
+	return " within " + reports.FormatSecs(sec)
 }
 
 // dataClause: "nothing lost", "3 of 70,000 acknowledged messages lost",

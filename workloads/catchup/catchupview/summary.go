@@ -8,8 +8,9 @@ import (
 )
 
 // CatchupSummary is what a catch-up cell's checks and catchup.json say, in
-// the numbers an operator asks for. R is nil when catchup.json is missing;
-// the summary then says what the checks alone tell.
+// the numbers an operator asks for. R is nil when catchup.json is missing:
+// the cell ended before it measured anything, and its checks (judged from
+// catchup.json) say nothing of the catch-up either.
 type CatchupSummary struct {
 	Verdict record.Verdict
 	Error   string
@@ -44,13 +45,6 @@ func SummarizeCatchup(c record.CellResult, m *measured) CatchupSummary {
 // Check returns the named check, nil when it did not run.
 func (s CatchupSummary) Check(name string) *checker.Result { return s.byName[name] }
 
-func (s CatchupSummary) count(check, key string) int {
-	if r := s.byName[check]; r != nil {
-		return r.Counts[key]
-	}
-	return 0
-}
-
 // Target is the node that was wiped and caught up ("" unknown).
 func (s CatchupSummary) Target() string {
 	if s.R == nil {
@@ -61,35 +55,7 @@ func (s CatchupSummary) Target() string {
 
 // restarted: the target was started again, so there was a catch-up to
 // measure.
-func (s CatchupSummary) restarted() bool {
-	if s.R != nil {
-		return s.R.CatchUp.RestartAtMs > 0
-	}
-	return s.byName[catchup.CheckCatchUp] != nil
-}
-
-// outcome is the catch-up's outcome (catchup.Outcome*), "" undecided.
-func (s CatchupSummary) outcome() string {
-	if s.R != nil {
-		return s.R.CatchUp.Outcome
-	}
-	if r := s.byName[catchup.CheckCatchUp]; r != nil {
-		switch {
-		case r.Counts[catchup.CountCompleted] > 0:
-			return catchup.OutcomeCurrent
-		case r.Verdict == checker.Invalid:
-			return catchup.OutcomeTimeout
-		}
-	}
-	return ""
-}
-
-func (s CatchupSummary) catchupSeconds() float64 {
-	if s.R != nil {
-		return s.R.CatchUp.Seconds
-	}
-	return float64(s.count(catchup.CheckCatchUp, catchup.CountCatchUpMs)) / 1000
-}
+func (s CatchupSummary) restarted() bool { return s.R != nil && s.R.CatchUp.RestartAtMs > 0 }
 
 // limit is the target's hard memory limit (0: none).
 func (s CatchupSummary) limit() int64 {
@@ -156,12 +122,11 @@ func (s CatchupSummary) eventTimes(node string, kind observe.EventKind) []int64 
 
 // OOMKills is the number of OOM kills over all nodes.
 func (s CatchupSummary) OOMKills() int {
-	if s.R == nil {
-		return s.count(catchup.CheckOOMKill, catchup.CountOOMKills)
-	}
 	n := 0
-	for _, d := range s.R.Deaths {
-		n += d.OOMKills
+	if s.R != nil {
+		for _, d := range s.R.Deaths {
+			n += d.OOMKills
+		}
 	}
 	return n
 }

@@ -95,11 +95,11 @@ func outcomeLine(r *catchup.Result) string {
 	if o.RestartAtMs <= 0 {
 		return ""
 	}
-	line := fmt.Sprintf("%s restarted at %s: %s", r.Target, fmtAt(o.RestartAtMs), o.Outcome)
+	line := fmt.Sprintf("%s restarted at %s: %s", r.Target, reports.FormatAt(o.RestartAtMs), o.Outcome)
 	if o.Outcome == catchup.OutcomeCurrent {
-		line = fmt.Sprintf("%s restarted at %s and was current %s later", r.Target, fmtAt(o.RestartAtMs), fmtSecs(o.Seconds))
+		line = fmt.Sprintf("%s restarted at %s and was current %s later", r.Target, reports.FormatAt(o.RestartAtMs), reports.FormatSecs(o.Seconds))
 	} else if o.Outcome != "" {
-		line = fmt.Sprintf("%s restarted at %s and was not current after %s (%s)", r.Target, fmtAt(o.RestartAtMs), fmtSecs(o.Seconds), outcomeWords(o.Outcome))
+		line = fmt.Sprintf("%s restarted at %s and was not current after %s (%s)", r.Target, reports.FormatAt(o.RestartAtMs), reports.FormatSecs(o.Seconds), outcomeWords(o.Outcome))
 	}
 	if o.Detail != "" {
 		line += ": " + o.Detail
@@ -119,7 +119,7 @@ func nodeRows(r *catchup.Result, s CatchupSummary) []cuNodeRow {
 			row.Role = "stream leader at the kill"
 		}
 		if l, _ := n.Limit.Peak(); l > 0 {
-			row.Limit = fmtSize(l)
+			row.Limit = reports.FormatSize(l)
 		}
 		if d := s.deaths(n.Node); d.OOMKills > 0 || d.Deaths > 0 || d.Restarts > 0 {
 			row.Deaths, row.DeathsClass = d.Describe(), reports.ClassBad
@@ -136,7 +136,7 @@ func eventRows(r *catchup.Result) (rows []cuEventRow, more int) {
 		if i == maxEvents {
 			return rows, len(r.Events) - i
 		}
-		row := cuEventRow{At: fmtAt(e.TMs), Node: e.Node, What: eventWords(e.Kind), Detail: e.Detail}
+		row := cuEventRow{At: reports.FormatAt(e.TMs), Node: e.Node, What: eventWords(e.Kind), Detail: e.Detail}
 		if e.Kind == catchup.EvLimit && (e.Detail == "" || e.Detail == "none" || e.Detail == "0B") {
 			row.What, row.Detail = "memory limit lifted", ""
 		}
@@ -151,7 +151,7 @@ func eventRows(r *catchup.Result) (rows []cuEventRow, more int) {
 func phaseRows(r *catchup.Result) []cuPhaseRow {
 	var rows []cuPhaseRow
 	for _, p := range r.Phases {
-		row := cuPhaseRow{Phase: phaseWords(p.Name), From: fmtAt(p.StartMs), Took: fmtSecs(p.Seconds)}
+		row := cuPhaseRow{Phase: phaseWords(p.Name), From: reports.FormatAt(p.StartMs), Took: reports.FormatSecs(p.Seconds)}
 		if l, ok := r.Publish.Latency[p.Name]; ok && l.Count > 0 {
 			row.Acks, row.P50, row.P99, row.Max = reports.FormatCount(l.Count), reports.FormatMs(l.P50Ms), reports.FormatMs(l.P99Ms), reports.FormatMs(l.MaxMs)
 			if mb, ok := r.Publish.AckedMBps[p.Name]; ok {

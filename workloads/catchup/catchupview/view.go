@@ -85,7 +85,7 @@ func (catchupView) Page(p *reports.Page) {
 	p.Headline = catchupHeadline(r.Result, p.Judged, p.Labels, sums)
 	p.Kicker, p.TitleWhat, p.Intro = "NATS JetStream replica catch-up", "catch-up ", catchupIntro
 	if o := specOptions(r.Result.Spec); o != nil && o.MemoryLimit > 0 {
-		p.Kicker += " under a memory limit of " + fmtSize(int64(o.MemoryLimit))
+		p.Kicker += " under a memory limit of " + reports.FormatSize(int64(o.MemoryLimit))
 	}
 	p.TimelineLead = "Time is seconds since the cell started filling the stream. The grey band is the target down (killed, its store " +
 		"wiped), the blue band its catch-up after the restart; red lines are OOM kills, the green line the moment it was current. " +
