@@ -66,7 +66,7 @@ func catchupCell(r *reports.Run, c *reports.Cell, v *reports.CellSection, s Catc
 	if cr.Recovery != nil {
 		v.Recovery = cr.Recovery.Detail
 	}
-	v.Extra = cellTables(cr, s)
+	v.Extra = cellTables(cr)
 }
 
 func currentMark(r *catchup.Result) []reports.Mark {
@@ -74,13 +74,6 @@ func currentMark(r *catchup.Result) []reports.Mark {
 		return nil
 	}
 	return []reports.Mark{{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: reports.ColGreen, Solid: true}}
-}
-
-func peakAt(v int64, ratio float64, at int64) string {
-	if v <= 0 {
-		return "–"
-	}
-	return peakShort(v, ratio) + " at " + reports.FormatAt(at)
 }
 
 // catchupFacts are the cell's setup in a few lines.

@@ -75,12 +75,6 @@ func (t *cuTable) setup() {
 		}
 		return plain(lim + " / " + gml)
 	})
-	t.row("max_outstanding_catchup", "bytes of catch-up in flight per stream", func(_ CatchupSummary, r *catchup.Result) reports.MatrixVal {
-		if r.Options.MaxOutstandingCatchup <= 0 {
-			return plain("server default (64 MB)")
-		}
-		return plain(reports.FormatSize(int64(r.Options.MaxOutstandingCatchup)))
-	})
 	t.row("Target", "the replica killed, wiped and restarted empty", func(_ CatchupSummary, r *catchup.Result) reports.MatrixVal {
 		if r.Target == "" {
 			return plain(string(r.Options.Target) + " (not chosen)")
@@ -90,17 +84,6 @@ func (t *cuTable) setup() {
 			t += " (leader " + r.LeaderAtKill + ")"
 		}
 		return plain(t)
-	})
-	t.row("Writes while it was away", "publishing while the target was down and while it caught up", func(_ CatchupSummary, r *catchup.Result) reports.MatrixVal {
-		o := r.Options
-		if o.Rate <= 0 {
-			return plain(fmt.Sprintf("none; down %s", reports.FormatDuration(o.Down)))
-		}
-		until := "until current"
-		if o.WriteFor > 0 {
-			until = "for " + reports.FormatDuration(o.WriteFor) + " after the restart"
-		}
-		return plain(fmt.Sprintf("%s/s: down %s, then %s", reports.FormatSize(int64(o.Rate)), reports.FormatDuration(o.Down), until))
 	})
 }
 

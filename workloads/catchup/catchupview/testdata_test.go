@@ -205,7 +205,7 @@ func TestCatchupTestdata(t *testing.T) {
 			"n2 once at 15.0 s", "no: 1 restart, below the threshold of 2", "160 MiB / 128 MiB (auto: 80 % of the limit)"}, 28, 1, 1},
 		{catchupLoopRun, []string{
 			"v2.15.3, Direct Get off: n1 OOM-killed 4 times (crash loop) under its 80 MiB limit, first 2.7 s after its restart; did not catch up (the wait stopped at the crash loop, 8.0 s after the restart); nothing lost.",
-		}, []string{"80 MiB / unset", "16 MB/s: down 5 s, then until current", "not current after 8.0 s (crash loop)",
+		}, []string{"80 MiB / unset", "5s / 16MB/s / until current", "not current after 8.0 s (crash loop)",
 			"n1 4 times at 11.8 s, 14.0 s, 17.1 s, 19.3 s", "yes: n1 (4 restarts)", "115,869 acknowledged, 0 missing"}, 7, 3, 0},
 	}
 	for _, tt := range tests {
