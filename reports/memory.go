@@ -198,6 +198,9 @@ func MemoryChart(m *Memory, bands []Band, xmax float64) *Chart {
 	var marks []Mark
 	var events, kills []string
 	for _, k := range m.Events {
+		if m.followsOOMKill(k) {
+			continue // the OOM kill's mark stands for it
+		}
 		s := fmt.Sprintf("%s %s at %.1fs", k.Node, k.Kind, float64(k.T)/1e9)
 		if k.Detail != "" {
 			s += ": " + k.Detail
@@ -222,6 +225,21 @@ func MemoryChart(m *Memory, bands []Band, xmax float64) *Chart {
 		c.Notes = append(c.Notes, "Node events (dashed grey): "+strings.Join(events, "; ")+".")
 	}
 	return c
+}
+
+// followsOOMKill says whether e is the restart or the exit that an OOM
+// kill of its node brought, within 1.5 s after it: the runtime restarts a
+// killed node at once, and one mark says both.
+func (m *Memory) followsOOMKill(e OOMKill) bool {
+	if e.Kind != string(observe.EvRestart) && e.Kind != string(observe.EvDied) {
+		return false
+	}
+	for _, k := range m.OOMKills {
+		if k.Node == e.Node && e.T >= k.T && e.T-k.T <= 1.5e9 {
+			return true
+		}
+	}
+	return false
 }
 
 // peakPoints keeps at most maxMemPoints points: the highest sample of each

@@ -74,6 +74,12 @@ func TestNodesMemory(t *testing.T) {
 		len(m.Events) != 2 || m.Events[0].Kind != "restart" || m.Events[1].Kind != "died" || m.Events[1].Node != "n2" {
 		t.Errorf("OOM kills %+v, events %+v", m.OOMKills, m.Events)
 	}
+	// The chart marks n1's OOM kill once (its restart is the kill's), and
+	// n2's death, which no kill brought.
+	notes := strings.Join(MemoryChart(m, nil, 1).Notes, " ")
+	if !strings.Contains(notes, "n1 OOM-killed at 0.5s") || strings.Contains(notes, "n1 restart") || !strings.Contains(notes, "n2 died at 0.5s") {
+		t.Errorf("chart notes: %s", notes)
+	}
 	// n2's limit differs: each node keeps its own.
 	lines[2].Bytes = 2 << 30
 	if m, _ := nodesMemory(write(lines), record.CellResult{}); m.LimitBytes != 0 || len(m.Nodes[1].Limit) != 1 {

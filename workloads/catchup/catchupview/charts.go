@@ -88,15 +88,7 @@ func unaskedMemory(m *reports.Memory) *reports.Memory {
 	out := *m
 	out.Events = nil
 	for _, e := range m.Events {
-		if e.Kind != string(observe.EvRestart) && e.Kind != string(observe.EvDied) {
-			continue
-		}
-		// The restart that follows an OOM kill is in the kill's mark.
-		afterOOM := false
-		for _, k := range m.OOMKills {
-			afterOOM = afterOOM || (k.Node == e.Node && e.T >= k.T && e.T-k.T <= 1.5e9)
-		}
-		if !afterOOM {
+		if e.Kind == string(observe.EvRestart) || e.Kind == string(observe.EvDied) {
 			out.Events = append(out.Events, e)
 		}
 	}
