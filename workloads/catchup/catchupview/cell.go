@@ -36,7 +36,15 @@ var unobservedFiles = []struct{ rel, text string }{
 // facts, charts, tables and files.
 func catchupCell(r *reports.Run, c *reports.Cell, v *reports.CellSection, s CatchupSummary) {
 	v.Sentence = s.Sentence()
-	v.ChartNote, v.Recovery, v.Charts = "", "", nil
+	// The history's charts (publishes and gets per second, their latency
+	// and errors) stay; the memory chart is drawn again with the phases.
+	history := v.Charts[:0:0]
+	for _, ch := range v.Charts {
+		if ch.Kind != reports.KindMemory {
+			history = append(history, ch)
+		}
+	}
+	v.ChartNote, v.Recovery, v.Charts = "", "", history
 	m := measuredOf(c)
 	if c.Rel != "" {
 		files := catchupFiles
@@ -50,7 +58,7 @@ func catchupCell(r *reports.Run, c *reports.Cell, v *reports.CellSection, s Catc
 	}
 	if m == nil {
 		why := cmp.Or(c.DataErr, "no "+catchup.ResultFile)
-		v.ChartNote = "No charts: " + why + " (the cell did not get far enough to save its measurements)."
+		v.ChartNote = "No catch-up charts: " + why + " (the cell did not get far enough to save its measurements)."
 		return
 	}
 	cr := &m.Result
@@ -62,7 +70,10 @@ func catchupCell(r *reports.Run, c *reports.Cell, v *reports.CellSection, s Catc
 		mc.Marks(currentMark(cr))
 		v.Charts = append(v.Charts, targetMemoryChart(c.Memory, cr, s.goMemLimit(), bands, xmax), mc)
 	}
-	v.Charts = append(v.Charts, lagChart(cr, bands, xmax), publishChart(cr, bands, xmax))
+	v.Charts = append(v.Charts, lagChart(cr, bands, xmax))
+	if len(history) == 0 && len(cr.Publish.PerSecond) > 0 {
+		v.ChartNote = "Publishing second by second is in " + catchup.PublishFile + ": the cell was stored before its history recorded every publish."
+	}
 	if cr.Recovery != nil {
 		v.Recovery = cr.Recovery.Detail
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"strings"
 
 	"gonum.org/v1/plot/plotter"
 
@@ -16,9 +15,8 @@ import (
 
 // Chart kinds of a catch-up cell, besides the memory of every node.
 const (
-	kindTarget  = "Memory of the catching-up node"
-	kindLag     = "Catch-up progress"
-	kindPublish = "Publish latency"
+	kindTarget = "Memory of the catching-up node"
+	kindLag    = "Catch-up progress"
 )
 
 // Band colours of a catch-up cell's phases.
@@ -131,54 +129,6 @@ func lagChart(r *catchup.Result, bands []reports.Band, xmax float64) *reports.Ch
 			note += fmt.Sprintf(", not current after %s (%s)", reports.FormatSecs(cu.Seconds), outcomeWords(cu.Outcome))
 		}
 		c.Notes = append(c.Notes, note+".")
-	}
-	return c
-}
-
-// publishChart draws the latency of acknowledged publishes, second by
-// second, on a log scale; seconds with errors are listed under it.
-func publishChart(r *catchup.Result, bands []reports.Band, xmax float64) *reports.Chart {
-	c := reports.NewTimeChart("Publish latency, acknowledged, per second", "latency (log scale)", xmax, bands)
-	c.Kind = kindPublish
-	c.YLog = true
-	c.Plot.Y.Tick.Marker = reports.MsLogTicks
-	secs := r.Publish.PerSecond
-	if len(secs) == 0 {
-		c.Empty = "no publishes recorded (publish.csv is empty)"
-		return c
-	}
-	var p50, p99, mx plotter.XYs
-	nan := math.NaN()
-	var errs []string
-	for _, s := range secs {
-		x := float64(s.T) + 0.5
-		if s.OK == 0 {
-			p50, p99, mx = append(p50, plotter.XY{X: x, Y: nan}), append(p99, plotter.XY{X: x, Y: nan}), append(mx, plotter.XY{X: x, Y: nan})
-		} else {
-			p50 = append(p50, plotter.XY{X: x, Y: s.P50Ms})
-			p99 = append(p99, plotter.XY{X: x, Y: s.P99Ms})
-			mx = append(mx, plotter.XY{X: x, Y: s.MaxMs})
-		}
-		if s.Errors > 0 || s.Timeouts > 0 {
-			var what []string
-			if s.Timeouts > 0 {
-				what = append(what, reports.Plural(int(s.Timeouts), "timeout", "timeouts"))
-			}
-			if s.Errors > 0 {
-				what = append(what, reports.Plural(int(s.Errors), "error", "errors"))
-			}
-			errs = append(errs, fmt.Sprintf("%d-%d s: %s", s.T, s.T+1, strings.Join(what, ", ")))
-		}
-	}
-	c.Line("max", mx, reports.LineStyle(reports.ColGrey, 0.9, false))
-	c.Line("p99", p99, reports.LineStyle(reports.ColBlue, 1.8, false))
-	c.Line("p50", p50, reports.LineStyle(reports.ColSky, 1.2, true))
-	c.Marks(catchupMarks(r))
-	if len(errs) > 0 {
-		if len(errs) > 8 {
-			errs = append(errs[:8], fmt.Sprintf("%d more seconds in publish.csv", len(errs)-8))
-		}
-		c.Notes = append(c.Notes, "Publish errors: "+strings.Join(errs, "; ")+".")
 	}
 	return c
 }

@@ -90,9 +90,9 @@ func (catchupView) Page(p *reports.Page) {
 	p.TimelineLead = "Time is seconds since the cell started filling the stream. The grey band is the target down (killed, its store " +
 		"wiped), the blue band its catch-up after the restart; red lines are OOM kills, the green line the moment it was current. " +
 		"Memory is drawn per node: solid the cgroup usage (what the limit counts, page cache included), dashed the resident memory (RSS), " +
-		"red dashed the limit. Each kind of chart shares its axes across cells."
+		"red dashed the limit. Publishes and the gets through the target are drawn per second from the history. Each kind of chart shares its axes across cells."
 	p.Rows, p.CheckHints = catchupRows(p, sums), catchupCheckHints
-	p.ChartKinds = []string{kindTarget, reports.KindMemory, kindLag, kindPublish}
+	p.ChartKinds = []string{kindTarget, reports.KindMemory, kindLag, reports.KindThroughput, reports.KindLatency, reports.KindErrors}
 	if pairedByDirectGet(r.Result.Cells) {
 		// A catch-up matrix pairs Direct Get on and off of each version:
 		// one version a row.

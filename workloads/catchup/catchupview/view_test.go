@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
+	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
@@ -158,13 +160,22 @@ func TestCatchupMatrix(t *testing.T) {
 func TestCatchupPage(t *testing.T) {
 	ok, rok := mkCatchupCell(cuOpts{directGet: true, limit: 1536 << 20})
 	oom, room := mkCatchupCell(cuOpts{limit: 1536 << 20, oomKills: 3, crashLoop: true, outcome: catchup.OutcomeTimeout, seconds: 600, bound: 10 * time.Minute})
-	dir := writeCatchupRun(t, catchupRunOf(ok, oom), rok, room)
+	res := catchupRunOf(ok, oom)
+	dir := writeCatchupRun(t, res, rok, room)
+	// The first cell's history holds its publishes: their charts are the
+	// pipeline's; the second, stored before, points at publish.csv.
+	var ops []history.Op
+	for i := range 40 {
+		ops = append(ops, history.Op{Client: i % 2, Type: catchup.OpPublish, Outcome: history.OK, Invoke: int64(i) * 250e6, Complete: int64(i)*250e6 + 2e6})
+	}
+	reportstest.WriteJSONLines(t, filepath.Join(dir, res.Cells[0].Name, "history.jsonl"), ops)
 	page := pageOf(t, dir)
 	for _, w := range []string{
 		"<title>INVALID: jetstream-chaos catch-up run cu</title>", "NATS JetStream replica catch-up",
 		"v2.15.3, Direct Get on: n1 caught up 1.04 GiB in 4.9 s", "n1 OOM-killed 3 times (crash loop)",
 		"What was tested", "Catch-up time", "Fits the limit",
-		"Memory per node", "How far n1 is behind the stream leader", "Publish latency, acknowledged, per second",
+		"Memory per node", "How far n1 is behind the stream leader", "Latency of acknowledged ops",
+		"Publishing second by second is in publish.csv: the cell was stored before its history recorded every publish.",
 		"target down (killed, wiped)", "catching up", "OOM n1",
 		`href="direct-get-off/catchup.json"`, "memory.csv (memory per node", "lag.csv", "publish.csv", "events.jsonl", "health.jsonl",
 		"What happened to the nodes", "OOM-killed",
