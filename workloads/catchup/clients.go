@@ -49,35 +49,10 @@ func (r *cell) createStream(ctx context.Context) error {
 		Storage:     jetstream.FileStorage,
 		AllowDirect: r.opts.DirectGet,
 	}
-	// A fresh cluster may still be settling its meta leader and peers.
-	err = client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
-		_, err := js.CreateStream(ctx, cfg)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("create stream %s: %w", r.opts.Stream, err)
-	}
 	// Every replica must be there before the fill, or the fill itself is a
 	// catch-up.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		s, err := js.Stream(ictx, r.opts.Stream)
-		cancel()
-		if err == nil {
-			info := s.CachedInfo()
-			if info.Config.AllowDirect != r.opts.DirectGet {
-				return fmt.Errorf("stream %s has allow_direct %v, asked %v", r.opts.Stream, info.Config.AllowDirect, r.opts.DirectGet)
-			}
-			if ci := info.Cluster; ci != nil && ci.Leader != "" && len(ci.Replicas) == 2 && ci.Replicas[0].Current && ci.Replicas[1].Current {
-				return nil
-			}
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("stream %s has no leader with 2 current replicas after 60s (last: %v)", r.opts.Stream, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	_, err = client.CreateStream(ctx, js, cfg, 60*time.Second)
+	return err
 }
 
 func (r *cell) index(name string) int {

@@ -71,12 +71,9 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 	}
 	cfg := jetstream.StreamConfig{Name: o.Stream, Subjects: []string{o.Stream + ".>"}, Replicas: o.Replicas,
 		Storage: jetstream.FileStorage, AllowMsgCounter: true, AllowDirect: o.DirectGet}
-	if err := client.RetryTransient(ctx, 30*time.Second, func(ctx context.Context) error {
-		_, err := js.CreateStream(ctx, cfg)
-		return err
-	}); err != nil {
+	if _, err := client.CreateStream(ctx, js, cfg, 0); err != nil {
 		i.Close()
-		return nil, fmt.Errorf("create stream %s: %w", o.Stream, err)
+		return nil, err
 	}
 	return i, nil
 }

@@ -62,9 +62,10 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 	return i, nil
 }
 
-// createWithin bounds creating the stream and the consumers, asked again
-// while the answer is transient (client.RetryTransient): a stream create
-// timed out right after readiness on a loaded machine in make test.
+// createWithin bounds creating the consumers, asked again while the answer
+// is transient (client.RetryTransient), as client.CreateStream bounds the
+// stream's: a stream create timed out right after readiness on a loaded
+// machine in make test.
 const createWithin = 30 * time.Second
 
 func (i *instance) createStream(ctx context.Context) error {
@@ -76,13 +77,9 @@ func (i *instance) createStream(ctx context.Context) error {
 		Retention: retention, Storage: jetstream.FileStorage, Duplicates: i.o.DuplicateWindow.D(),
 		AllowDirect: i.o.DirectGet,
 	}
-	var s jetstream.Stream
-	err := client.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
-		s, err = i.js.CreateStream(ctx, cfg)
-		return err
-	})
+	s, err := client.CreateStream(ctx, i.js, cfg, 0)
 	if err != nil {
-		return fmt.Errorf("create stream: %w", err)
+		return err
 	}
 	got := s.CachedInfo().Config
 	if got.Retention != retention || got.Replicas != i.o.Replicas || got.Duplicates != cfg.Duplicates || got.AllowDirect != cfg.AllowDirect {
