@@ -25,12 +25,12 @@ type Config struct {
 	MaxOutstandingCatchup int64  `json:"max_outstanding_catchup,omitempty"` // bytes; 0 = server default (64 MB)
 
 	// MemoryLimit is each node's hard limit in bytes (0 = none). GoMemLimit
-	// is the GOMEMLIMIT given to nats-server (0 = derived from MemoryLimit,
-	// see GoMemLimitFor; -1 = unset). MaxMemoryStore bounds JetStream's
-	// memory storage, which otherwise defaults to 75 % of the host's RAM.
-	MemoryLimit    int64 `json:"memory_limit,omitempty"`
-	GoMemLimit     int64 `json:"go_mem_limit,omitempty"`
-	MaxMemoryStore int64 `json:"max_memory_store,omitempty"`
+	// is the policy of the GOMEMLIMIT given to nats-server (GoMemLimitFor).
+	// MaxMemoryStore bounds JetStream's memory storage, which otherwise
+	// defaults to 75 % of the host's RAM.
+	MemoryLimit    int64      `json:"memory_limit,omitempty"`
+	GoMemLimit     GoMemLimit `json:"go_mem_limit,omitempty"`
+	MaxMemoryStore int64      `json:"max_memory_store,omitempty"`
 
 	StoreOnTmpfs bool `json:"store_on_tmpfs,omitempty"` // docker only; the default is a host directory
 
@@ -132,19 +132,9 @@ func (c Config) Words() string {
 	return fmt.Sprintf("%d nodes, route ping %s", c.Nodes, c.RoutePingInterval)
 }
 
-// GoMemLimitFor is the documented GOMEMLIMIT policy: 80 % of the hard limit,
-// leaving headroom for memory the Go runtime does not account for, unless the
-// config sets it explicitly. 0 means leave GOMEMLIMIT unset.
-func (c Config) GoMemLimitFor() int64 {
-	switch {
-	case c.GoMemLimit > 0:
-		return c.GoMemLimit
-	case c.GoMemLimit < 0 || c.MemoryLimit == 0:
-		return 0
-	default:
-		return c.MemoryLimit / 10 * 8
-	}
-}
+// GoMemLimitFor is the GOMEMLIMIT the nodes get under the config's policy
+// (by default 80 % of the hard limit); 0 means leave it unset.
+func (c Config) GoMemLimitFor() int64 { return c.GoMemLimit.Bytes(c.MemoryLimit) }
 
 // The system account's user, for the server APIs only it may call
 // ($JS.API.SERVER.REMOVE). Clients without credentials stay in the global

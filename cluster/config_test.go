@@ -51,7 +51,7 @@ func TestGoMemLimitPolicy(t *testing.T) {
 		{1000 << 20, -1, 0}, // explicitly unset
 	}
 	for _, c := range cases {
-		got := Config{MemoryLimit: c.limit, GoMemLimit: c.explicit}.GoMemLimitFor()
+		got := Config{MemoryLimit: c.limit, GoMemLimit: GoMemLimit(c.explicit)}.GoMemLimitFor()
 		if got != c.want {
 			t.Errorf("limit %d explicit %d: got %d, want %d", c.limit, c.explicit, got, c.want)
 		}

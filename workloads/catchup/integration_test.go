@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/celltest"
@@ -142,7 +143,7 @@ func TestIntegrationDockerCatchupOOMCrashLoop(t *testing.T) {
 	rt := celltest.Docker(t)
 	opts := tiny()
 	opts.Backlog = 512 << 20
-	opts.MemoryLimit, opts.GoMemLimit = 128<<20, GoMemLimitOff
+	opts.MemoryLimit, opts.GoMemLimit = 128<<20, cluster.GoMemLimitOff
 	opts.CatchupTimeout = 5 * time.Minute
 	start := time.Now()
 	res, cr, printed := pipelineCell(t, rt, opts, "none")

@@ -42,12 +42,12 @@ type Options struct {
 	WriteFor time.Duration  `json:"write_for"` // --write-for: how long publishing continues after the restart; 0: until the replica is current
 
 	// The server under test.
-	MemoryLimit           bytesize.Bytes `json:"memory_limit"`               // --memory-limit: hard limit of the catching-up node from its restart (0: none)
-	GoMemLimit            GoMemLimit     `json:"gomemlimit"`                 // --gomemlimit auto|off|SIZE; see GoMemLimit
-	MaxOutstandingCatchup bytesize.Bytes `json:"max_outstanding_catchup"`    // --max-outstanding-catchup (0: server default, 64 MB)
-	MaxMemorySlope        float64        `json:"max_memory_slope,omitempty"` // --max-memory-slope: bytes of peak RSS per byte of backlog a --backlog list may show (0: DefaultMaxSlope)
-	MaxCatchupMemory      bytesize.Bytes `json:"max_catchup_memory"`         // --max-catchup-memory: the catching-up node's peak RSS may not pass it (0: relative to the other follower; see DefaultJumpFactor)
-	DirectGet             bool           `json:"direct_get"`                 // --direct-get: allow_direct on the stream (one cell each)
+	MemoryLimit           bytesize.Bytes     `json:"memory_limit"`               // --memory-limit: hard limit of the catching-up node from its restart (0: none)
+	GoMemLimit            cluster.GoMemLimit `json:"gomemlimit"`                 // --gomemlimit auto|off|SIZE; see GoMemLimit
+	MaxOutstandingCatchup bytesize.Bytes     `json:"max_outstanding_catchup"`    // --max-outstanding-catchup (0: server default, 64 MB)
+	MaxMemorySlope        float64            `json:"max_memory_slope,omitempty"` // --max-memory-slope: bytes of peak RSS per byte of backlog a --backlog list may show (0: DefaultMaxSlope)
+	MaxCatchupMemory      bytesize.Bytes     `json:"max_catchup_memory"`         // --max-catchup-memory: the catching-up node's peak RSS may not pass it (0: relative to the other follower; see DefaultJumpFactor)
+	DirectGet             bool               `json:"direct_get"`                 // --direct-get: allow_direct on the stream (one cell each)
 
 	// Bounds and observation.
 	CatchupTimeout  time.Duration `json:"catchup_timeout"`  // --catchup-timeout: bound on restart -> current
@@ -77,7 +77,7 @@ var Defaults = Options{
 	Rate:            4 << 20,
 	Down:            5 * time.Second,
 	WriteFor:        0,
-	GoMemLimit:      GoMemLimitAuto,
+	GoMemLimit:      cluster.GoMemLimitAuto,
 	CatchupTimeout:  2 * time.Minute,
 	Settle:          5 * time.Second,
 	RecoveryTimeout: 2 * time.Minute,
@@ -120,7 +120,7 @@ var Presets = map[string]Options{
 	"seed-loop": with(Defaults, func(o *Options) {
 		o.Backlog, o.Payload = 2<<30, 4<<10
 		o.Down, o.Rate = 5*time.Second, 20_000_000
-		o.MemoryLimit, o.GoMemLimit = 1<<30, GoMemLimitOff
+		o.MemoryLimit, o.GoMemLimit = 1<<30, cluster.GoMemLimitOff
 		o.CrashLoop = 3
 		o.CatchupTimeout, o.Settle = 3*time.Minute, 10*time.Second
 		o.RecoveryTimeout, o.VerifyTimeout = time.Minute, 2*time.Minute
@@ -250,7 +250,7 @@ func (o Options) Validate(nodes int) error {
 }
 
 // GoMemLimitBytes is the GOMEMLIMIT the policy gives (0: unset).
-func (o Options) GoMemLimitBytes() int64 { return o.GoMemLimit.Bytes(o.MemoryLimit) }
+func (o Options) GoMemLimitBytes() int64 { return o.GoMemLimit.Bytes(int64(o.MemoryLimit)) }
 
 // ClusterConfig is the config a cell starts its cluster with, from the
 // run's template base:
@@ -271,9 +271,9 @@ func (o Options) GoMemLimitBytes() int64 { return o.GoMemLimit.Bytes(o.MemoryLim
 func (o Options) ClusterConfig(base cluster.Config) cluster.Config {
 	base.MemoryLimit = 0
 	base.MaxMemoryStore = 0 // WithDefaults would derive it from a MemoryLimit we no longer set
-	base.GoMemLimit = -1
+	base.GoMemLimit = cluster.GoMemLimitOff
 	if g := o.GoMemLimitBytes(); g > 0 {
-		base.GoMemLimit = g
+		base.GoMemLimit = cluster.GoMemLimit(g)
 	}
 	base.MaxOutstandingCatchup = int64(o.MaxOutstandingCatchup)
 	base.AutoRestart = true

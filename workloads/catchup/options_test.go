@@ -26,11 +26,11 @@ func TestGoMemLimitPolicy(t *testing.T) {
 		{"1200MiB", 1536 << 20, 1200 << 20}, // explicit
 		{"1200MiB", 0, 1200 << 20},          // explicit without a limit
 	} {
-		var g GoMemLimit
+		var g cluster.GoMemLimit
 		if err := g.Set(tc.flag); err != nil {
 			t.Fatalf("Set(%q): %v", tc.flag, err)
 		}
-		if got := g.Bytes(tc.limit); got != tc.want {
+		if got := g.Bytes(int64(tc.limit)); got != tc.want {
 			t.Errorf("--gomemlimit %s under %s = %d, want %d", tc.flag, tc.limit, got, tc.want)
 		}
 		// The policy must agree with the cluster package's, which the docker
@@ -41,7 +41,7 @@ func TestGoMemLimitPolicy(t *testing.T) {
 			t.Errorf("cluster policy for %s gives %d, ours %d", tc.limit, cfg.GoMemLimitFor(), tc.want)
 		}
 	}
-	var g GoMemLimit
+	var g cluster.GoMemLimit
 	if err := g.Set("zero"); err == nil {
 		t.Error("Set(zero) accepted")
 	}
@@ -122,7 +122,7 @@ func TestPresets(t *testing.T) {
 	}
 	// The measured crash-loop preset: GOMEMLIMIT unset, 1 GiB under the
 	// catch-up's 2.3 GiB peak on v2.15.3 and above v2.11.8's 0.6 GiB.
-	if l, _ := Preset("seed-loop"); l.GoMemLimit != GoMemLimitOff || l.MemoryLimit != 1<<30 || l.Backlog != 2<<30 || l.GoMemLimitBytes() != 0 {
+	if l, _ := Preset("seed-loop"); l.GoMemLimit != cluster.GoMemLimitOff || l.MemoryLimit != 1<<30 || l.Backlog != 2<<30 || l.GoMemLimitBytes() != 0 {
 		t.Errorf("seed-loop = %+v", l)
 	}
 	if q, _ := Preset("quick"); q.Backlog != Defaults.Backlog {
@@ -200,7 +200,7 @@ func TestFlags(t *testing.T) {
 		{"defaults", nil, func(o *Options) {}, ""},
 		{"sizes and durations", []string{"--backlog=1GiB", "--payload", "8KiB", "--down=10s", "--memory-limit=1.5GiB", "--gomemlimit=off", "--target=leader"},
 			func(o *Options) {
-				o.Backlog, o.Payload, o.Down, o.MemoryLimit, o.GoMemLimit, o.Target = 1<<30, 8<<10, 10*time.Second, 1536<<20, GoMemLimitOff, Leader
+				o.Backlog, o.Payload, o.Down, o.MemoryLimit, o.GoMemLimit, o.Target = 1<<30, 8<<10, 10*time.Second, 1536<<20, cluster.GoMemLimitOff, Leader
 			}, ""},
 		{"preset", []string{"--preset=seed-oom"}, func(o *Options) { *o, _ = Preset("seed-oom") }, ""},
 		{"preset overridden", []string{"--preset=seed-oom", "--memory-limit=2GiB", "--max-outstanding-catchup=8MiB"},

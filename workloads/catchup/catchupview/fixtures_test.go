@@ -68,7 +68,7 @@ func mkCatchupCell(o cuOpts) (record.CellResult, *catchup.Result) {
 	opts.DirectGet, opts.MemoryLimit, opts.CatchupTimeout = o.directGet, bytesize.Bytes(o.limit), o.bound
 	r := &catchup.Result{Options: opts, Runtime: "docker", ServerVersion: o.version, Target: "n1", TargetRole: catchup.Follower,
 		LeaderAtKill: "n3", StartedAt: time.Date(2026, 11, 30, 5, 43, 16, 0, time.UTC)}
-	r.GoMemLimit = opts.GoMemLimit.Bytes(opts.MemoryLimit)
+	r.GoMemLimit = opts.GoMemLimit.Bytes(int64(opts.MemoryLimit))
 	restart := int64(cuRestart)
 	r.Stream = catchup.StreamStats{Name: "CATCHUP", AllowDirect: o.directGet, FillMsgs: 262145, FillBytes: 1093971020, FillMBps: 149,
 		RestartMsgs: 267795, RestartBytes: 1117510556, FinalMsgs: 272971, FinalBytes: 1139158744}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
@@ -69,7 +70,7 @@ func (t *cuTable) setup() {
 		}
 		if g := s.goMemLimit(); g > 0 {
 			gml = reports.FormatSize(g)
-			if r.Options.GoMemLimit == catchup.GoMemLimitAuto {
+			if r.Options.GoMemLimit == cluster.GoMemLimitAuto {
 				gml += " (auto: 80 % of the limit)"
 			}
 		}

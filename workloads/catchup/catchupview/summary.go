@@ -80,7 +80,7 @@ func (s CatchupSummary) goMemLimit() int64 {
 	if s.R.GoMemLimit > 0 {
 		return s.R.GoMemLimit
 	}
-	return s.R.Options.GoMemLimit.Bytes(s.R.Options.MemoryLimit)
+	return s.R.Options.GoMemLimit.Bytes(int64(s.R.Options.MemoryLimit))
 }
 
 func (s CatchupSummary) node(name string) *catchup.NodeMemory {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
@@ -255,9 +256,9 @@ func optionParams(o catchup.Options) []reports.Param {
 	if o.MemoryLimit > 0 {
 		lim = o.MemoryLimit.String()
 	}
-	if g := o.GoMemLimit.Bytes(o.MemoryLimit); g > 0 {
+	if g := o.GoMemLimit.Bytes(int64(o.MemoryLimit)); g > 0 {
 		gml += " (" + bytesize.Bytes(g).String() + ")"
-	} else if o.GoMemLimit == catchup.GoMemLimitAuto {
+	} else if o.GoMemLimit == cluster.GoMemLimitAuto {
 		gml += " (unset: no limit)"
 	}
 	mo := "server default (64 MB)"
