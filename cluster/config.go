@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 )
 
 // Config is everything a cluster is started from. It is saved with every run.
@@ -97,8 +99,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.Nodes < 1 || c.Nodes > 9:
 		return fmt.Errorf("nodes must be 1..9, got %d", c.Nodes)
-	case c.ServerVersion != "" && !versionRE.MatchString(c.ServerVersion):
-		return fmt.Errorf("server version %q is not of the form vX.Y.Z", c.ServerVersion)
+	case c.ServerVersion != "" && !versionRE.MatchString(c.ServerVersion) && !serverbin.IsLocal(c.ServerVersion):
+		return fmt.Errorf("server version %q is not of the form vX.Y.Z, nor a build of --server-source or --server-bin", c.ServerVersion)
 	case c.RoutePingInterval < 100*time.Millisecond && c.External == nil:
 		return fmt.Errorf("route ping interval %s is below 100ms", c.RoutePingInterval)
 	case c.MemoryLimit < 0:

@@ -126,7 +126,8 @@ func imageTag(version string, server, netfault []byte) string {
 		fmt.Fprintf(h, "%d:", len(b)) // length-prefixed: no two inputs hash alike
 		h.Write(b)
 	}
-	return ImageRepo + ":" + version + "-" + hex.EncodeToString(h.Sum(nil))[:12]
+	// A local build's "+dirty" is no tag character.
+	return ImageRepo + ":" + strings.ReplaceAll(version, "+", "_") + "-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // buildContext is a tar of the files, in name order, executables 0755.

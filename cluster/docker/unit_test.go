@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -66,6 +67,10 @@ func TestImageTag(t *testing.T) {
 		if (c.tag == base) != c.samePtr {
 			t.Errorf("%s: %q vs %q", c.name, c.tag, base)
 		}
+	}
+	// A local build's name holds a "+", which no tag may.
+	if tag := imageTag("1787eee03f+dirty.3f2a9c1d", nil, nil); !regexp.MustCompile(`^[a-z0-9./-]+:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`).MatchString(tag) {
+		t.Errorf("local build's tag %q is no valid Docker tag", tag)
 	}
 }
 

@@ -1,6 +1,8 @@
 // Package serverbin builds static nats-server binaries of any released
 // version from the Go module proxy and caches them on disk per version.
-// No registry or prebuilt download is needed: only `go install`.
+// No registry or prebuilt download is needed: only `go install`. A build
+// of a local checkout, or a binary the user built, is cached beside them
+// under a name of its commit (local.go).
 package serverbin
 
 import (
@@ -73,11 +75,17 @@ func Path(ctx context.Context, version string) (string, error) {
 	if version == "" {
 		version = DefaultVersion()
 	}
+	dir := filepath.Join(CacheDir(), "nats-server", version)
+	bin := filepath.Join(dir, "nats-server")
+	if IsLocal(version) { // built by FromSource or FromBinary, which cached it
+		if !Cached(version) {
+			return "", fmt.Errorf("nats-server %s is a local build that is not in %s: give its --server-source or --server-bin again", version, CacheDir())
+		}
+		return bin, nil
+	}
 	if !versionRE.MatchString(version) {
 		return "", fmt.Errorf("nats-server version %q is not of the form vX.Y.Z", version)
 	}
-	dir := filepath.Join(CacheDir(), "nats-server", version)
-	bin := filepath.Join(dir, "nats-server")
 	mu.Lock()
 	defer mu.Unlock()
 	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {

@@ -28,6 +28,7 @@ type runFlags struct {
 	workload, runtime, store string
 	directGet                string
 	versions, nemeses        []string
+	sources, bins            []string // --server-source, --server-bin: local builds, a cell each
 	timeLimit, interval      time.Duration
 	recovery, checkTimeout   time.Duration
 	pingInterval             time.Duration
@@ -85,6 +86,8 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.DurationVar(&f.timeLimit, "time-limit", workloads.TimeLimitDefault, "how long the workload runs in each cell (timed workloads: kv-update, queue, batch; catchup runs through its own phases)")
 	fl.StringVar(&f.directGet, "direct-get", "both", "Direct Get on the bucket or stream: on, off or both (both runs two cells side by side)")
 	fl.StringSliceVar(&f.versions, "server-version", []string{serverbin.DefaultVersion()}, "nats-server versions (vX.Y.Z), comma-separated, or a range of the releases the Go module proxy serves (v2.14.5..v2.15.3); each is a cell, built from the module proxy and cached")
+	fl.StringArrayVar(&f.sources, "server-source", nil, "a nats-server git checkout to build, uncommitted changes included, and run as a cell named by its commit (\"+dirty\" when changed); repeatable; with --server-version, its releases are cells too")
+	fl.StringArrayVar(&f.bins, "server-bin", nil, "a nats-server binary you built (static, for the docker runtime), run as a cell named by the commit it records; repeatable")
 	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults the schedule picks from, one per window, comma-separated; a+b injects a and b together; "+
 		"FAULT:ROLE aims a one-node fault ("+roleNames()+"); FAULT@EVENT[+DELAY] fires it when the event comes ("+eventNames()+", log:/REGEXP/); "+
 		"repeat the flag for more cells ("+strings.Join(nemesis.Names(), ", ")+")")
@@ -291,6 +294,9 @@ func shellQuote(s string) string {
 }
 
 func (f *runFlags) execute(cmd *cobra.Command) error {
+	if err := f.addLocalServers(cmd); err != nil {
+		return err
+	}
 	spec, err := f.spec(cmd)
 	if err != nil {
 		return usageErr("%v", err)
@@ -356,6 +362,40 @@ func buildServers(ctx context.Context, spec record.Spec) error {
 		if !cached {
 			fmt.Printf("built nats-server %s in %s\n", v, time.Since(t).Round(time.Second))
 		}
+	}
+	return nil
+}
+
+// addLocalServers builds every --server-source and caches every
+// --server-bin, before the spec is made, and makes each a cell: in place
+// of the default release, or beside the --server-version ones.
+func (f *runFlags) addLocalServers(cmd *cobra.Command) error {
+	if len(f.sources)+len(f.bins) == 0 {
+		return nil
+	}
+	if f.runtime == "external" {
+		return usageErr("--server-source and --server-bin do not apply to --runtime external: the servers run what they run")
+	}
+	if !cmd.Flags().Changed("server-version") {
+		f.versions = nil
+	}
+	for _, dir := range f.sources {
+		fmt.Printf("building nats-server from %s (the first build of a tree takes 30-60 s, then it is cached in %s)\n", dir, serverbin.CacheDir())
+		t := time.Now()
+		name, err := serverbin.FromSource(cmd.Context(), dir)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		fmt.Printf("nats-server %s from %s, ready in %s\n", name, dir, time.Since(t).Round(time.Second))
+		f.versions = append(f.versions, name)
+	}
+	for _, bin := range f.bins {
+		name, err := serverbin.FromBinary(bin)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		fmt.Printf("nats-server %s from %s\n", name, bin)
+		f.versions = append(f.versions, name)
 	}
 	return nil
 }

@@ -1,0 +1,226 @@
+package serverbin
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"debug/buildinfo"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// A server developer runs cells against their own branch: FromSource
+// builds nats-server from a checkout, FromBinary takes a binary they built.
+// Either puts it in the cache under a name that stands in for a release
+// version everywhere a cell names its server (the cell's label, the Docker
+// image, Path): the commit's short hash, and "+dirty" with a hash of the
+// changes when the tree differs from the commit. The name is keyed by
+// content, so the same tree is built once and two dirty trees of one
+// commit never share a name.
+
+// localRE is what a local build's name looks like; Path finds such a name
+// only in the cache.
+var localRE = regexp.MustCompile(`^([0-9a-f]{10}(\+dirty)?\.[0-9a-f]{8}|[0-9a-f]{10}|bin\.[0-9a-f]{12})$`)
+
+// IsLocal says whether a cell's server version names a local build
+// (FromSource or FromBinary) rather than a release.
+func IsLocal(version string) bool { return localRE.MatchString(version) }
+
+// FromSource builds nats-server from the git checkout in dir, uncommitted
+// and untracked files included, and returns the name of the build:
+// "<commit>" for a clean tree, "<commit>+dirty.<changes>" otherwise. A tree
+// built before is not built again. Errors are one line.
+func FromSource(ctx context.Context, dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := isServerModule(abs); err != nil {
+		return "", err
+	}
+	name, err := sourceName(ctx, abs)
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(CacheDir(), "nats-server", name, "nats-server")
+	err = buildOnce(bin, func(tmp string) error {
+		// -buildvcs: the binary records its commit and whether the tree was
+		// modified, so --server-bin names it alike later.
+		cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=true", "-o", filepath.Join(tmp, "nats-server"), ".")
+		cmd.Dir = abs
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("--server-source %s: go build failed: %v: %s", dir, err, firstLine(out.String()))
+		}
+		return nil
+	})
+	return name, err
+}
+
+// FromBinary copies a nats-server binary the user built into the cache
+// and returns its name: the commit its build info records ("+dirty" when
+// it was built from a modified tree) with a hash of the binary, or
+// "bin.<hash>" when it records none. A file that is no Go-built
+// nats-server is refused in one line.
+func FromBinary(path string) (string, error) {
+	info, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("--server-bin %s: not a Go binary: %v", path, err)
+	}
+	if info.Main.Path != module {
+		return "", fmt.Errorf("--server-bin %s: built from module %q, not %s", path, info.Main.Path, module)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	name := "bin." + sum[:12]
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if len(rev) >= 10 {
+		name = rev[:10] + "." + sum[:8]
+		if modified == "true" {
+			name = rev[:10] + "+dirty." + sum[:8]
+		}
+	}
+	bin := filepath.Join(CacheDir(), "nats-server", name, "nats-server")
+	return name, buildOnce(bin, func(tmp string) error { return copyFile(path, filepath.Join(tmp, "nats-server")) })
+}
+
+// isServerModule refuses a dir whose go.mod is not nats-server's.
+func isServerModule(dir string) error {
+	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return fmt.Errorf("--server-source %s: no go.mod: want a nats-server checkout", dir)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if fs := strings.Fields(sc.Text()); len(fs) == 2 && fs[0] == "module" {
+			if fs[1] != module {
+				return fmt.Errorf("--server-source %s: module %s, want %s", dir, fs[1], module)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("--server-source %s: go.mod names no module", dir)
+}
+
+// sourceName is the build's name: the commit, and a hash of what differs
+// from it (the diff, and every untracked file that git does not ignore).
+func sourceName(ctx context.Context, dir string) (string, error) {
+	git := func(args ...string) ([]byte, error) {
+		out, err := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...).Output()
+		if err != nil {
+			return nil, fmt.Errorf("--server-source %s: git %s: %v (want a git checkout with a commit)", dir, args[0], err)
+		}
+		return out, nil
+	}
+	head, err := git("rev-parse", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	commit := strings.TrimSpace(string(head))[:10]
+	diff, err := git("diff", "HEAD", "--binary")
+	if err != nil {
+		return "", err
+	}
+	untracked, err := git("ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return "", err
+	}
+	if len(diff) == 0 && len(untracked) == 0 {
+		return commit, nil
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%d:", len(diff))
+	h.Write(diff)
+	for _, f := range strings.Split(string(untracked), "\x00") {
+		if f == "" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s:%d:", f, len(b))
+		h.Write(b)
+	}
+	return commit + "+dirty." + hex.EncodeToString(h.Sum(nil))[:8], nil
+}
+
+// buildOnce makes bin with make (which writes into a temporary folder
+// beside it) unless it is there already, under the cache's file lock, and
+// moves it in with a rename, so a half-made binary is never cached.
+func buildOnce(bin string, make func(tmp string) error) error {
+	dir := filepath.Dir(bin)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	unlock, err := lockFile(filepath.Join(dir, "build.lock"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		return nil
+	}
+	tmp, err := os.MkdirTemp(dir, "build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := make(tmp); err != nil {
+		return err
+	}
+	return os.Rename(filepath.Join(tmp, "nats-server"), bin)
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
