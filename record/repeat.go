@@ -30,8 +30,11 @@ type Bisection struct {
 	// anomaly "stops" or "starts" there.
 	FirstChange string `json:"first_change,omitempty"`
 	Change      string `json:"change,omitempty"`
-	Decided     bool   `json:"decided"`
-	Detail      string `json:"detail"`
+	// Subject is FirstChange's subject line when it is a commit of
+	// --commits.
+	Subject string `json:"subject,omitempty"`
+	Decided bool   `json:"decided"`
+	Detail  string `json:"detail"`
 }
 
 // VersionRate is one probed release.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
@@ -44,21 +45,41 @@ func summarizeRepeats(cells []record.CellResult, command string, planned int) []
 }
 
 // RerunOne is the command that runs one cell's run again: the run's own
-// command with that run's seed and version, once.
+// command with that run's seed and version, once. A commit of --commits
+// is checked out in its --server-source first.
 func RerunOne(command string, c record.CellResult) string {
 	var parts []string
+	local := serverbin.IsLocal(c.ServerVersion)
 	for _, p := range strings.Fields(command) {
 		name, _, _ := strings.Cut(p, "=")
 		switch name {
-		case "--runs", "--until-fail", "--same-seed", "--bisect", "--seed", "--server-version":
+		case "--runs", "--until-fail", "--same-seed", "--bisect", "--seed", "--server-version", "--commits":
 			continue
+		case "--server-bin", "--server-source": // which of several local builds made this cell is not known here
+			if !local {
+				continue
+			}
 		}
 		parts = append(parts, p)
 	}
-	if c.ServerVersion != "" {
+	if dir, sha, ok := serverbin.CommitOf(c.ServerVersion); ok {
+		parts = append([]string{"git", "-C", ShellQuote(dir), "checkout", "--detach", sha, "&&"}, parts...)
+	} else if c.ServerVersion != "" && !local {
 		parts = append(parts, "--server-version="+c.ServerVersion)
 	}
 	return strings.Join(append(parts, fmt.Sprintf("--seed=%d", c.SeedOr(0))), " ")
+}
+
+// ShellQuote is s as one shell word: as it is when it holds only
+// characters no shell treats specially, else in single quotes.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == ',' || r == '/' || r == ':' || r == '+' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // PrintRepeats writes the summary across runs.
@@ -86,8 +107,12 @@ func failing(v record.VersionRate) bool { return v.Failed > 0 }
 
 // bisect probes the spec's release range, each release --runs times.
 func (r *runner) bisect(ctx context.Context, res *record.Result) *record.Bisection {
-	return bisectVersions(r.spec.ServerVersions, func(v string) record.VersionRate { return r.probeVersion(ctx, res, v) },
+	b := bisectVersions(r.spec.ServerVersions, func(v string) record.VersionRate { return r.probeVersion(ctx, res, v) },
 		func() bool { return ctx.Err() != nil })
+	if b.Subject = serverbin.Subject(b.FirstChange); b.Subject != "" {
+		b.Detail += fmt.Sprintf("; commit %s: %q", b.FirstChange, b.Subject)
+	}
+	return b
 }
 
 // bisectVersions probes the first and last release of vs, and then halves

@@ -50,20 +50,23 @@ func FromSource(ctx context.Context, dir string) (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(CacheDir(), "nats-server", name, "nats-server")
-	err = buildOnce(bin, func(tmp string) error {
-		// -buildvcs: the binary records its commit and whether the tree was
-		// modified, so --server-bin names it alike later.
-		cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=true", "-o", filepath.Join(tmp, "nats-server"), ".")
-		cmd.Dir = abs
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("--server-source %s: go build failed: %v: %s", dir, err, firstLine(out.String()))
-		}
-		return nil
-	})
-	return name, err
+	return name, buildOnce(bin, func(tmp string) error { return goBuild(ctx, abs, tmp, "--server-source "+dir) })
+}
+
+// goBuild builds the nats-server in src into the folder out; what names
+// the build in its error.
+func goBuild(ctx context.Context, src, out, what string) error {
+	// -buildvcs: the binary records its commit and whether the tree was
+	// modified, so --server-bin names it alike later.
+	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=true", "-o", filepath.Join(out, "nats-server"), ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off")
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: go build failed: %v: %s", what, err, firstLine(b.String()))
+	}
+	return nil
 }
 
 // FromBinary copies a nats-server binary the user built into the cache
@@ -223,4 +226,90 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// commit is a commit of a checkout that Path builds when a bisection
+// reaches it (Commits registers it).
+type commit struct{ dir, sha, subject string }
+
+var commits = map[string]commit{} // by name; under mu
+
+// Commits lists the commits of the checkout in dir from good to bad
+// (first parents, oldest first, both ends included; "good..bad", either
+// any revision git knows) and returns their names, the names a clean
+// checkout of each builds under. Path builds each in a git worktree of
+// dir when it is first asked for, so a bisection builds only the commits
+// it probes.
+func Commits(ctx context.Context, dir, span string) ([]string, error) {
+	good, bad, ok := strings.Cut(span, "..")
+	if !ok || good == "" || bad == "" {
+		return nil, fmt.Errorf("--commits %q: want GOOD..BAD, two revisions of the checkout", span)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := isServerModule(abs); err != nil {
+		return nil, err
+	}
+	// A range excludes its start, and exclusions are global to one
+	// rev-list: the good commit is asked for on its own.
+	var lines []string
+	for _, args := range [][]string{{"-1", good}, {"--first-parent", "--reverse", good + ".." + bad}} {
+		out, err := exec.CommandContext(ctx, "git", append([]string{"-C", abs, "log", "--format=%H %s"}, args...)...).Output()
+		if err != nil {
+			return nil, fmt.Errorf("--commits %s: git log in %s: %v", span, dir, err)
+		}
+		lines = append(lines, strings.Split(strings.TrimSpace(string(out)), "\n")...)
+	}
+	var names []string
+	mu.Lock()
+	defer mu.Unlock()
+	for _, l := range lines {
+		sha, subject, _ := strings.Cut(l, " ")
+		if len(sha) < 10 {
+			continue
+		}
+		names = append(names, sha[:10])
+		commits[sha[:10]] = commit{abs, sha, subject}
+	}
+	if len(names) < 2 {
+		return nil, fmt.Errorf("--commits %s: %d commits from %s to %s, want at least 2", span, len(names), good, bad)
+	}
+	return names, nil
+}
+
+// Subject is the subject line of a commit Commits listed, "" for any
+// other name.
+func Subject(name string) string {
+	mu.Lock()
+	defer mu.Unlock()
+	return commits[name].subject
+}
+
+// buildCommit builds a listed commit in a temporary worktree of its
+// checkout, removed afterwards.
+func buildCommit(ctx context.Context, name string, c commit) error {
+	tmp, err := os.MkdirTemp("", "nats-server-"+name+"-")
+	if err != nil {
+		return err
+	}
+	wt := filepath.Join(tmp, "src")
+	defer func() {
+		_ = exec.Command("git", "-C", c.dir, "worktree", "remove", "--force", wt).Run()
+		os.RemoveAll(tmp)
+	}()
+	if out, err := exec.CommandContext(ctx, "git", "-C", c.dir, "worktree", "add", "--detach", wt, c.sha).CombinedOutput(); err != nil {
+		return fmt.Errorf("commit %s: git worktree add: %v: %s", name, err, firstLine(string(out)))
+	}
+	bin := filepath.Join(CacheDir(), "nats-server", name, "nats-server")
+	return buildOnce(bin, func(out string) error { return goBuild(ctx, wt, out, "commit "+name) })
+}
+
+// CommitOf is the checkout and full hash of a commit Commits listed.
+func CommitOf(name string) (dir, sha string, ok bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	c, ok := commits[name]
+	return c.dir, c.sha, ok
 }

@@ -126,3 +126,36 @@ func TestLocalBuildRefusals(t *testing.T) {
 		}
 	}
 }
+
+// A bisection's commits: Commits lists good..bad oldest first, both ends
+// included, and Path builds the one asked for in a worktree it removes.
+func TestCommits(t *testing.T) {
+	t.Setenv("JSCHAOS_CACHE", t.TempDir())
+	ctx := context.Background()
+	dir, first := fakeCheckout(t)
+	for _, n := range []string{"two", "three"} {
+		write(t, filepath.Join(dir, "main.go"), "package main\n\nfunc main() { println(\""+n+"\") }\n")
+		if out, err := exec.Command("git", "-C", dir, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "commit "+n).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	names, err := Commits(ctx, dir, first+"..HEAD")
+	if err != nil || len(names) != 3 || names[0] != first || Subject(names[1]) != "commit two" || Subject(names[2]) != "commit three" {
+		t.Fatalf("Commits: %v, %v", names, err)
+	}
+	bin, err := Path(ctx, names[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "two" {
+		t.Errorf("the second commit's build says %q, %v", out, err)
+	}
+	if out, _ := exec.Command("git", "-C", dir, "worktree", "list").Output(); strings.Count(string(out), "\n") != 1 {
+		t.Errorf("worktrees left: %s", out)
+	}
+	for _, span := range []string{first, first + "..nosuchrev", "HEAD..HEAD"} {
+		if _, err := Commits(ctx, dir, span); err == nil || !strings.Contains(err.Error(), "--commits") {
+			t.Errorf("Commits(%q): %v", span, err)
+		}
+	}
+}

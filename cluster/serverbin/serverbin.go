@@ -77,7 +77,13 @@ func Path(ctx context.Context, version string) (string, error) {
 	}
 	dir := filepath.Join(CacheDir(), "nats-server", version)
 	bin := filepath.Join(dir, "nats-server")
-	if IsLocal(version) { // built by FromSource or FromBinary, which cached it
+	if IsLocal(version) { // built by FromSource or FromBinary, which cached it, or a commit of Commits
+		mu.Lock()
+		c, listed := commits[version]
+		mu.Unlock()
+		if listed && !Cached(version) {
+			return bin, buildCommit(ctx, version, c)
+		}
 		if !Cached(version) {
 			return "", fmt.Errorf("nats-server %s is a local build that is not in %s: give its --server-source or --server-bin again", version, CacheDir())
 		}

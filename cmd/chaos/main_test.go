@@ -94,6 +94,8 @@ func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
 		{[]string{"run", "--server-source", "/nonexistent"}, "--server-source /nonexistent: no go.mod: want a nats-server checkout"},
 		{[]string{"run", "--server-bin", "/nonexistent"}, "--server-bin /nonexistent: not a Go binary"},
 		{[]string{"run", "--runtime", "external", "--server-source", "."}, "--server-source and --server-bin do not apply to --runtime external"},
+		{[]string{"run", "--commits", "a..b", "--server-source", "."}, "--commits a..b goes with --bisect and exactly one --server-source"},
+		{[]string{"run", "--bisect", "--commits", "a..b", "--server-source", "/nonexistent"}, "--server-source /nonexistent: no go.mod"},
 		{[]string{"frobnicate"}, "unknown command"},
 		{[]string{"cluster", "up", "--password", "pw"}, "client authentication needs both a user and a password"},
 		{[]string{"cluster", "up", "--detach", "--user", "chaos-sys", "--password", "pw"}, `client user "chaos-sys" is the system account's`},

@@ -29,6 +29,7 @@ type runFlags struct {
 	directGet                string
 	versions, nemeses        []string
 	sources, bins            []string // --server-source, --server-bin: local builds, a cell each
+	commits                  string   // --commits GOOD..BAD: with --bisect, the commits of the one --server-source
 	timeLimit, interval      time.Duration
 	recovery, checkTimeout   time.Duration
 	pingInterval             time.Duration
@@ -88,6 +89,7 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.StringSliceVar(&f.versions, "server-version", []string{serverbin.DefaultVersion()}, "nats-server versions (vX.Y.Z), comma-separated, or a range of the releases the Go module proxy serves (v2.14.5..v2.15.3); each is a cell, built from the module proxy and cached")
 	fl.StringArrayVar(&f.sources, "server-source", nil, "a nats-server git checkout to build, uncommitted changes included, and run as a cell named by its commit (\"+dirty\" when changed); repeatable; with --server-version, its releases are cells too")
 	fl.StringArrayVar(&f.bins, "server-bin", nil, "a nats-server binary you built (static, for the docker runtime), run as a cell named by the commit it records; repeatable")
+	fl.StringVar(&f.commits, "commits", "", "with --bisect and one --server-source: the commits GOOD..BAD of that checkout to bisect (first parents), each built in a git worktree when probed")
 	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults the schedule picks from, one per window, comma-separated; a+b injects a and b together; "+
 		"FAULT:ROLE aims a one-node fault ("+roleNames()+"); FAULT@EVENT[+DELAY] fires it when the event comes ("+eventNames()+", log:/REGEXP/); "+
 		"repeat the flag for more cells ("+strings.Join(nemesis.Names(), ", ")+")")
@@ -274,23 +276,13 @@ func rerunCommand(cmd *cobra.Command, seed uint64) string {
 		}
 		if sv, ok := fl.Value.(pflag.SliceValue); ok {
 			for _, v := range sv.GetSlice() {
-				parts = append(parts, fmt.Sprintf("--%s=%s", fl.Name, shellQuote(v)))
+				parts = append(parts, fmt.Sprintf("--%s=%s", fl.Name, run.ShellQuote(v)))
 			}
 			return
 		}
-		parts = append(parts, fmt.Sprintf("--%s=%s", fl.Name, shellQuote(fl.Value.String())))
+		parts = append(parts, fmt.Sprintf("--%s=%s", fl.Name, run.ShellQuote(fl.Value.String())))
 	})
 	return strings.Join(append(parts, fmt.Sprintf("--seed=%d", seed)), " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == ',' || r == '/' || r == ':' || r == '+' ||
-			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func (f *runFlags) execute(cmd *cobra.Command) error {
@@ -335,8 +327,12 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 // bisection builds each release when it reaches it.
 func buildServers(ctx context.Context, spec record.Spec) error {
 	if spec.Bisect {
-		fmt.Printf("bisecting %d releases %s..%s: each probed release is built when it is reached (30-60 s each the first time)\n",
-			len(spec.ServerVersions), spec.ServerVersions[0], spec.ServerVersions[len(spec.ServerVersions)-1])
+		what := "releases"
+		if serverbin.IsLocal(spec.ServerVersions[0]) {
+			what = "commits"
+		}
+		fmt.Printf("bisecting %d %s %s..%s: each one probed is built when it is reached (30-60 s each the first time)\n",
+			len(spec.ServerVersions), what, spec.ServerVersions[0], spec.ServerVersions[len(spec.ServerVersions)-1])
 		return nil
 	}
 	var todo []string
@@ -370,6 +366,9 @@ func buildServers(ctx context.Context, spec record.Spec) error {
 // --server-bin, before the spec is made, and makes each a cell: in place
 // of the default release, or beside the --server-version ones.
 func (f *runFlags) addLocalServers(cmd *cobra.Command) error {
+	if f.commits != "" {
+		return f.addCommits(cmd)
+	}
 	if len(f.sources)+len(f.bins) == 0 {
 		return nil
 	}
@@ -397,6 +396,23 @@ func (f *runFlags) addLocalServers(cmd *cobra.Command) error {
 		fmt.Printf("nats-server %s from %s\n", name, bin)
 		f.versions = append(f.versions, name)
 	}
+	return nil
+}
+
+// addCommits makes the commits of --commits the versions a --bisect
+// probes; each is built when the bisection reaches it.
+func (f *runFlags) addCommits(cmd *cobra.Command) error {
+	switch {
+	case !f.bisect || len(f.sources) != 1 || len(f.bins) > 0 || cmd.Flags().Changed("server-version"):
+		return usageErr("--commits %s goes with --bisect and exactly one --server-source, and no --server-bin or --server-version", f.commits)
+	case f.runtime == "external":
+		return usageErr("--commits does not apply to --runtime external: the servers run what they run")
+	}
+	names, err := serverbin.Commits(cmd.Context(), f.sources[0], f.commits)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	f.versions = names
 	return nil
 }
 
