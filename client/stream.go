@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -55,6 +56,30 @@ func CreateStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.Str
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// StreamInfo is stream's info as js answers it within timeout.
+func StreamInfo(ctx context.Context, js jetstream.JetStream, stream string, timeout time.Duration) (*jetstream.StreamInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return nil, err
+	}
+	return s.CachedInfo(), nil
+}
+
+// StreamLeader names stream's leader as its info (StreamInfo) gives it; an
+// error reads "stream info: ..." or "stream info names no leader".
+func StreamLeader(ctx context.Context, js jetstream.JetStream, stream string, timeout time.Duration) (string, error) {
+	info, err := StreamInfo(ctx, js, stream, timeout)
+	if err != nil {
+		return "", fmt.Errorf("stream info: %w", err)
+	}
+	if info.Cluster == nil || info.Cluster.Leader == "" {
+		return "", errors.New("stream info names no leader")
+	}
+	return info.Cluster.Leader, nil
 }
 
 // settled says whether the stream has a leader and followers current

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,32 @@ func TestCreateStream(t *testing.T) {
 				t.Errorf("returned cluster %+v after the wait", info.Cluster)
 			}
 		})
+	}
+}
+
+// StreamLeader names the leader from the stream's info, and a stream that
+// is not there is an error naming stream info that keeps its cause.
+func TestStreamLeader(t *testing.T) {
+	nodes, _ := clienttest.Server(t, 1)
+	nc, err := Connect(nodes, Order(0, 1), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	if _, err := CreateStream(ctx, js, jetstream.StreamConfig{Name: "L", Subjects: []string{"l.>"}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := StreamLeader(ctx, js, "L", time.Second); err != nil || l != "auth" {
+		t.Errorf("StreamLeader = %q, %v; want the server's name", l, err)
+	}
+	if info, err := StreamInfo(ctx, js, "L", time.Second); err != nil || info.Config.Name != "L" {
+		t.Errorf("StreamInfo = %+v, %v", info, err)
+	}
+	_, err = StreamLeader(ctx, js, "NONE", time.Second)
+	if !errors.Is(err, jetstream.ErrStreamNotFound) || !strings.HasPrefix(err.Error(), "stream info: ") {
+		t.Errorf("StreamLeader of a missing stream = %v, want stream info: ... not found", err)
 	}
 }
 

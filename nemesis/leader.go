@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
@@ -27,17 +28,14 @@ func (e *Env) streamLeader(ctx context.Context) (string, error) {
 	}
 	var jsErr error
 	if e.JS != nil {
-		ctx, cancel := context.WithTimeout(ctx, e.probeTimeout())
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.probeTimeout()) // one probe timeout for the info and the /jsz below
 		defer cancel()
-		s, err := e.JS.Stream(ctx, e.Stream)
+		l, err := client.StreamLeader(ctx, e.JS, e.Stream, e.probeTimeout())
 		if err == nil {
-			if ci := s.CachedInfo().Cluster; ci != nil && ci.Leader != "" {
-				return ci.Leader, nil
-			}
-			jsErr = errors.New("stream info names no leader")
-		} else {
-			jsErr = fmt.Errorf("stream info: %w", err)
+			return l, nil
 		}
+		jsErr = err
 	}
 	for _, n := range e.nodes() {
 		s, ok, err := e.localStream(ctx, n)
@@ -71,12 +69,12 @@ func (e *Env) watchedLeader(ctx context.Context) string {
 	return l
 }
 
-// metaLeader names the JetStream meta leader as the first answering node
-// sees it.
-func (e *Env) metaLeader(ctx context.Context) (string, error) {
+// MetaLeader names the JetStream meta leader as the first of nodes whose
+// /jsz answers with one sees it.
+func MetaLeader(ctx context.Context, m cluster.Monitor, nodes []cluster.Node) (string, error) {
 	var errs []string
-	for _, n := range e.nodes() {
-		j, err := e.monitor().Jsz(ctx, n)
+	for _, n := range nodes {
+		j, err := m.Jsz(ctx, n)
 		if err != nil {
 			errs = append(errs, n.Name+": "+err.Error())
 			continue

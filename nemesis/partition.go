@@ -88,7 +88,7 @@ func (e *Env) leaderTarget(ctx context.Context) (name, role string, err error) {
 		name, err = e.streamLeader(ctx)
 		return name, "stream " + e.Stream + " leader", err
 	}
-	name, err = e.metaLeader(ctx)
+	name, err = MetaLeader(ctx, e.monitor(), e.nodes())
 	return name, "meta leader", err
 }
 

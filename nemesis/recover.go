@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 )
 
 // Recovery is how the cluster came back after the final heal. Not
@@ -75,13 +77,10 @@ func (e *Env) streamCurrent(ctx context.Context) (bool, string) {
 	var want int
 	var reps []replica
 	if e.JS != nil {
-		ictx, cancel := context.WithTimeout(ctx, e.probeTimeout())
-		defer cancel()
-		s, err := e.JS.Stream(ictx, e.Stream)
+		info, err := client.StreamInfo(ctx, e.JS, e.Stream, e.probeTimeout())
 		if err != nil {
 			return false, fmt.Sprintf("stream %s info: %v", e.Stream, err)
 		}
-		info := s.CachedInfo()
 		want = info.Config.Replicas
 		if info.Cluster != nil {
 			leader = info.Cluster.Leader

@@ -1,11 +1,9 @@
 package catchup
 
 // Names of the checks a catch-up cell is judged by (CheckMemory and
-// CheckSlope are with their checks; the recovery check is the pipeline's,
-// checker.NameRecovery), and the keys of the
-// counts they carry that readers (the report's catch-up view) look up.
-// buildChecks (result.go) fills them; checks_test.go keeps the two in step,
-// so a rename on either side fails a test rather than a page silently.
+// CheckSlope are with theirs), and the keys of their counts the report's
+// catch-up view reads: checks_test.go keeps them in step with buildChecks,
+// so a rename fails a test rather than a page silently.
 const (
 	CheckOOMKill       = "oom-kill"
 	CheckCrashLoop     = "crash-loop"

@@ -14,11 +14,12 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 )
 
 // reconnectBuf is what every catchup connection buffers while it
-// reconnects, 32 MiB where nats.go's default is 8 MiB: a publisher keeps
-// up to --window publishes of --payload in flight.
+// reconnects, 32 MiB where nats.go's default is 8 MiB: a publisher keeps up
+// to --window publishes of --payload in flight.
 var reconnectBuf = nats.ReconnectBufSize(32 << 20)
 
 func (r *cell) others() []int {
@@ -31,6 +32,8 @@ func (r *cell) others() []int {
 	return out
 }
 
+// createStream creates the stream and picks the target on a connection of
+// its own: the admin's connects to the target last, so it waits for the pick.
 func (r *cell) createStream(ctx context.Context) error {
 	nodes := r.c.Nodes()
 	nc, err := client.Connect(nodes, client.Order(0, len(nodes)), "catchup-setup", reconnectBuf)
@@ -51,8 +54,10 @@ func (r *cell) createStream(ctx context.Context) error {
 	}
 	// Every replica must be there before the fill, or the fill itself is a
 	// catch-up.
-	_, err = client.CreateStream(ctx, js, cfg, 60*time.Second)
-	return err
+	if _, err := client.CreateStream(ctx, js, cfg, 60*time.Second); err != nil {
+		return err
+	}
+	return r.chooseTarget(ctx, js)
 }
 
 func (r *cell) index(name string) int {
@@ -64,58 +69,24 @@ func (r *cell) index(name string) int {
 	return -1
 }
 
-// streamLeader names the stream leader as the first answering node's
-// stream info sees it.
-func (r *cell) streamLeader(ctx context.Context) (string, error) {
-	s, err := r.streamInfo(ctx)
-	if err != nil {
-		return "", err
-	}
-	if s.Cluster == nil || s.Cluster.Leader == "" {
-		return "", errors.New("stream info names no leader")
-	}
-	return s.Cluster.Leader, nil
-}
+const infoTimeout = 5 * time.Second
 
-// streamInfo asks through the admin connection once there is one.
+// streamInfo asks through the admin connection.
 func (r *cell) streamInfo(ctx context.Context) (*jetstream.StreamInfo, error) {
-	js := r.js
-	if js == nil {
-		nc, err := client.Connect(r.c.Nodes(), client.Order(0, len(r.c.Nodes())), "catchup-info", reconnectBuf)
-		if err != nil {
-			return nil, err
-		}
-		defer nc.Close()
-		if js, err = jetstream.New(nc); err != nil {
-			return nil, err
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	s, err := js.Stream(ctx, r.opts.Stream)
-	if err != nil {
-		return nil, err
-	}
-	return s.CachedInfo(), nil
+	return client.StreamInfo(ctx, r.js, r.opts.Stream, infoTimeout)
 }
 
 // chooseTarget picks the node to wipe: the stream leader, or a follower
 // that is not the meta leader when there is one.
-func (r *cell) chooseTarget(ctx context.Context) error {
-	leader, err := r.streamLeader(ctx)
+func (r *cell) chooseTarget(ctx context.Context, js jetstream.JetStream) error {
+	leader, err := client.StreamLeader(ctx, js, r.opts.Stream, infoTimeout)
 	if err != nil {
 		return err
 	}
 	if r.opts.Target == Leader {
 		r.target = r.index(leader)
 	} else {
-		meta := ""
-		for _, n := range r.c.Nodes() {
-			if j, err := cluster.GetJsz(ctx, n); err == nil && j.Meta != nil && j.Meta.Leader != "" {
-				meta = j.Meta.Leader
-				break
-			}
-		}
+		meta, _ := nemesis.MetaLeader(ctx, cluster.Monitor{}, r.c.Nodes()) // "" when none answers: any follower
 		r.target = -1
 		for i := len(r.c.Nodes()) - 1; i >= 0; i-- { // the last node first: a stable choice
 			name := r.c.Nodes()[i].Name
@@ -147,7 +118,7 @@ func (r *cell) connect() error {
 	if r.js, err = jetstream.New(r.admin); err != nil {
 		return err
 	}
-	r.fleet = &fleet{stats: newPubStats(r.t0)}
+	r.fleet = &fleet{stats: newPubStats()}
 	payload := randomPayload(int(r.opts.Payload), uint64(r.t0.UnixNano()))
 	subject := strings.ToLower(r.opts.Stream) + ".data"
 	rctx, stop := context.WithCancel(context.Background())

@@ -3,18 +3,18 @@ package catchup
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/client/clienttest"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 )
 
-// Every connection catchup opens (the admin's, each publisher's, the
-// stream info's) carries the cluster's credentials and catchup's reconnect
+// Every connection catchup opens (the setup's, the admin's, each
+// publisher's) carries the cluster's credentials and catchup's reconnect
 // buffer: on a cluster that demands credentials each one works with the
 // nodes' Dial and is refused without it.
 func TestConnectionsCarryTheDial(t *testing.T) {
@@ -25,8 +25,9 @@ func TestConnectionsCarryTheDial(t *testing.T) {
 	}
 
 	r := cellOn(login)
-	if _, err := r.streamInfo(ctx); !errors.Is(err, jetstream.ErrStreamNotFound) {
-		t.Errorf("stream info with the Dial: %v, want stream not found (it connected)", err)
+	// One server has no peers for R3: refused, once it connected.
+	if err := r.createStream(ctx); err == nil || !strings.HasPrefix(err.Error(), "create stream ") {
+		t.Errorf("setup with the Dial: %v, want the R3 stream refused (it connected)", err)
 	}
 	if err := r.connect(); err != nil {
 		t.Fatalf("admin and publishers with the Dial: %v", err)
@@ -46,8 +47,8 @@ func TestConnectionsCarryTheDial(t *testing.T) {
 	}
 
 	r = cellOn(bare)
-	if _, err := r.streamInfo(ctx); !errors.Is(err, nats.ErrAuthorization) {
-		t.Errorf("stream info without the Dial: %v, want an authorization violation", err)
+	if err := r.createStream(ctx); !errors.Is(err, nats.ErrAuthorization) {
+		t.Errorf("setup without the Dial: %v, want an authorization violation", err)
 	}
 	if err := r.connect(); !errors.Is(err, nats.ErrAuthorization) {
 		t.Errorf("admin without the Dial: %v, want an authorization violation", err)

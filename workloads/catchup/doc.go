@@ -33,8 +33,8 @@
 // restarts), /healthz and each node's copy of the stream at most 4 times a
 // second, from which the target's progress against the leader is put
 // together (lag.go); by the workload, each publish's ack latency and
-// errors, per phase and per second, and optional gets through the target
-// (--read-rate), which with Direct Get on it answers itself.
+// errors, per phase, and optional gets through the target (--read-rate),
+// which with Direct Get on it answers itself.
 //
 // GOMEMLIMIT policy (--gomemlimit): auto is 80 % of --memory-limit (the
 // policy of cluster.Config.GoMemLimitFor: headroom for memory the Go
@@ -48,11 +48,13 @@
 //
 // Files in the cell's dir: catchup.json (the Result: what is the catch-up's
 // own, naming nodes.jsonl for the nodes' series, which Load puts back, as
-// it counts the log lines of interest) and publish.csv; the pipeline's
-// history.jsonl (every publish and get as an op, ops.go: about 160 bytes
-// each, so the default 1 GiB backlog of 4 KiB messages writes about 45 MB),
-// nodes.jsonl, config/ and logs/ of every node.
-// Cells stored before the pipeline observed the nodes hold the series in
-// catchup.json, with memory.csv, lag.csv, events.jsonl, health.jsonl and
-// states.jsonl beside it; they load as they are.
+// it counts the log lines of interest); the pipeline's history.jsonl
+// (every publish and get as an op, ops.go: about 160 bytes each, so the
+// default 1 GiB backlog of 4 KiB messages writes about 45 MB), nodes.jsonl,
+// config/ and logs/ of every node.
+// Cells stored before the history recorded publishes have publish.csv
+// (publishes per second) beside catchup.json. Cells stored before the
+// pipeline observed the nodes hold the series in catchup.json, with
+// memory.csv, lag.csv, events.jsonl, health.jsonl and states.jsonl beside
+// it; they load as they are.
 package catchup

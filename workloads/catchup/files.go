@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -12,11 +11,10 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
-// Files a cell writes into its dir; the nodes' series are the pipeline's,
-// in observe.File.
+// Files of a cell's dir, beside the pipeline's (observe.File, history.jsonl).
 const (
 	ResultFile  = "catchup.json" // the Result
-	PublishFile = "publish.csv"  // one line a second
+	PublishFile = "publish.csv"  // PublishSummary.PerSecond, in cells stored before the history held publishes
 )
 
 func (r *cell) writeFiles() error {
@@ -26,15 +24,10 @@ func (r *cell) writeFiles() error {
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return err
 	}
-	r.res.Files = []string{ResultFile, PublishFile}
-	if r.obs != nil { // the pipeline's observer holds the nodes' series: catchup.json names its file, and stores them not
+	r.res.Files = []string{ResultFile}
+	if r.obs != nil { // catchup.json names the observer's file and leaves the series to it
 		r.res.Observed = observe.File
 		r.res.Files = append(r.res.Files, observe.File)
-	}
-	if err := atomicfile.WriteWith(filepath.Join(r.dir, PublishFile), func(w *bufio.Writer) error {
-		return writePublishCSV(w, r.res.Publish.PerSecond)
-	}); err != nil {
-		return fmt.Errorf("%s: %w", PublishFile, err)
 	}
 	if err := Save(r.dir, r.res); err != nil {
 		return fmt.Errorf("%s: %w", ResultFile, err)
@@ -42,11 +35,9 @@ func (r *cell) writeFiles() error {
 	return nil
 }
 
-// Save writes a Result's catchup.json into dir (for callers that change a
-// Result after Run, e.g. to add log lines), its paths relative to dir.
-// With Observed set, the series Load put back from the nodes' readings
-// are left out, and so are the events nobody asked for: they are stored
-// once, in that file.
+// Save writes r as dir's catchup.json, its paths relative to dir. With
+// Observed set, what Load puts back from that file (the series, the events
+// nobody asked for) is left out: it is stored once.
 func Save(dir string, r Result) error {
 	stored, err := relativeTo(dir, r)
 	if err != nil {
@@ -66,14 +57,4 @@ func Save(dir string, r Result) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(stored)
 	})
-}
-
-func writePublishCSV(w io.Writer, secs []PublishSecond) error {
-	fmt.Fprintln(w, "t_s,ok,errors,timeouts,p50_ms,p99_ms,max_ms")
-	for _, s := range secs {
-		if _, err := fmt.Fprintf(w, "%d,%d,%d,%d,%.3f,%.3f,%.3f\n", s.T, s.OK, s.Errors, s.Timeouts, s.P50Ms, s.P99Ms, s.MaxMs); err != nil {
-			return err
-		}
-	}
-	return nil
 }

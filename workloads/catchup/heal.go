@@ -9,8 +9,7 @@ import (
 )
 
 // heal lifts the target's limit and makes sure it runs (a node in a crash
-// loop may be between restarts); the pipeline then waits, bounded, until
-// every replica is current.
+// loop may be between restarts); the pipeline then waits for recovery.
 func (r *cell) heal(ctx context.Context) {
 	ctx = context.WithoutCancel(ctx)
 	r.phase(PhaseHeal)
@@ -68,9 +67,8 @@ func (r *cell) verify(ctx context.Context) {
 	}
 }
 
-// finish closes the last phase and sums up the publishers and the
-// reader; the nodes' series are the pipeline's observer's, and the checks
-// are made later, from the files (see Check).
+// finish closes the last phase and sums up the publishers and the reader;
+// the checks are made later, from the files (Check).
 func (r *cell) finish() {
 	r.phase("")
 	r.res.Events = append([]observe.Event(nil), r.asked...)

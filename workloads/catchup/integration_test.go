@@ -12,6 +12,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/local"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/celltest"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
@@ -109,7 +110,7 @@ func TestIntegrationDockerCatchupValid(t *testing.T) {
 			t.Errorf("%s: %d usage samples over %dms (%.1f/s), peak rss %d", m.Node, n, last-from, rate, m.PeakRSS)
 		}
 	}
-	for _, f := range []string{ResultFile, PublishFile, observe.File, "logs/n1.log"} {
+	for _, f := range []string{ResultFile, observe.File, "logs/n1.log"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("file %s: %v", f, err)
 		}
@@ -117,7 +118,7 @@ func TestIntegrationDockerCatchupValid(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "data")); !os.IsNotExist(err) {
 		t.Errorf("stores not deleted: %v", err)
 	}
-	for _, want := range []string{"catch-up of", "peak memory", "acked-present", "memory of " + res.Target} {
+	for _, want := range []string{"catch-up of", res.Target + " peak from the restart to the heal: rss", "acked-present", "deaths: "} {
 		if !strings.Contains(printed, want) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -233,23 +234,31 @@ func TestIntegrationDockerCatchupLeaderWriteFor(t *testing.T) {
 	rt := celltest.Docker(t)
 	opts := tiny()
 	opts.Target, opts.WriteFor, opts.ReadRate = Leader, 6*time.Second, 0
-	res, _, _ := pipelineCell(t, rt, opts, "none")
+	res, cr, _ := pipelineCell(t, rt, opts, "none")
 	if res.Error != "" || res.Verdict != checker.Valid {
 		t.Fatalf("verdict %s, error %q", res.Verdict, res.Error)
 	}
 	if res.LeaderAtKill != res.Target {
 		t.Errorf("target %s, but the stream leader at the kill was %s", res.Target, res.LeaderAtKill)
 	}
-	// Publishing went on for --write-for after the restart, not less.
+	// Publishing went on for --write-for after the restart, not less: the
+	// history's clock is the cell's.
+	ops, err := history.ReadOps(filepath.Join(cr.Dir, "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	restart := res.CatchUp.RestartAtMs
 	var lastOK int64
-	for _, s := range res.Publish.PerSecond {
-		if s.OK > 0 {
-			lastOK = s.T * 1000
+	for _, op := range ops {
+		if op.Type == OpPublish && op.Outcome == history.OK {
+			lastOK = max(lastOK, op.Complete/int64(time.Millisecond))
 		}
 	}
 	if lastOK < restart+opts.WriteFor.Milliseconds()-1000 {
-		t.Errorf("last acks in second %dms, restart at %dms, want publishing for %s after it", lastOK, restart, opts.WriteFor)
+		t.Errorf("last ack at %dms, restart at %dms, want publishing for %s after it", lastOK, restart, opts.WriteFor)
+	}
+	if res.CatchUp.PublishedBytes <= 0 {
+		t.Errorf("nothing published while catching up: %+v", res.CatchUp)
 	}
 	if res.Reads.Gets != 0 {
 		t.Errorf("--read-rate 0 but %d gets", res.Reads.Gets)

@@ -23,17 +23,16 @@ const (
 	CountTargetCensored   = "target_censored"    // 1 when its limit held its peak down
 )
 
-// DefaultJumpFactor and DefaultJumpMargin are the relative bound on a
-// catching-up replica's memory: its peak RSS from the restart to the end
-// of the settle may exceed the other follower's peak in the same window by
-// at most this factor, or this margin, whichever is larger. The other
-// follower replicates the same writes and serves nothing, so it is what a
-// replica needs; the leader served the catch-up and is no baseline (in the
-// report's rerun it reached 1.21 GiB too, the other follower 100 MiB). A
-// replica that queues its backlog in memory at the end of the catch-up
-// (nats-server server/raft.go: ResumeApply -> applyCommit -> loadEntry)
-// grows with the backlog, far past either. --max-catchup-memory replaces
-// the relative bound with an absolute one.
+// DefaultJumpFactor and DefaultJumpMargin bound a catching-up replica's
+// peak RSS, from its restart to the heal, relative to the other follower's
+// in the same window: at most this factor or this margin over it, whichever
+// is larger. The other follower replicates the same writes and serves
+// nothing, so it is what a replica needs; the leader served the catch-up
+// and is no baseline (in the report's rerun it reached 1.21 GiB too, the
+// other follower 100 MiB). A replica that queues its backlog in memory at
+// the end of the catch-up (nats-server server/raft.go: ResumeApply ->
+// applyCommit -> loadEntry) grows with the backlog, far past either.
+// --max-catchup-memory sets an absolute bound instead.
 const (
 	DefaultJumpFactor = 3
 	DefaultJumpMargin = 1 << 30
@@ -47,13 +46,12 @@ const (
 // stays well below (v2.11.8 and v2.10.7 under that limit: 588-622 MiB).
 const LimitMarginPercent = 5
 
-// memoryCheck judges the property the report needs, whatever the kernel
-// did: the catching-up replica's memory stays bounded. An OOM kill is one
-// way to see it broken; a GC that holds RSS just under GOMEMLIMIT, or a
-// node without a limit, are others, and this check sees them too. A peak
-// held down by the target's hard limit (an OOM kill, or a peak within
-// LimitMarginPercent of the limit) is censored: the demand was at least
-// the limit, which decides only when the limit is above the bound.
+// memoryCheck judges what the report needs, whatever the kernel did: the
+// catching-up replica's memory stays bounded, whether an excess shows as an
+// OOM kill, as RSS a GC holds just under GOMEMLIMIT, or on a node without a
+// limit. A peak its hard limit held down (censorOf) shows only that the
+// demand was at least the limit, which decides only when the limit is
+// above the bound.
 func memoryCheck(r *Result) checker.Result {
 	f, why := catchupMemory(r)
 	if why != "" {
@@ -91,9 +89,8 @@ func memoryCheck(r *Result) checker.Result {
 	return result(CheckMemory, checker.Valid, words+" Within "+bound+".", counts)
 }
 
-// censoredWords says how the target's limit held its peak down, or ""
-// when it did not: " n3 was OOM-killed once and held within 5% of its
-// 1GiB limit".
+// censoredWords: " n3 was OOM-killed once and held within 5% of its 1GiB
+// limit", or "" when the limit did not hold its peak down.
 func censoredWords(target string, f memoryFacts) string {
 	if !f.censored() {
 		return ""

@@ -3,8 +3,10 @@ package catchup
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
@@ -223,5 +225,50 @@ func TestMemoryCheckLimit(t *testing.T) {
 				t.Errorf("verdict %s, want %s with %q: %s", got.Verdict, tc.want, tc.words, got.Summary)
 			}
 		})
+	}
+}
+
+// The payload published while catching up is CatchUp.PublishedBytes,
+// counted at run time; a cell stored before it counts PerSecond's acks
+// from the restart until current.
+func TestMemoryCheckPublished(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		name      string
+		published int64
+		perSecond []PublishSecond
+		want      int64
+	}{
+		{"run-time count", 3 * mib, nil, 3 * mib},
+		{"run-time count over the series", 3 * mib, []PublishSecond{{T: 2, OK: 100}}, 3 * mib},
+		{"stored before: the series from the restart until current", 0, []PublishSecond{{T: 0, OK: 7}, {T: 2, OK: 100}, {T: 5, OK: 10}, {T: 9, OK: 1000}}, 110 * 4096},
+		{"neither", 0, nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := memResult(900*mib, 100*mib, 400*mib)
+			r.CatchUp.PublishedBytes, r.Publish.PerSecond = tc.published, tc.perSecond
+			got := memoryCheck(&r)
+			if n := got.Counts[CountPublishedCatchUp]; int64(n) != tc.want {
+				t.Errorf("published %d, want %d", n, tc.want)
+			}
+			if w := bytesize.Bytes(tc.want).String() + " were published while it caught up"; !strings.Contains(got.Summary, w) {
+				t.Errorf("summary %q lacks %q", got.Summary, w)
+			}
+		})
+	}
+}
+
+// endCatchup records what was acknowledged since the restart, late acks
+// included, and not what the fill published.
+func TestEndCatchupCountsPublished(t *testing.T) {
+	now := time.Now()
+	r := &cell{t0: now, fleet: &fleet{stats: newPubStats()}}
+	r.fleet.stats.ok(PhaseFill, now, now, 4096, 1)
+	r.ackedAtRestart = r.fleet.stats.ackedBytes() // as restart takes it
+	r.fleet.stats.ok(PhaseCatchup, now, now, 4096, 2)
+	r.fleet.stats.lateAck(4096, 3)
+	r.endCatchup(now)
+	if got := r.res.CatchUp.PublishedBytes; got != 2*4096 {
+		t.Errorf("PublishedBytes %d, want %d", got, 2*4096)
 	}
 }

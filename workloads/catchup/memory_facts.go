@@ -10,9 +10,8 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
-// nodePeak is one node's RSS over the memory check's window, read from its
-// series (not the stored peak fields), so a stored cell is judged from
-// what was sampled.
+// nodePeak is one node's RSS peak in the memory check's window, from its
+// series (not the stored peak fields): a stored cell is judged on samples.
 type nodePeak struct {
 	node    string
 	peak    int64 // bytes; 0 when no sample
@@ -45,14 +44,13 @@ type memoryFacts struct {
 	bound          int64
 	boundWhy       string
 	censoring            // what the target's limit did to its peak
-	published      int64 // payload bytes acknowledged from the restart until current
+	published      int64 // payload bytes acknowledged while catching up (CatchUp.PublishedBytes)
 	sinceCurrentMs int64 // the target's peak relative to current (negative: before)
 	current        bool
 }
 
 // memoryWindow is the span the memory check judges: from the target's
-// restart to the start of the heal, which lifts its limit (heal.go's
-// windowEnd), or to the end of the samples when the cell has no heal.
+// restart to the heal, which lifts its limit, or to the end without one.
 func memoryWindow(r *Result) (from, to int64) {
 	from, to = r.CatchUp.RestartAtMs, math.MaxInt64
 	if h := r.Phase(PhaseHeal); h.Name != "" {
@@ -61,9 +59,8 @@ func memoryWindow(r *Result) (from, to int64) {
 	return from, to
 }
 
-// catchupMemory gathers the facts from a stored Result; a reason is
-// returned when nothing can be said. bound is 0 when there is none: no
-// --max-catchup-memory and no baseline follower (noBaseline says why).
+// catchupMemory gathers the facts from a stored Result, or why nothing can
+// be said. bound is 0 without --max-catchup-memory or a baseline follower.
 func catchupMemory(r *Result) (memoryFacts, string) {
 	var f memoryFacts
 	cu := r.CatchUp
@@ -92,25 +89,26 @@ func catchupMemory(r *Result) (memoryFacts, string) {
 	if f.current && f.target.samples > 0 {
 		f.sinceCurrentMs = f.target.at - cu.CurrentAtMs
 	}
-	end := cu.CurrentAtMs
-	if end == 0 {
-		end = cu.RestartAtMs + int64(cu.Seconds*1000)
-	}
-	for _, s := range r.Publish.PerSecond {
-		if t := s.T * 1000; t >= cu.RestartAtMs && t <= end {
-			f.published += s.OK * int64(r.Options.Payload)
+	f.published = cu.PublishedBytes
+	if f.published == 0 { // a cell stored before: from the restart until current, by the second
+		end := cu.CurrentAtMs
+		if end == 0 {
+			end = cu.RestartAtMs + int64(cu.Seconds*1000)
+		}
+		for _, s := range r.Publish.PerSecond {
+			if t := s.T * 1000; t >= cu.RestartAtMs && t <= end {
+				f.published += s.OK * int64(r.Options.Payload)
+			}
 		}
 	}
 	return f, ""
 }
 
-// baseline picks the other follower: a node other than the target that
-// no lag sample from the restart to the heal named the stream leader. A
-// node that led, even for part of the window, served the catch-up or the
-// writes then (with --nemesis stepdown the leader moves mid-catch-up) and
-// is no baseline. Of several that stayed followers the one with the higher
-// peak is taken, so the bound is never the lower of two candidates. leader
-// is the node that led in the most samples.
+// baseline picks the other follower: a node besides the target that no lag
+// sample in the window named the stream leader. One that led at all served
+// the catch-up or the writes (--nemesis stepdown moves the leader) and is
+// no baseline. Of several, the higher peak is taken, so the bound is never
+// the lower of two. leader is the node that led in the most samples.
 func baseline(r *Result, from, to int64) (rest []nodePeak, other, leader *nodePeak, why string) {
 	led, named := map[string]int{}, 0
 	for _, s := range r.Lag {
@@ -159,9 +157,8 @@ type censoring struct {
 	held     bool  // its peak came within LimitMarginPercent of the limit
 }
 
-// censorOf is the one decision whether the target's limit held its peak
-// (bytes, 0 when no sample) down, for catchup-memory and
-// memory-vs-backlog alike. t may be nil (no memory series of the target).
+// censorOf decides whether the target's limit held its peak (0: no sample)
+// down, for catchup-memory and memory-vs-backlog alike; t may be nil.
 func censorOf(r *Result, t *NodeMemory, peak int64) censoring {
 	from, to := memoryWindow(r)
 	c := censoring{limit: targetLimit(r, t, from, to), oomKills: targetOOMKills(r, from)}
@@ -198,10 +195,9 @@ func (c censoring) words() string {
 	return strings.Join(how, " and ")
 }
 
-// targetLimit is the hard limit the target ran under in the window: the
-// largest in force (Limit records each change; the heal's lift comes at
-// the window's end), or --memory-limit when no change was recorded (or
-// the target has no memory series, t nil).
+// targetLimit is the largest hard limit the target ran under in the window
+// (the heal's lift comes at its end), or --memory-limit when no change was
+// recorded or t is nil.
 func targetLimit(r *Result, t *NodeMemory, from, to int64) int64 {
 	if t == nil || len(t.Limit.T) == 0 {
 		return int64(r.Options.MemoryLimit)
@@ -215,9 +211,8 @@ func targetLimit(r *Result, t *NodeMemory, from, to int64) int64 {
 	return lim
 }
 
-// targetOOMKills counts the target's OOM kills from its restart on (an
-// oom-kill event is stamped at the state sample that saw it, which can
-// come after the heal began).
+// targetOOMKills counts the target's OOM kills from its restart on, after
+// the heal too: the sample that saw one may come after the heal began.
 func targetOOMKills(r *Result, from int64) int {
 	n := 0
 	for _, e := range r.Events {

@@ -7,13 +7,6 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
-// The pipeline observes every node of the cell (package observe) into
-// nodes.jsonl: memory, the runtime's state, /healthz and each copy of the
-// stream. catchup.json keeps what is the catch-up's own (its phases, its
-// milestones, what the harness did, the publishers) and names that file in
-// Observed; Load puts the series back from it. Cells stored before the
-// pipeline observed the nodes hold their series in catchup.json itself.
-
 // What the harness did to the target (the events nobody asked for are
 // package observe's).
 const (
@@ -33,8 +26,7 @@ func Asked(e observe.Event) bool {
 }
 
 // NodeMemory is one node's memory over the cell, with its peaks from the
-// target's restart to the heal (over the whole cell when the target never
-// restarted).
+// target's restart to the heal (the whole cell without a restart).
 type NodeMemory struct {
 	observe.NodeMemory
 
@@ -42,8 +34,7 @@ type NodeMemory struct {
 	PeakUsageAt int64 `json:"peak_usage_at_ms"`
 	PeakRSS     int64 `json:"peak_rss"`
 	PeakRSSAt   int64 `json:"peak_rss_at_ms"`
-	// Peaks as a ratio to the stream's bytes when the target restarted (the
-	// data it had to catch up).
+	// Peaks as a ratio to the stream's bytes at the target's restart.
 	PeakUsageRatio float64 `json:"peak_usage_ratio"`
 	PeakRSSRatio   float64 `json:"peak_rss_ratio"`
 }
@@ -63,10 +54,8 @@ func detectEvents(states []observe.StateSample, asked []observe.Event) []observe
 }
 
 // addObserved puts the observer's series of the cell in dir into r, whose
-// Events are the harness's own, and derives what the checks and the
-// summary read: each node's peaks, the events nobody asked for and each
-// node's deaths, the target's lag and its peaks while catching up and
-// after.
+// Events are the harness's own, and derives from them the events nobody
+// asked for, the deaths, the target's lag and the peaks.
 func addObserved(dir string, r *Result) error {
 	rec, err := observe.Load(dir)
 	if err != nil {
@@ -88,15 +77,11 @@ func addObserved(dir string, r *Result) error {
 	return nil
 }
 
-// derivePeaks fills every node's peaks and ratios, and the target's peaks
-// while catching up and after it was current. The window is the target's
-// restart to the heal, which lifts its limit: the fill is the baseline,
-// not the subject.
+// derivePeaks fills every node's peaks and ratios in memoryWindow (the
+// fill is the baseline, not the subject), and the target's peaks while
+// catching up and after it was current.
 func (r *Result) derivePeaks() {
-	from, to := r.CatchUp.RestartAtMs, int64(math.MaxInt64)
-	if h := r.Phase(PhaseHeal); h.Name != "" {
-		to = h.StartMs
-	}
+	from, to := memoryWindow(r)
 	size := float64(r.Stream.RestartBytes)
 	for i := range r.Memory {
 		m := &r.Memory[i]

@@ -7,10 +7,9 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
-// The catch-up workload's ops in history.jsonl: every publish and every get
-// of the reader, so that the pipeline counts them (the live line, the
-// results' op counts) as it does every workload's. Its checks still judge
-// catchup.json and the replicas; the ops are the record beside them.
+// The catch-up's ops in history.jsonl, every publish and get, which the
+// pipeline counts as it does every workload's; the checks judge
+// catchup.json and the replicas.
 const (
 	OpPublish history.OpType = "publish" // one message of a publisher; Msg.ID, and Msg.Seq once acknowledged
 	OpGetMsg  history.OpType = "get-msg" // one get of the reader on the catching-up node; Msg.Seq is the sequence asked for
@@ -23,7 +22,7 @@ func init() {
 
 // Msg is a catch-up op's payload (history.Op.Data).
 type Msg struct {
-	ID    string `json:"id,omitempty"`  // publish: the message's id (its Nats-Msg-Id header)
+	ID    string `json:"id,omitempty"`  // publish: the message's id (its msgid.Header)
 	Seq   uint64 `json:"seq,omitempty"` // the stream sequence acknowledged (publish) or asked for (get-msg)
 	Phase Phase  `json:"phase"`
 }
@@ -39,8 +38,8 @@ func MsgOf(op history.Op) (Msg, error) {
 // records nothing (a cell driven outside the pipeline).
 type opRecorder struct{ h *history.Recorder }
 
-// add records one op that was invoked at at and ended at end; kind is ""
-// when it succeeded, else its error kind (pubstats.go's names).
+// add records one op invoked at at and ended at end with error kind ("":
+// none; pubstats.go's names).
 func (r opRecorder) add(typ history.OpType, client int, node string, at, end time.Time, kind string, m Msg) {
 	if r.h == nil {
 		return
@@ -51,10 +50,9 @@ func (r opRecorder) add(typ history.OpType, client int, node string, at, end tim
 		Invoke: max(0, int64(at.Sub(start))), Complete: max(0, int64(end.Sub(start))), Data: data})
 }
 
-// outcomeOf is the outcome of a publish or get that ended with kind: a
-// get answered "not found" was answered (by a stale replica); an
-// unanswered publish (a timeout) or an unreadable answer may have been
-// stored; every other error is a refusal.
+// outcomeOf is the outcome of a publish or get that ended with kind: "not
+// found" is an answer (of a stale replica); a timeout or an unreadable
+// answer may have been stored; every other error is a refusal.
 func outcomeOf(kind string) history.Outcome {
 	switch kind {
 	case "", string(history.ErrNotFound):

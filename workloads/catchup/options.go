@@ -21,8 +21,8 @@ const (
 	// a choice (killing the meta leader adds an election that is not the
 	// subject here). The report's case.
 	Follower Target = "follower"
-	// Leader: the stream leader; a new leader is elected while it is down and
-	// it comes back as a follower that must catch up.
+	// Leader: the stream leader, which comes back as a follower that must
+	// catch up.
 	Leader Target = "leader"
 )
 
@@ -93,7 +93,6 @@ var Defaults = Options{
 // Presets are named starting points for --preset; flags given explicitly
 // override them.
 var Presets = map[string]Options{
-	// quick is the defaults, by name.
 	"quick": Defaults,
 	// seed-oom is the report's scenario at a scale known to show the effect
 	// (measured by hand: the catching-up node's peak ranged from ~0.4 GB to
@@ -163,9 +162,9 @@ func PresetNames() []string {
 	return names
 }
 
-// WithDefaults fills unset fields from Defaults. Zero is a meaningful value
-// for Rate, WriteFor, MemoryLimit, MaxOutstandingCatchup and ReadRate, so
-// those are left alone.
+// WithDefaults fills unset fields from Defaults, but for those where zero
+// means something (Rate, WriteFor, MemoryLimit, MaxOutstandingCatchup,
+// ReadRate).
 func (o Options) WithDefaults() Options {
 	d := Defaults
 	o.Stream = cmp.Or(o.Stream, d.Stream)
@@ -188,9 +187,7 @@ func (o Options) WithDefaults() Options {
 // id header takes a few bytes of it.
 const maxPayload = 1<<20 - 1024
 
-// minPayload leaves room for nothing in particular but keeps messages real;
-// the id travels in a header.
-const minPayload = 1
+const minPayload = 1 // the id travels in a header
 
 // Validate returns a one-line error naming the flag of the first bad field.
 func (o Options) Validate(nodes int) error {
@@ -253,21 +250,12 @@ func (o Options) Validate(nodes int) error {
 func (o Options) GoMemLimitBytes() int64 { return o.GoMemLimit.Bytes(int64(o.MemoryLimit)) }
 
 // ClusterConfig is the config a cell starts its cluster with, from the
-// run's template base:
-//
-//   - MemoryLimit 0: the hard limit goes on the catching-up node only, by
-//     SetMemoryLimit between its kill and its restart; the healthy nodes are
-//     the baseline and must not be limited.
-//   - GoMemLimit explicit (the policy's value, or -1 for unset): GOMEMLIMIT
-//     is an environment variable fixed when a node is created, so it cannot
-//     wait for the restart and cannot be given to one node alone through
-//     cluster.Config. Every node gets it; healthy nodes stay far below it,
-//     where it changes nothing.
-//   - MaxOutstandingCatchup from the option.
-//   - AutoRestart on: a node that dies by itself comes back, as on
-//     Kubernetes, so a crash loop shows as restarts instead of a dead node.
-//   - StoreOnTmpfs off: stores stay on disk (a tmpfs store would be charged
-//     to the node's memory and change what is measured).
+// run's template base. No node gets a hard limit: SetMemoryLimit puts it
+// on the target between its kill and its restart, and the healthy nodes
+// are the baseline. GOMEMLIMIT is fixed when a node is created, for every
+// node alike, so all get the policy's value (or none); healthy nodes stay
+// far below it. AutoRestart is on, so a crash loop shows as restarts, as on
+// Kubernetes; stores stay off tmpfs, which would count against memory.
 func (o Options) ClusterConfig(base cluster.Config) cluster.Config {
 	base.MemoryLimit = 0
 	base.MaxMemoryStore = 0 // WithDefaults would derive it from a MemoryLimit we no longer set
@@ -284,9 +272,8 @@ func (o Options) ClusterConfig(base cluster.Config) cluster.Config {
 	return base
 }
 
-// Refuse says, before anything starts, why a runtime cannot run these
-// options (a memory limit needs one that can set it), or nil: the needs of
-// its Plan.
+// Refuse says why a runtime cannot meet these options' Plan (a memory
+// limit needs one that sets it), or nil.
 func (o Options) Refuse(supports func(cluster.Capability) error) error {
 	return workloads.Refuse(Name, o.Plan(cluster.Config{}).Needs, supports)
 }

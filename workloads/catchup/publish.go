@@ -18,14 +18,12 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/history/msgid"
 )
 
-// Publishers send with plain core NATS requests, many in flight: each
-// message gets a reply subject <inbox>.<n> and one wildcard subscription
-// takes every acknowledgement, so the ack time of each message is exact
-// (nats.go's async publish only hands out futures, to be waited on in
-// order) and nothing is kept per message beyond the window in flight.
-// Acknowledged ids go into a msgid.Set; a publish not acknowledged within
-// PublishTimeout is indeterminate (it may still be stored), and an ack that
-// comes later still counts as acknowledged.
+// Publishers send plain core NATS requests, many in flight, each with the
+// reply subject <inbox>.<n>, and one wildcard subscription takes every ack:
+// each ack time is exact (nats.go's async publish hands out futures, waited
+// on in order) and nothing is kept beyond the window in flight. A publish
+// not acknowledged within PublishTimeout is indeterminate (it may still be
+// stored); an ack that comes later still counts.
 
 // Phase names a stretch of the run; publish latencies are kept per phase.
 type Phase string
@@ -139,7 +137,7 @@ func (p *publisher) onAck(m *nats.Msg) {
 	}
 	if kind != "" {
 		if waiting {
-			p.stats.fail(pd.phase, now, kind)
+			p.stats.fail(pd.phase, kind)
 			p.record(n, pd, now, kind, 0)
 		}
 		return
@@ -181,7 +179,7 @@ func (p *publisher) expire(now time.Time) {
 	p.mu.Unlock()
 	for n, pd := range expired {
 		<-p.slots
-		p.stats.fail(pd.phase, now, errTimeout)
+		p.stats.fail(pd.phase, errTimeout)
 		p.record(n, pd, now, errTimeout, 0)
 	}
 }
@@ -193,8 +191,7 @@ func (p *publisher) record(n uint64, pd pending, end time.Time, kind string, seq
 	p.rec.add(OpPublish, p.idx, p.nc.ConnectedServerName(), pd.at, end, kind, Msg{ID: msgid.ID{Pub: p.idx, N: n}.String(), Seq: seq, Phase: pd.phase})
 }
 
-// send publishes until ctx ends or more() says stop. lim, if not nil, paces
-// messages.
+// send publishes until ctx ends or more() says stop, paced by lim if not nil.
 func (p *publisher) send(ctx context.Context, lim *rate.Limiter, more func() bool) {
 	hdr := nats.Header{}
 	for ctx.Err() == nil && more() {
@@ -231,7 +228,7 @@ func (p *publisher) send(ctx context.Context, lim *rate.Limiter, more func() boo
 				<-p.slots
 				kind := "publish_" + errKind(err)
 				now := time.Now()
-				p.stats.fail(pd.phase, now, kind)
+				p.stats.fail(pd.phase, kind)
 				p.record(n, pd, now, kind, 0)
 			}
 			// The connection is down or its buffer full: do not spin.
@@ -275,8 +272,7 @@ func (p *publisher) drain(ctx context.Context) {
 }
 
 // abandon records every publish still awaiting its ack as indeterminate,
-// ended now: the cell is over, and the history must hold every publish
-// that was sent.
+// ended now: the history must hold every publish sent.
 func (p *publisher) abandon(now time.Time) {
 	p.mu.Lock()
 	left := p.pending
@@ -334,8 +330,7 @@ func (f *fleet) inFlight() int {
 	return n
 }
 
-// acked merges every publisher's acknowledged ids; call it once publishing
-// has stopped.
+// acked merges every publisher's acknowledged ids, once publishing stopped.
 func (f *fleet) acked() *msgid.Set {
 	out := &msgid.Set{}
 	for _, p := range f.pubs {

@@ -53,7 +53,7 @@ func TestPublishAndReadBack(t *testing.T) {
 	}
 	var ph phaseNow
 	ph.set(PhaseFill)
-	f := &fleet{stats: newPubStats(time.Now())}
+	f := &fleet{stats: newPubStats()}
 	hist, err := history.NewRecorder(filepath.Join(t.TempDir(), "history.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -96,8 +96,8 @@ func TestPublishAndReadBack(t *testing.T) {
 	if down < 50 || down > 150 { // 200 msgs/s for 0.5 s, give or take the burst and the start
 		t.Errorf("%d acks while paced at 200/s for 0.5s", down)
 	}
-	if len(s.PerSecond) == 0 {
-		t.Error("no per-second series")
+	if s.AckedB != s.Acked*1024 || s.PerSecond != nil {
+		t.Errorf("acked %d, %d bytes; per-second series %v", s.Acked, s.AckedB, s.PerSecond)
 	}
 
 	acked := f.acked()

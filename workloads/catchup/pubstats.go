@@ -10,15 +10,11 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/internal/latency"
 )
 
-// pubStats are the publishers' shared counters (publish.go says how they
-// publish).
+// pubStats are the publishers' shared counters.
 type pubStats struct {
-	t0 time.Time
-
 	mu        sync.Mutex
 	byPhase   map[Phase]*latency.Hist
 	errs      map[Phase]map[string]int64
-	perSec    []secStats
 	sent      int64
 	acked     int64
 	ackedB    int64
@@ -29,21 +25,8 @@ type pubStats struct {
 	sentBytes int64
 }
 
-type secStats struct {
-	ok, errs, timeouts int64
-	h                  latency.Hist
-}
-
-func newPubStats(t0 time.Time) *pubStats {
-	return &pubStats{t0: t0, byPhase: map[Phase]*latency.Hist{}, errs: map[Phase]map[string]int64{}}
-}
-
-func (s *pubStats) sec(at time.Time) *secStats {
-	i := max(int(at.Sub(s.t0)/time.Second), 0)
-	for len(s.perSec) <= i {
-		s.perSec = append(s.perSec, secStats{})
-	}
-	return &s.perSec[i]
+func newPubStats() *pubStats {
+	return &pubStats{byPhase: map[Phase]*latency.Hist{}, errs: map[Phase]map[string]int64{}}
 }
 
 func (s *pubStats) ok(ph Phase, sent, now time.Time, bytes int, seq uint64) {
@@ -56,9 +39,6 @@ func (s *pubStats) ok(ph Phase, sent, now time.Time, bytes int, seq uint64) {
 		s.byPhase[ph] = h
 	}
 	h.Add(d)
-	sec := s.sec(now)
-	sec.ok++
-	sec.h.Add(d)
 	s.acked++
 	s.ackedB += int64(bytes)
 	s.maxSeq = max(s.maxSeq, seq)
@@ -73,7 +53,7 @@ func (s *pubStats) lateAck(bytes int, seq uint64) {
 	s.maxSeq = max(s.maxSeq, seq)
 }
 
-func (s *pubStats) fail(ph Phase, now time.Time, kind string) {
+func (s *pubStats) fail(ph Phase, kind string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.errs[ph]
@@ -82,12 +62,9 @@ func (s *pubStats) fail(ph Phase, now time.Time, kind string) {
 		s.errs[ph] = m
 	}
 	m[kind]++
-	sec := s.sec(now)
 	if kind == errTimeout {
-		sec.timeouts++
 		s.timedOut++
 	} else {
-		sec.errs++
 		s.failed++
 	}
 }
@@ -124,7 +101,7 @@ const (
 	errBadAck       = "bad_ack"       // an answer that is no publish ack: indeterminate
 )
 
-// PublishSummary is what results.json says about publishing.
+// PublishSummary is what catchup.json says about publishing.
 type PublishSummary struct {
 	Sent      int64 `json:"sent"`
 	Acked     int64 `json:"acked"`
@@ -140,11 +117,11 @@ type PublishSummary struct {
 	AckedMBps map[Phase]float64 `json:"acked_mb_per_s_by_phase,omitempty"`
 	// Errors by phase, then kind (timeout, no_responders, api_<code>, ...).
 	Errors map[Phase]map[string]int64 `json:"errors_by_phase,omitempty"`
-	// PerSecond is the series over the run, one entry per second.
-	PerSecond []PublishSecond `json:"per_second"`
+	// PerSecond is only in cells stored before the history held publishes.
+	PerSecond []PublishSecond `json:"per_second,omitempty"`
 }
 
-// PublishSecond is one second of publishing.
+// PublishSecond is one second of publishing (PerSecond).
 type PublishSecond struct {
 	T        int64   `json:"t_s"`
 	OK       int64   `json:"ok"`
@@ -168,11 +145,6 @@ func (s *pubStats) summary() PublishSummary {
 		for k, v := range m {
 			out.Errors[ph][k] = v
 		}
-	}
-	for i, sec := range s.perSec {
-		l := sec.h.Summary()
-		out.PerSecond = append(out.PerSecond, PublishSecond{T: int64(i), OK: sec.ok, Errors: sec.errs,
-			Timeouts: sec.timeouts, P50Ms: l.P50Ms, P99Ms: l.P99Ms, MaxMs: l.MaxMs})
 	}
 	return out
 }

@@ -19,11 +19,10 @@ import (
 // The reader gets messages by sequence through a connection to the
 // catching-up node, from its restart on. With Direct Get on, every replica
 // answers gets from its own store and a local one is preferred, so these
-// gets show what a lagging follower serves (a follower starts answering at
-// about 90 % applied: nats-server jetstream_cluster.go, monitorStream);
-// with it off they go to the
-// leader. Only sequences already acknowledged are asked for, so "not found"
-// means a replica served a read before it had the message.
+// show what a lagging follower serves (a follower starts answering at about
+// 90 % applied: nats-server jetstream_cluster.go, monitorStream); with it
+// off they go to the leader. Only acknowledged sequences are asked for, so
+// "not found" means a replica served a read before it had the message.
 
 // ReadSummary is what the reader saw.
 type ReadSummary struct {
@@ -93,8 +92,7 @@ func (r *reader) run(ctx context.Context, perSec float64) {
 	}
 }
 
-// record adds one get to the history: answered, answered "not found", or
-// failed with its cause.
+// record adds one get to the history.
 func (r *reader) record(start, end time.Time, seq uint64, err error) {
 	kind := ""
 	switch {

@@ -78,7 +78,7 @@ func (workload) Summary(dir string) ([]string, error) {
 	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n"), nil
 }
 
-// Load reads a cell's catchup.json.
+// Load reads a cell's catchup.json and completes it (Complete).
 func Load(dir string) (Result, error) {
 	var r Result
 	b, err := os.ReadFile(filepath.Join(dir, ResultFile))
@@ -105,11 +105,10 @@ func (r *Result) nodeNames() []string {
 	return names
 }
 
-// Complete adds to a cell's catchup.json already decoded into r (its
-// paths as stored) what is stored beside it, as Load does: the series,
-// from the pipeline's readings of the nodes, and the count of the log
-// lines of interest, from the logs the cluster saved as it closed (after
-// the workload's Finish). A cell stored before either holds it already.
+// Complete adds to r, a cell's catchup.json as stored, what is beside it:
+// the series (the pipeline's readings of the nodes) and the counts of the
+// log lines of interest (the logs are saved after Finish, as the cluster
+// closes). An older cell holds either already.
 func Complete(dir string, r *Result) error {
 	if r.LogLines == nil {
 		r.LogLines = ScanLogs(filepath.Join(dir, "logs"), r.nodeNames())
@@ -124,8 +123,7 @@ func Complete(dir string, r *Result) error {
 func (r *Result) machinePaths() []*string { return []*string{&r.Dir, &r.Cluster.Dir} }
 
 // relativeTo returns r with its paths relative to the cell's folder dir,
-// as catchup.json stores them: a cell copied elsewhere, or into testdata,
-// then names no folder of the machine that ran it.
+// so that a cell copied elsewhere names no folder of the machine that ran it.
 func relativeTo(dir string, r Result) (Result, error) {
 	base, err := filepath.Abs(dir)
 	if err != nil {
@@ -153,10 +151,8 @@ func (o Options) Tags() []record.Tag {
 	return []record.Tag{{Name: "backlog", Value: o.Backlog.String()}}
 }
 
-// Plan: the cluster the catch-up needs (ClusterConfig), run through its
-// phases, with its recovery bound and sampling period, and the one stream.
-// The catch-up fault kills and wipes the target, and limits its memory
-// when asked.
+// Plan: the cluster the catch-up needs (ClusterConfig), its bounds and
+// stream, and what its fault needs (kill, wipe, a memory limit if asked).
 func (o Options) Plan(base cluster.Config) workloads.Plan {
 	d := o.WithDefaults()
 	needs := workloads.NeedsOf(cluster.CapKill, cluster.CapWipe)
@@ -207,9 +203,7 @@ func (i *instance) Run(ctx context.Context, faults *nemesis.Script) error {
 }
 
 // Finish compares the replicas, reads every id back (even after Ctrl-C,
-// so the record is whole) and writes the cell's files. The nodes' logs
-// are saved only when the cluster closes, after Finish: Load counts their
-// lines of interest.
+// so the record is whole) and writes the cell's files.
 func (i *instance) Finish(ctx context.Context) error {
 	if i.runErr == nil || errors.Is(i.runErr, context.Canceled) {
 		i.r.verify(context.WithoutCancel(ctx))

@@ -9,10 +9,8 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
-// Print writes the catch-up part of a cell's terminal summary: the
-// settings, the phases, the catch-up, the target's peak memory, deaths,
-// publishing and the notes (the pipeline prints the verdict and the checks
-// around it; report.html has the series).
+// Print writes the catch-up part of a cell's terminal summary; the
+// pipeline prints the verdict and the checks around it.
 func Print(w io.Writer, r Result) {
 	fmt.Fprintf(w, "  %s\n", r.Options.Describe())
 	var parts []string

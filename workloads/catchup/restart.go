@@ -16,18 +16,15 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
-// takeDown injects the catch-up fault on the target (kill, wait until it
-// is down, wipe its store as a new volume, put its memory limit on) and
-// keeps publishing for --down.
+// takeDown injects the catch-up fault on the target (kill, wipe its store
+// as a new volume, put its memory limit on) and keeps publishing for --down.
 func (r *cell) takeDown(ctx context.Context, faults *nemesis.Script) error {
 	o := r.opts
-	if o.Target == Leader { // it may have moved during the fill
-		if l, err := r.streamLeader(ctx); err == nil && r.index(l) >= 0 && r.index(l) != r.target {
+	if l, err := client.StreamLeader(ctx, r.js, o.Stream, infoTimeout); err == nil {
+		if o.Target == Leader && r.index(l) >= 0 && r.index(l) != r.target { // it moved during the fill
 			r.note("the stream leader moved to %s during the fill; targeting it", l)
 			r.target, r.res.Target = r.index(l), l
 		}
-	}
-	if l, err := r.streamLeader(ctx); err == nil {
 		r.res.LeaderAtKill = l
 	}
 	name := r.res.Target
@@ -62,14 +59,14 @@ func limitNote(l bytesize.Bytes) string {
 
 // restart starts the target and the reader on it.
 func (r *cell) restart(ctx context.Context) error {
-	// The stream's size now is what the target must catch up. The
-	// observer has been reading every copy of it; asking the leader again
-	// here could hold the restart up for seconds while a killed leader's
-	// successor is elected.
+	// The stream's size now is what the target must catch up: from the
+	// observer's readings, as asking the leader could hold the restart up
+	// for seconds while a killed leader's successor is elected.
 	if l, ok := r.leaderView(); ok && l.Stream.Bytes > 0 {
 		r.res.Stream.RestartMsgs, r.res.Stream.RestartBytes = l.Stream.Msgs, l.Stream.Bytes
 	}
 	r.res.CatchUp.RestartAtMs = r.now()
+	r.ackedAtRestart = r.fleet.stats.ackedBytes()
 	r.event(r.target, EvStart, "")
 	w := r.held.Heal(ctx) // the fault's heal: start it, check it runs with routes
 	if !w.Injected {
@@ -124,9 +121,8 @@ func (r *cell) restart(ctx context.Context) error {
 	return nil
 }
 
-// readerStream binds the stream on the reader's connection; the target may
-// take a while to answer, so this retries for a few seconds and falls back
-// to a handle made from the admin's stream info.
+// readerStream binds the stream on the reader's connection, retrying for
+// a few seconds: the target may be slow to answer.
 func (r *cell) readerStream(ctx context.Context, nc *nats.Conn) (jetstream.Stream, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -146,9 +142,8 @@ func (r *cell) readerStream(ctx context.Context, nc *nats.Conn) (jetstream.Strea
 	return nil, last
 }
 
-// waitCurrent waits until the target is current, the bound passes, it is in
-// a crash loop, or it is down for good. With --write-for, publishing goes on
-// for that long after the restart whatever happens; then --settle more.
+// waitCurrent waits until the target is current (then settles), the bound
+// passes, it is in a crash loop, or it is down for good.
 func (r *cell) waitCurrent(ctx context.Context) {
 	o := r.opts
 	cu := &r.res.CatchUp
@@ -219,8 +214,8 @@ func (r *cell) waitCurrent(ctx context.Context) {
 	}
 }
 
-// lastState is what the runtime last said of the target: a reading that
-// failed leaves the one before it standing.
+// lastState is what the runtime last said of the target; a failed reading
+// leaves the one before.
 func (r *cell) lastState() cluster.NodeState {
 	if s, ok := r.obs.Latest(observe.KindState, r.target); ok && s.State != nil {
 		r.stateSeen = *s.State
@@ -262,10 +257,11 @@ func (r *cell) endCatchup(restart time.Time) {
 		end = cu.CurrentAtMs
 	}
 	cu.Seconds = float64(end-cu.RestartAtMs) / 1000
+	cu.PublishedBytes = r.fleet.stats.ackedBytes() - r.ackedAtRestart
 }
 
-// settle keeps publishing until --write-for is over and watches --settle
-// more: the jump the report saw came right after the catch-up ended.
+// settle publishes until --write-for is over and watches --settle more: the
+// report's jump came right after the catch-up ended.
 func (r *cell) settle(ctx context.Context) {
 	o := r.opts
 	r.phase(PhaseSettle)
@@ -285,8 +281,8 @@ func (r *cell) settle(ctx context.Context) {
 	r.watchUntil(ctx, time.Now().Add(o.Settle))
 }
 
-// watchUntil waits until t, printing status, and stops early (false) on a
-// crash loop or ctx.
+// watchUntil waits until t, printing status; false when a crash loop or
+// ctx stopped it early.
 func (r *cell) watchUntil(ctx context.Context, t time.Time) bool {
 	last := time.Now()
 	for time.Now().Before(t) {
@@ -309,7 +305,7 @@ func (r *cell) watchUntil(ctx context.Context, t time.Time) bool {
 	return true
 }
 
-// watchMore keeps sampling for d without judging.
+// watchMore waits d while the observer samples, without judging.
 func (r *cell) watchMore(ctx context.Context, d time.Duration) {
 	select {
 	case <-ctx.Done():

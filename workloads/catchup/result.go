@@ -13,9 +13,8 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
-// Result is everything one catch-up cell measured and decided. It is
-// JSON-serializable as is and saved as catchup.json in the cell's dir.
-// Times are ms since StartedAt unless named otherwise.
+// Result is everything one catch-up cell measured, saved as catchup.json
+// in the cell's dir. Times are ms since StartedAt unless named otherwise.
 type Result struct {
 	Options       Options        `json:"options"`
 	Runtime       string         `json:"runtime"`
@@ -25,8 +24,7 @@ type Result struct {
 	GoMemLimit    int64          `json:"gomemlimit"` // what the nodes run with (0: unset)
 	StartedAt     time.Time      `json:"started_at"`
 	// Dir is the cell's folder. It and Cluster.Dir are stored relative to
-	// the cell's folder ("." for itself; see relativeTo) and resolved
-	// against it on Load; files written before held absolute paths.
+	// it (relativeTo) and resolved on Load; older files hold absolute paths.
 	Dir string `json:"dir"`
 
 	Target       string `json:"target"`      // the node that was wiped and caught up
@@ -37,11 +35,9 @@ type Result struct {
 	Stream  StreamStats `json:"stream"`
 	CatchUp CatchUp     `json:"catchup"`
 
-	// Observed names the file of the pipeline's readings of every node
-	// (observe.File), from which Load puts back Memory, Lag, Health, States,
-	// the events nobody asked for and Deaths; catchup.json then stores only
-	// the harness's own Events. Empty in cells stored before the pipeline
-	// observed the nodes, which hold those series here.
+	// Observed names the pipeline's readings of every node (observe.File),
+	// from which Load puts back Memory, Lag, Health, States, Deaths and the
+	// events nobody asked for; empty in older cells, which hold them here.
 	Observed string                 `json:"observed,omitempty"`
 	Memory   []NodeMemory           `json:"memory,omitempty"`
 	Events   []observe.Event        `json:"events"`
@@ -52,19 +48,16 @@ type Result struct {
 	Publish  PublishSummary         `json:"publish"`
 	Reads    ReadSummary            `json:"reads"`
 
-	// Recovery is only in older files: the pipeline's recovery check has
-	// replaced the cell's own wait.
+	// Recovery is only in older files: the pipeline's recovery check replaced it.
 	Recovery  *nemesis.Recovery `json:"recovery,omitempty"`
 	Integrity Integrity         `json:"integrity"`
 	LogLines  []LogMatch        `json:"log_lines,omitempty"`
 
-	// Checks and Verdict are only in catchup.json files written before the
-	// checks moved to results.json; Check decides them from the rest.
+	// Checks and Verdict are only in older files: checks are in results.json.
 	Checks  []checker.Result `json:"checks,omitempty"`
 	Verdict checker.Verdict  `json:"verdict,omitempty"`
 	Notes   []string         `json:"notes,omitempty"`
-	// Error is a harness failure: the cell could not run to the end. The
-	// checks then say what could still be decided.
+	// Error is a harness failure: the cell could not run to the end.
 	Error string   `json:"error,omitempty"`
 	Files []string `json:"files,omitempty"`
 }
@@ -134,6 +127,9 @@ type CatchUp struct {
 	PeakUsageAfter  int64 `json:"peak_usage_after"`
 	// MaxBehind is the most messages the target was behind the leader.
 	MaxBehind uint64 `json:"max_behind"`
+	// PublishedBytes is the payload acknowledged from the restart to the
+	// end of the wait; 0 in older cells (see PublishSummary.PerSecond).
+	PublishedBytes int64 `json:"published_bytes,omitempty"`
 }
 
 // buildChecks decides every check from a filled Result.

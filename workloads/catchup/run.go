@@ -18,9 +18,8 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
-// newCell prepares one catch-up cell on env's started cluster (see
-// Options.ClusterConfig for how it should be started); the cell's files go
-// into env.Dir. Its times are ms on the history's clock, as the
+// newCell prepares one catch-up cell on env's cluster (started per
+// Options.ClusterConfig). Its times are ms on the history's clock, as the
 // observer's readings and the fault windows are.
 func newCell(opts Options, env *workloads.Env) *cell {
 	c := env.Cluster
@@ -70,6 +69,8 @@ type cell struct {
 	liveStop func() // stops publishing at --rate and waits for in-flight acks
 	readStop func()
 	base     cluster.NodeState // the target's State right after its restart
+
+	ackedAtRestart int64 // acknowledged bytes at the restart (CatchUp.PublishedBytes)
 }
 
 func (r *cell) logf(format string, args ...any) {
@@ -107,8 +108,7 @@ func (r *cell) note(format string, args ...any) {
 	r.logf("note: %s", s)
 }
 
-// setup creates the stream, picks the target and connects the publishers
-// on the other nodes; the pipeline's observer samples the nodes throughout.
+// setup creates the stream, picks the target and connects the publishers.
 func (r *cell) setup(ctx context.Context) error {
 	o := r.opts
 	if err := o.Validate(len(r.c.Nodes())); err != nil {
@@ -129,16 +129,11 @@ func (r *cell) setup(ctx context.Context) error {
 	if err := r.createStream(ctx); err != nil {
 		return err
 	}
-	if err := r.chooseTarget(ctx); err != nil {
-		return err
-	}
 	return r.connect()
 }
 
-// run is the cell's traffic and its fault: fill, kill and wipe the target
-// (the scripted catch-up fault), publish while it is down, restart it under
-// the limit (the fault's heal), wait, bounded, until it is current, settle,
-// then lift the limit and make sure it runs.
+// run fills, takes the target down (the scripted catch-up fault), restarts
+// it (the fault's heal), waits until it is current and heals.
 func (r *cell) run(ctx context.Context, faults *nemesis.Script) error {
 	if err := r.fill(ctx); err != nil {
 		return err

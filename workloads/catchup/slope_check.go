@@ -7,8 +7,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 )
 
-// CheckSlope names the cross-cell check of memory against backlog, and the
-// counts it carries.
+// CheckSlope names the cross-cell check of memory against backlog, and its counts.
 const (
 	CheckSlope          = "memory-vs-backlog"
 	CountSlopeLines     = "lines"     // versions (and Direct Get settings) of two --backlog settings or more
@@ -53,15 +52,12 @@ type SlopeCell struct {
 }
 
 // CheckRun fits, per server version and Direct Get setting, the target's
-// demand against the backlog it caught up, over the cells of a run that
-// differ in --backlog. A slope above the bound is the anomaly. A censored
-// demand is only a lower bound: the line is invalid or valid only when no
-// demand it could have had changes that, else unknown, naming the cells.
-// Cells that give no point are named; a line left with fewer than two
-// --backlog settings is unknown, and so is a run whose left-out cells may
-// hold the backlogs it lacks. A run of one --backlog in all gives no
-// result, as a single cell gives none (run.CheckRun): the check does not
-// apply to it.
+// demand against the backlog it caught up (SlopeLines); a slope above the
+// bound is the anomaly. A line that censored demands could move across the
+// bound, or left with fewer than two --backlog settings, is unknown (see
+// judgeLine), and so is a run whose left-out cells may hold the backlogs
+// it lacks. A run of one --backlog gives no result, as one cell gives none
+// (run.CheckRun).
 func (workload) CheckRun(cellDirs []string) ([]checker.Result, error) {
 	fit := SlopeLines(cellDirs)
 	if len(fit.Lines) == 0 && len(fit.LeftOut) == 0 {

@@ -11,12 +11,10 @@ type SlopeFit struct {
 	// Lines are the versions (and Direct Get settings) whose cells hold at
 	// least two --backlog settings, fitted or not.
 	Lines []SlopeLine
-	// Bound is the slope the cells' options allow (the strictest
-	// --max-memory-slope given).
+	// Bound is the strictest --max-memory-slope of the cells.
 	Bound float64
-	// LeftOut are the cells of no known line: catchup.json cannot be read,
-	// or records no --backlog, so neither the release nor the backlog is
-	// known. A line's own left-out cells are in SlopeLine.LeftOut.
+	// LeftOut are the cells of no known line (catchup.json unreadable or
+	// without --backlog); a line's own are in SlopeLine.LeftOut.
 	LeftOut []LeftOutCell
 }
 
@@ -32,18 +30,15 @@ type lineKey struct {
 	directGet bool
 }
 
-// SlopeLines reads the cells and gathers one line per version and Direct
-// Get setting whose cells hold at least two --backlog settings; a line is
-// fitted (Fitted) when its points still hold two once the cells that give
-// no point are left out: a cell whose target never restarted, or sent no
-// RSS sample and was not held down by a limit. Each point is placed at the
-// bytes its target caught up, but backlogs are told apart by the setting:
-// two runs of one --backlog differ by the few MiB published while the
-// target was down, and a line through them fits noise (two runs of 2 GiB,
-// 4 MiB apart in the stream and 40 MiB in peak RSS, once gave 10 bytes of
-// RSS per byte). A point whose peak the target's limit held down is
-// censored (censorOf, as catchup-memory decides it) and fitted at the
-// least its demand was.
+// SlopeLines reads the cells into one line per version and Direct Get
+// setting whose cells hold two --backlog settings or more, fitted when its
+// points still do (slopePoint leaves some cells out). A point is placed at
+// the bytes its target caught up, but backlogs are told apart by the
+// setting: two runs of one --backlog differ by the few MiB published while
+// the target was down, and a line through them fits noise (two runs of 2
+// GiB, 4 MiB apart in the stream and 40 MiB in peak RSS, once gave 10 bytes
+// of RSS per byte). A censored point (censorOf) is fitted at the least its
+// demand was.
 func SlopeLines(cellDirs []string) SlopeFit {
 	var fit SlopeFit
 	groups := map[lineKey]*SlopeLine{}

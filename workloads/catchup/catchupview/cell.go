@@ -15,7 +15,7 @@ import (
 var catchupFiles = []struct{ rel, text string }{
 	{catchup.ResultFile, catchup.ResultFile + " (what the catch-up measured: its phases, milestones and the harness's own events)"},
 	{observe.File, observe.File + " (every node over time: memory, the runtime's state, /healthz, its copy of the stream)"},
-	{catchup.PublishFile, catchup.PublishFile + " (publishes per second: acks, errors, latency)"},
+	{"history.jsonl", "history.jsonl (every publish and every get through the target, as an op)"},
 	{"results.json", "results.json (this cell's verdict and checks)"},
 }
 
@@ -54,6 +54,10 @@ func catchupCell(r *reports.Run, c *reports.Cell, v *reports.CellSection, s Catc
 		v.Files = nil
 		for _, f := range files {
 			v.Files = append(v.Files, reports.FileLink(r.Dir, path.Join(c.Rel, f.rel), f.text))
+		}
+		// Cells stored before the history charted publishes wrote them per second too.
+		if m != nil && m.Observed != "" && len(m.Publish.PerSecond) > 0 {
+			v.Files = append(v.Files, reports.FileLink(r.Dir, path.Join(c.Rel, catchup.PublishFile), catchup.PublishFile+" (publishes per second: acks, errors, latency)"))
 		}
 	}
 	if m == nil {
