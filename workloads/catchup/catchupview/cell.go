@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
@@ -11,53 +12,49 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
-// catchupFiles are a catch-up cell's files, with what each holds.
-var catchupFiles = []struct{ rel, text string }{
-	{catchup.ResultFile, catchup.ResultFile + " (what the catch-up measured: its phases, milestones and the harness's own events)"},
-	{observe.File, observe.File + " (every node over time: memory, the runtime's state, /healthz, its copy of the stream)"},
-	{"history.jsonl", "history.jsonl (every publish and every get through the target, as an op)"},
-	{"results.json", "results.json (this cell's verdict and checks)"},
-}
+// cellFile is one of a cell's files and what it holds.
+type cellFile struct{ rel, what string }
 
-// unobservedFiles are those of a cell stored before the pipeline observed
-// the nodes: catchup.json held the series, and these files them again.
-var unobservedFiles = []struct{ rel, text string }{
-	{catchup.ResultFile, catchup.ResultFile + " (everything measured, the series and the checks)"},
-	{"memory.csv", "memory.csv (memory per node: cgroup usage and RSS, with the limit)"},
-	{"lag.csv", "lag.csv (the target against the stream leader)"},
-	{catchup.PublishFile, catchup.PublishFile + " (publishes per second: acks, errors, latency)"},
-	{"events.jsonl", "events.jsonl (kills, wipes, starts, limits, OOM kills, restarts)"},
-	{"health.jsonl", "health.jsonl (every /healthz answer)"},
-	{"states.jsonl", "states.jsonl (the runtime's view of each node)"},
-	{"results.json", "results.json (this cell's verdict and checks)"},
-}
+var (
+	resultsFile  = cellFile{"results.json", "this cell's verdict and checks"}
+	publishFile  = cellFile{catchup.PublishFile, "publishes per second: acks, errors, latency"}
+	catchupFiles = []cellFile{
+		{catchup.ResultFile, "what the catch-up measured: its phases, milestones and the harness's own events"},
+		{observe.File, "every node over time: memory, the runtime's state, /healthz, its copy of the stream"},
+		{"history.jsonl", "every publish and every get through the target, as an op"},
+		resultsFile,
+	}
+	// A cell stored before the pipeline observed the nodes kept its series in these.
+	unobservedFiles = []cellFile{
+		{catchup.ResultFile, "everything measured, the series and the checks"},
+		{"memory.csv", "memory per node: cgroup usage and RSS, with the limit"},
+		{"lag.csv", "the target against the stream leader"},
+		publishFile,
+		{"events.jsonl", "kills, wipes, starts, limits, OOM kills, restarts"},
+		{"health.jsonl", "every /healthz answer"},
+		{"states.jsonl", "the runtime's view of each node"},
+		resultsFile,
+	}
+)
 
-// catchupCell fills the catch-up parts of a cell's section: its sentence,
-// facts, charts, tables and files.
+// catchupCell fills a cell's section: sentence, facts, charts, tables, files.
 func catchupCell(r *reports.Run, c *reports.Cell, v *reports.CellSection, s CatchupSummary) {
 	v.Sentence = s.Sentence()
-	// The history's charts (publishes and gets per second, their latency
-	// and errors) stay; the memory chart is drawn again with the phases.
-	history := v.Charts[:0:0]
-	for _, ch := range v.Charts {
-		if ch.Kind != reports.KindMemory {
-			history = append(history, ch)
-		}
-	}
+	// The history's charts stay; the memory chart is drawn again with the phases.
+	history := slices.DeleteFunc(slices.Clone(v.Charts), func(ch *reports.Chart) bool { return ch.Kind == reports.KindMemory })
 	v.ChartNote, v.Recovery, v.Charts = "", "", history
 	m := measuredOf(c)
 	if c.Rel != "" {
 		files := catchupFiles
-		if m != nil && m.Observed == "" {
+		switch {
+		case m != nil && m.Observed == "":
 			files = unobservedFiles
+		case m != nil && len(m.Publish.PerSecond) > 0: // stored before the history charted publishes, so per second too
+			files = slices.Concat(catchupFiles, []cellFile{publishFile})
 		}
 		v.Files = nil
 		for _, f := range files {
-			v.Files = append(v.Files, reports.FileLink(r.Dir, path.Join(c.Rel, f.rel), f.text))
-		}
-		// Cells stored before the history charted publishes wrote them per second too.
-		if m != nil && m.Observed != "" && len(m.Publish.PerSecond) > 0 {
-			v.Files = append(v.Files, reports.FileLink(r.Dir, path.Join(c.Rel, catchup.PublishFile), catchup.PublishFile+" (publishes per second: acks, errors, latency)"))
+			v.Files = append(v.Files, reports.FileLink(r.Dir, path.Join(c.Rel, f.rel), f.rel+" ("+f.what+")"))
 		}
 	}
 	if m == nil {
@@ -82,13 +79,6 @@ func catchupCell(r *reports.Run, c *reports.Cell, v *reports.CellSection, s Catc
 		v.Recovery = cr.Recovery.Detail
 	}
 	v.Extra = cellTables(cr)
-}
-
-func currentMark(r *catchup.Result) []reports.Mark {
-	if r.CatchUp.CurrentAtMs <= 0 {
-		return nil
-	}
-	return []reports.Mark{{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: reports.ColGreen, Solid: true}}
 }
 
 // catchupFacts are the cell's setup in a few lines.
@@ -116,7 +106,7 @@ func catchupFacts(c *reports.Cell, r *catchup.Result) []reports.Param {
 		var parts []string
 		total := 0.0
 		for _, p := range r.Phases {
-			parts = append(parts, fmt.Sprintf("%s %s", phaseWords(p.Name), reports.FormatSecs(p.Seconds)))
+			parts = append(parts, fmt.Sprintf("%s %s", cmp.Or(phaseNames[p.Name], string(p.Name)), reports.FormatSecs(p.Seconds)))
 			total += p.Seconds
 		}
 		f = append(f, reports.Param{K: "phases", V: strings.Join(parts, ", ") + fmt.Sprintf(" (total %s)", reports.FormatSecs(total))})
@@ -125,19 +115,4 @@ func catchupFacts(c *reports.Cell, r *catchup.Result) []reports.Param {
 		f = append(f, reports.Param{K: "started", V: r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
 	return f
-}
-
-func phaseWords(p catchup.Phase) string { return cmp.Or(phaseNames[p], string(p)) }
-
-var phaseNames = map[catchup.Phase]string{
-	catchup.PhaseFill: "fill", catchup.PhaseDown: "target down", catchup.PhaseCatchup: "catch-up",
-	catchup.PhaseSettle: "settle", catchup.PhaseHeal: "heal", catchup.PhaseVerify: "read back",
-}
-
-func eventWords(k observe.EventKind) string { return cmp.Or(eventNames[k], string(k)) }
-
-var eventNames = map[observe.EventKind]string{
-	catchup.EvKill: "killed (SIGKILL, by the harness)", catchup.EvWipe: "store wiped (by the harness)",
-	catchup.EvStart: "started (by the harness)", catchup.EvLimit: "memory limit set",
-	observe.EvOOMKill: "OOM-killed", observe.EvRestart: "restarted by the runtime", observe.EvDied: "died",
 }

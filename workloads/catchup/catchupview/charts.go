@@ -41,8 +41,7 @@ func catchupBands(r *catchup.Result) []reports.Band {
 	return out
 }
 
-// catchupXMax is the end of a catch-up cell's time axis: its last phase or
-// sample, in seconds.
+// catchupXMax is the end of the time axis in seconds: the last phase or sample.
 func catchupXMax(r *catchup.Result) float64 {
 	var end int64
 	for _, p := range r.Phases {
@@ -64,8 +63,7 @@ func catchupXMax(r *catchup.Result) float64 {
 	return float64(end) / 1000
 }
 
-// catchupMarks are the moments every chart of a catch-up cell marks: OOM
-// kills (solid red) and the target current (solid green).
+// catchupMarks are the OOM kills (red) and the target current (green).
 func catchupMarks(r *catchup.Result) []reports.Mark {
 	var ms []reports.Mark
 	for _, e := range r.Events {
@@ -73,15 +71,18 @@ func catchupMarks(r *catchup.Result) []reports.Mark {
 			ms = append(ms, reports.Mark{X: float64(e.TMs) / 1000, Label: "OOM " + e.Node, Color: reports.ColRed, Solid: true})
 		}
 	}
-	if r.CatchUp.CurrentAtMs > 0 {
-		ms = append(ms, reports.Mark{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: reports.ColGreen, Solid: true})
-	}
-	return ms
+	return append(ms, currentMark(r)...)
 }
 
-// unaskedMemory is the memory of a catch-up cell as the chart draws it:
-// the harness's own kill, wipe and start are the shaded bands, so only
-// what nobody asked for is marked.
+func currentMark(r *catchup.Result) []reports.Mark {
+	if r.CatchUp.CurrentAtMs <= 0 {
+		return nil
+	}
+	return []reports.Mark{{X: float64(r.CatchUp.CurrentAtMs) / 1000, Label: "current", Color: reports.ColGreen, Solid: true}}
+}
+
+// unaskedMemory marks only what nobody asked for: the harness's own kill,
+// wipe and start are the shaded bands.
 func unaskedMemory(m *reports.Memory) *reports.Memory {
 	out := *m
 	out.Events = nil
@@ -94,8 +95,7 @@ func unaskedMemory(m *reports.Memory) *reports.Memory {
 }
 
 // lagChart draws how far the target is behind the stream leader: messages
-// (the leader's last sequence minus the target's; the whole stream while it
-// is down or empty) and the replica lag the leader reports.
+// (the whole stream while it is down or empty) and the leader's replica lag.
 func lagChart(r *catchup.Result, bands []reports.Band, xmax float64) *reports.Chart {
 	t := cmp.Or(r.Target, "the target")
 	c := reports.NewTimeChart("How far "+t+" is behind the stream leader", "messages behind", xmax, bands)
@@ -134,24 +134,21 @@ func lagChart(r *catchup.Result, bands []reports.Band, xmax float64) *reports.Ch
 }
 
 // targetMemoryChart draws the target's memory against its limit, scaled to
-// its RSS, the limit and GOMEMLIMIT: the cgroup usage counts page cache,
-// which fills up to whatever limit there is (or to the stream's size
-// without one) and would flatten the rest, so it is clipped at the top.
+// its RSS, the limit and GOMEMLIMIT: the cgroup usage counts page cache, which
+// fills up to any limit (or the stream's size), so it is clipped at the top.
 func targetMemoryChart(m *reports.Memory, r *catchup.Result, goMemLimit int64, bands []reports.Band, xmax float64) *reports.Chart {
-	t := &reports.Memory{}
+	ofTarget := func(ks []reports.OOMKill) (out []reports.OOMKill) {
+		for _, k := range ks {
+			if k.Node == r.Target {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	t := &reports.Memory{OOMKills: ofTarget(m.OOMKills), Events: ofTarget(m.Events)}
 	for _, n := range m.Nodes {
 		if n.Node == r.Target {
 			t.Nodes = append(t.Nodes, n)
-		}
-	}
-	for _, k := range m.OOMKills {
-		if k.Node == r.Target {
-			t.OOMKills = append(t.OOMKills, k)
-		}
-	}
-	for _, e := range m.Events {
-		if e.Node == r.Target {
-			t.Events = append(t.Events, e)
 		}
 	}
 	title := "Memory of the catching-up node " + r.Target
@@ -167,8 +164,7 @@ func targetMemoryChart(m *reports.Memory, r *catchup.Result, goMemLimit int64, b
 		c.HLine("GOMEMLIMIT "+reports.FormatSize(goMemLimit), float64(goMemLimit), reports.LineStyle(reports.ColGrey, 1.2, true))
 	}
 	c.Marks(currentMark(r))
-	// The scale follows the target from its restart to the heal: what ran
-	// under the limit.
+	// The scale follows the target from its restart to the heal.
 	from, to := int64(0), int64(math.MaxInt64)
 	if r.CatchUp.RestartAtMs > 0 {
 		from = r.CatchUp.RestartAtMs * 1e6
@@ -177,23 +173,23 @@ func targetMemoryChart(m *reports.Memory, r *catchup.Result, goMemLimit int64, b
 		to = h.StartMs * 1e6
 	}
 	n := t.Nodes[0]
-	var top, usage int64
+	var top, lim, usage int64
 	for _, s := range n.RSS {
 		if s.T >= from && s.T <= to {
 			top = max(top, s.Bytes)
 		}
 	}
 	for _, s := range n.Limit {
-		top = max(top, s.Bytes)
+		lim = max(lim, s.Bytes)
 	}
-	top = max(top, goMemLimit)
+	top = max(top, lim, goMemLimit)
 	for _, s := range n.Samples {
 		usage = max(usage, s.Bytes)
 	}
 	if top > 0 && usage > top*6/5 {
 		c.Plot.Y.Max = float64(top) * 6 / 5
 		scale := "the RSS and the limit"
-		if lim, _ := limitOf(n); lim <= 0 && goMemLimit <= 0 {
+		if lim <= 0 && goMemLimit <= 0 {
 			scale = "the RSS"
 		}
 		c.Notes = append(c.Notes, fmt.Sprintf("Scaled to %s from the restart to the heal: "+
@@ -202,19 +198,7 @@ func targetMemoryChart(m *reports.Memory, r *catchup.Result, goMemLimit int64, b
 	return c
 }
 
-// limitOf is the highest hard limit a node had (0: none).
-func limitOf(n reports.NodeMemory) (int64, bool) {
-	var l int64
-	for _, s := range n.Limit {
-		l = max(l, s.Bytes)
-	}
-	return l, l > 0
-}
-
-// catchupMemory is a memory source for any cell that holds a catchup.json:
-// per node the memory the limit counts (solid), the resident memory
-// (dashed) and the hard limit as it changed; OOM kills in red; the
-// harness's own kills, wipes and starts in grey.
+// catchupMemory is the memory source of any cell holding a catchup.json.
 func catchupMemory(cellDir string, _ record.CellResult) (*reports.Memory, error) {
 	m, err := readMeasured(cellDir)
 	if m == nil || err != nil {

@@ -5,9 +5,8 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
-// The catch-up checks as finding.md sections. They keep no examples, so
-// each is one class (kind ""): its section quotes the check's summary,
-// and the node logs and fault windows around the run.
+// The catch-up checks as finding.md sections: they keep no examples, so each
+// is one class (kind "") quoting the check's summary.
 func init() {
 	findings.RegisterClasses(
 		findings.Class{Check: catchup.CheckAckedPresent, Slug: "catch-up-acked-missing", Rank: 0, Promise: promiseAcked,

@@ -25,8 +25,12 @@ func findingSteps(o catchup.Options, _ bool) string {
 
 // scenario is the cell's fill, kill, wipe and restart, as steps.
 func scenario(o catchup.Options) string {
+	who := "a follower of the stream"
+	if o.Target == catchup.Leader {
+		who = "the stream's leader"
+	}
 	s := fmt.Sprintf("fill it with %s of %s messages from %d publishers (each message with a unique id header, up to %d unacknowledged per publisher); "+
-		"kill %s, wipe its store as if it got a new volume", o.Backlog, o.Payload, o.Publishers, o.Window, target(o.Target))
+		"kill %s, wipe its store as if it got a new volume", o.Backlog, o.Payload, o.Publishers, o.Window, who)
 	if o.Rate > 0 {
 		s += fmt.Sprintf(", keep it down %s while publishing %s/s", o.Down, o.Rate)
 	} else {
@@ -49,11 +53,4 @@ func scenario(o catchup.Options) string {
 		s += ", publishing on until it is current"
 	}
 	return s + "; wait until it holds every message the leader held and its `/healthz` is ok, watching its memory and restarts"
-}
-
-func target(t catchup.Target) string {
-	if t == catchup.Leader {
-		return "the stream's leader"
-	}
-	return "a follower of the stream"
 }

@@ -3,14 +3,16 @@ package catchupview
 import (
 	"cmp"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/jetstream-chaos/jetstream-chaos/observe"
 	"github.com/jetstream-chaos/jetstream-chaos/reports"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
-// How the catch-up page says sizes, times, peaks and outcomes.
+// How the catch-up page says sizes, peaks, outcomes, phases and events.
 
 func peakShort(v int64, ratio float64) string {
 	if v <= 0 {
@@ -30,23 +32,25 @@ var outcomeNames = map[string]string{
 	catchup.OutcomeTimeout: "the bound ran out", catchup.OutcomeCrashLoop: "crash loop", catchup.OutcomeDown: "the node stayed down",
 }
 
+var phaseNames = map[catchup.Phase]string{
+	catchup.PhaseFill: "fill", catchup.PhaseDown: "target down", catchup.PhaseCatchup: "catch-up",
+	catchup.PhaseSettle: "settle", catchup.PhaseHeal: "heal", catchup.PhaseVerify: "read back",
+}
+
+var eventNames = map[observe.EventKind]string{
+	catchup.EvKill: "killed (SIGKILL, by the harness)", catchup.EvWipe: "store wiped (by the harness)",
+	catchup.EvStart: "started (by the harness)", catchup.EvLimit: "memory limit set",
+	observe.EvOOMKill: "OOM-killed", observe.EvRestart: "restarted by the runtime", observe.EvDied: "died",
+}
+
 // publishErrors: "catchup: 12 timeout, 3 no_responders; settle: 1 timeout".
 func publishErrors(p catchup.PublishSummary) string {
 	var parts []string
 	for _, ph := range []catchup.Phase{catchup.PhaseFill, catchup.PhaseDown, catchup.PhaseCatchup, catchup.PhaseSettle, catchup.PhaseHeal, catchup.PhaseVerify} {
-		e := p.Errors[ph]
-		if len(e) == 0 {
-			continue
-		}
-		kinds := make([]string, 0, len(e))
-		for k := range e {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
 		var ks []string
-		for _, k := range kinds {
-			if e[k] > 0 {
-				ks = append(ks, fmt.Sprintf("%s %s", reports.FormatCount(e[k]), k))
+		for _, k := range slices.Sorted(maps.Keys(p.Errors[ph])) {
+			if n := p.Errors[ph][k]; n > 0 {
+				ks = append(ks, fmt.Sprintf("%s %s", reports.FormatCount(n), k))
 			}
 		}
 		if len(ks) > 0 {

@@ -12,8 +12,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
-// catchupRows are the cells table of a catch-up run: setup, the catch-up,
-// memory, deaths, the clients and the data, one column a cell.
+// catchupRows are the cells table of a catch-up run, one column a cell.
 func catchupRows(p *reports.Page, sums []CatchupSummary) []reports.MatrixRow {
 	t := &cuTable{p: p, sums: sums}
 	t.setup()
@@ -32,8 +31,7 @@ type cuTable struct {
 	rows []reports.MatrixRow
 }
 
-// row adds a row whose cells are read from catchup.json; a cell without
-// one shows a dash.
+// row adds a row read from catchup.json; a cell without one shows a dash.
 func (t *cuTable) row(label, hint string, f func(s CatchupSummary, r *catchup.Result) reports.MatrixVal) {
 	mr := reports.MatrixRow{Label: label, Hint: hint}
 	for _, s := range t.sums {
@@ -127,13 +125,9 @@ func (t *cuTable) memory() {
 	t.group("Memory, restart to heal")
 	peak := func(v int64, ratio float64, at int64) string {
 		if v <= 0 {
-			return "not measured"
+			return peakShort(v, ratio)
 		}
-		s := reports.FormatBytes(float64(v))
-		if ratio > 0 {
-			s += " (" + reports.FormatRatio(ratio) + ")"
-		}
-		return s + " at " + reports.FormatAt(at)
+		return peakShort(v, ratio) + " at " + reports.FormatAt(at)
 	}
 	t.row("Target: peak RSS", "the server process's resident memory; x is the ratio to the stream at the restart", func(s CatchupSummary, r *catchup.Result) reports.MatrixVal {
 		n := s.node(r.Target)
@@ -203,42 +197,32 @@ func (t *cuTable) memory() {
 
 func (t *cuTable) deaths() {
 	t.group("Deaths nobody asked for")
-	t.row("OOM kills", "the kernel killed a node at its memory limit; times are seconds since the cell started", func(s CatchupSummary, r *catchup.Result) reports.MatrixVal {
-		var parts []string
-		total := 0
-		for _, d := range r.Deaths {
-			if d.OOMKills == 0 {
-				continue
+	// Each node's deaths of one kind with their times: "n1 2 times at 4.1 s, 9.0 s".
+	times := func(count func(observe.Deaths) int, kind observe.EventKind) func(CatchupSummary, *catchup.Result) reports.MatrixVal {
+		return func(s CatchupSummary, r *catchup.Result) reports.MatrixVal {
+			var parts []string
+			for _, d := range r.Deaths {
+				if n := count(d); n > 0 {
+					parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, reports.Times(n), reports.FormatAtList(s.eventTimes(d.Node, kind))))
+				}
 			}
-			total += d.OOMKills
-			parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, reports.Times(d.OOMKills), reports.FormatAtList(s.eventTimes(d.Node, observe.EvOOMKill))))
-		}
-		if total == 0 {
-			return good("none")
-		}
-		return bad(strings.Join(parts, "; "))
-	})
-	t.row("Restarts by the runtime", "a node that died came back by itself (Docker's restart policy)", func(s CatchupSummary, r *catchup.Result) reports.MatrixVal {
-		var parts []string
-		for _, d := range r.Deaths {
-			if d.Restarts > 0 {
-				parts = append(parts, fmt.Sprintf("%s %s at %s", d.Node, reports.Times(d.Restarts), reports.FormatAtList(s.eventTimes(d.Node, observe.EvRestart))))
+			if len(parts) == 0 {
+				return good("none")
 			}
+			return bad(strings.Join(parts, "; "))
 		}
-		if len(parts) == 0 {
-			return good("none")
-		}
-		return bad(strings.Join(parts, "; "))
-	})
+	}
+	t.row("OOM kills", "the kernel killed a node at its memory limit; times are seconds since the cell started",
+		times(func(d observe.Deaths) int { return d.OOMKills }, observe.EvOOMKill))
+	t.row("Restarts by the runtime", "a node that died came back by itself (Docker's restart policy)",
+		times(func(d observe.Deaths) int { return d.Restarts }, observe.EvRestart))
 	t.row("Crash loop", "a node restarted by the runtime at least --crash-loop times", func(_ CatchupSummary, r *catchup.Result) reports.MatrixVal {
 		var loops []string
+		restarts := 0
 		for _, d := range r.Deaths {
 			if d.CrashLoop {
 				loops = append(loops, fmt.Sprintf("%s (%d restarts)", d.Node, d.Restarts))
 			}
-		}
-		restarts := 0
-		for _, d := range r.Deaths {
 			restarts = max(restarts, d.Restarts)
 		}
 		switch {

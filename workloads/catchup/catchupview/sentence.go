@@ -64,8 +64,7 @@ func (c *clauses) add(bad bool, s ...string) {
 	c.bad = c.bad || bad
 }
 
-// harnessClause says a harness error: "did not run to the end: ...";
-// empty without one.
+// harnessClause says a harness error ("did not run to the end: ..."), or "".
 func (s CatchupSummary) harnessClause() string {
 	switch {
 	case s.Error != "":
@@ -82,8 +81,7 @@ func (s CatchupSummary) targetDeaths() (d observe.Deaths, dying bool) {
 	return d, d.OOMKills > 0 || d.Deaths > 0 || d.CrashLoop
 }
 
-// catchUpClauses say how the target's catch-up went: caught up (with its
-// memory, and its deaths), died, undecided, or not caught up.
+// catchUpClauses: caught up (with its memory and deaths), died, undecided or not.
 func (s CatchupSummary) catchUpClauses(cl *clauses, d observe.Deaths, dying bool) {
 	if !s.restarted() {
 		return
@@ -144,13 +142,12 @@ func (s CatchupSummary) jumpClause(cl *clauses) {
 	cl.add(true, c+" (beyond the catch-up memory bound)")
 }
 
-// otherDeaths say the other nodes' deaths nobody asked for; true when
-// there were any.
+// otherDeaths says the other nodes' unasked deaths; true when there were any.
 func (s CatchupSummary) otherDeaths(cl *clauses) bool {
-	others := false
 	if s.R == nil {
 		return false
 	}
+	others := false
 	for _, od := range s.R.Deaths {
 		if od.Node == s.R.Target || (od.OOMKills == 0 && od.Deaths == 0) {
 			continue
@@ -161,8 +158,7 @@ func (s CatchupSummary) otherDeaths(cl *clauses) bool {
 	return others
 }
 
-// afterHealClauses say what the heal and the read-back found: recovery,
-// the acknowledged messages, the replicas.
+// afterHealClauses say what the heal and the read-back found.
 func (s CatchupSummary) afterHealClauses(cl *clauses) {
 	if r := s.byName[checker.NameRecovery]; r != nil && r.Verdict == checker.Invalid {
 		cl.add(true, "the cluster did not recover after the heal")
@@ -228,9 +224,8 @@ func (s CatchupSummary) deathClause(d observe.Deaths, limit int64) string {
 	return c
 }
 
-// notCurrent says how the wait for a catch-up that did not finish ended:
-// " within 10 m" (the bound ran out), " (the wait stopped at the crash
-// loop, 8.0 s after the restart)".
+// notCurrent says how the wait for an unfinished catch-up ended: " within
+// 10 m", " (the wait stopped at the crash loop, 8.0 s after the restart)".
 func (s CatchupSummary) notCurrent(out string, sec float64) string {
 	switch out {
 	case catchup.OutcomeCrashLoop:
@@ -275,9 +270,5 @@ func (s CatchupSummary) dataClause() string {
 		}
 		return strings.Join(parts, ", ")
 	}
-	why := r.Reason
-	if why == "" {
-		why = r.Summary
-	}
-	return "loss not verified (" + reports.FirstLine(why) + ")"
+	return "loss not verified (" + reports.FirstLine(cmp.Or(r.Reason, r.Summary)) + ")"
 }

@@ -11,10 +11,9 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
-// slopeBlock charts the catching-up node's peak RSS against the backlog it
-// caught up, one line per server version (and Direct Get setting), when
-// the run's cells differ in --backlog: the chart a server developer fixing
-// the catch-up memory wants.
+// slopeBlock charts the catching-up node's peak RSS against the backlog, one
+// line per server version and Direct Get, when the cells differ in --backlog:
+// the chart a server developer fixing the catch-up memory wants.
 func slopeBlock(r *reports.Run) (reports.Block, bool) {
 	var dirs []string
 	for _, c := range r.Cells {

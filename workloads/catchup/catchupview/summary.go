@@ -9,8 +9,7 @@ import (
 
 // CatchupSummary is what a catch-up cell's checks and catchup.json say, in
 // the numbers an operator asks for. R is nil when catchup.json is missing:
-// the cell ended before it measured anything, and its checks (judged from
-// catchup.json) say nothing of the catch-up either.
+// the cell ended before it measured anything, so its checks say nothing of it.
 type CatchupSummary struct {
 	Verdict record.Verdict
 	Error   string
@@ -53,8 +52,7 @@ func (s CatchupSummary) Target() string {
 	return s.R.Target
 }
 
-// restarted: the target was started again, so there was a catch-up to
-// measure.
+// restarted: the target was started again, so there is a catch-up to measure.
 func (s CatchupSummary) restarted() bool { return s.R != nil && s.R.CatchUp.RestartAtMs > 0 }
 
 // limit is the target's hard memory limit (0: none).

@@ -2,6 +2,7 @@ package catchupview
 
 import (
 	"bytes"
+	"cmp"
 	"html/template"
 	"sort"
 
@@ -9,8 +10,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
-// cuView is what a catch-up cell's section shows beyond the common parts
-// and the cells table, which has every node's peaks and deaths.
+// cuView is a cell's own tables; the cells table has the nodes' peaks and deaths.
 type cuView struct {
 	Events     []cuEventRow
 	MoreEvents int
@@ -48,8 +48,7 @@ var tablesTmpl = template.Must(template.New("catchup-cell").Parse(`
   </table></div>
   {{- end}}`))
 
-// cellTables is what a catch-up cell's section shows beyond the common
-// parts: what happened to the nodes and the log lines of interest.
+// cellTables renders a cell's own tables: its events and log lines.
 func cellTables(r *catchup.Result) template.HTML {
 	cu := &cuView{Notes: r.Notes, LogLines: logRows(r)}
 	cu.Events, cu.MoreEvents = eventRows(r)
@@ -66,7 +65,7 @@ func eventRows(r *catchup.Result) (rows []cuEventRow, more int) {
 		if i == maxEvents {
 			return rows, len(r.Events) - i
 		}
-		row := cuEventRow{At: reports.FormatAt(e.TMs), Node: e.Node, What: eventWords(e.Kind), Detail: e.Detail}
+		row := cuEventRow{At: reports.FormatAt(e.TMs), Node: e.Node, What: cmp.Or(eventNames[e.Kind], string(e.Kind)), Detail: e.Detail}
 		if e.Kind == catchup.EvLimit && (e.Detail == "" || e.Detail == "none" || e.Detail == "0B") {
 			row.What, row.Detail = "memory limit lifted", ""
 		}

@@ -18,10 +18,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/catchup"
 )
 
-// catchupView renders a catch-up run (chaos run --workload catchup): a
-// sentence a cell with the catch-up time, peak memory and deaths, a table
-// of versions x Direct Get, memory, lag and publish latency over time, and
-// each cell's nodes, events, phases and log lines, from its catchup.json.
+// catchupView is the reports.View of a catch-up run (see the package doc).
 type catchupView struct{}
 
 func init() {
@@ -52,10 +49,7 @@ func readMeasured(cellDir string) (*measured, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	if err := catchup.Complete(cellDir, &m.Result); err != nil {
-		return &m, err
-	}
-	return &m, nil
+	return &m, catchup.Complete(cellDir, &m.Result)
 }
 
 // measuredOf is what the view loaded for a cell, nil when nothing.
@@ -95,8 +89,7 @@ func (catchupView) Page(p *reports.Page) {
 	p.Rows, p.CheckHints = catchupRows(p, sums), catchupCheckHints
 	p.ChartKinds = []string{kindTarget, reports.KindMemory, kindLag, reports.KindThroughput, reports.KindLatency, reports.KindErrors}
 	if pairedByDirectGet(r.Result.Cells) {
-		// A catch-up matrix pairs Direct Get on and off of each version:
-		// one version a row.
+		// One version a row: Direct Get on and off side by side.
 		p.Cols = 2
 	}
 	p.Params = catchupParams(r)
@@ -145,8 +138,7 @@ var catchupIntro = template.HTML(`
 </section>`)
 
 // specOptions are the run's catch-up settings, the first of its settings
-// (record's decoders move the spec.catchup of older runs there); nil when
-// the spec has none.
+// (where record moves an older run's spec.catchup); nil when there are none.
 func specOptions(spec record.Spec) *catchup.Options {
 	var o catchup.Options
 	if len(spec.Settings) == 0 || json.Unmarshal(spec.Settings[0], &o) != nil {
@@ -188,8 +180,7 @@ func catchupSummaries(r *reports.Run) []CatchupSummary {
 	return out
 }
 
-// catchupHeadline is one sentence a cell, every cell named (the matrix is
-// versions x Direct Get).
+// catchupHeadline is one sentence a cell, each named by its label.
 func catchupHeadline(res record.Result, judged []record.JudgedCell, labels []string, sums []CatchupSummary) []string {
 	if len(res.Cells) == 0 {
 		return reports.HeadlineOf(res, judged, labels, nil, "")
@@ -208,8 +199,7 @@ func catchupHeadline(res record.Result, judged []record.JudgedCell, labels []str
 	return parts
 }
 
-// pairedByDirectGet: the cells come in pairs of one version, Direct Get on
-// and off.
+// pairedByDirectGet: the cells pair each version with Direct Get on and off.
 func pairedByDirectGet(cells []record.CellResult) bool {
 	if len(cells) < 2 || len(cells)%2 != 0 {
 		return false
@@ -223,8 +213,7 @@ func pairedByDirectGet(cells []record.CellResult) bool {
 	return true
 }
 
-// catchupParams are a catch-up run's parameters: the matrix, then every
-// catch-up option.
+// catchupParams are the run's parameters: the matrix, then the catch-up options.
 func catchupParams(r *reports.Run) []reports.Param {
 	s := r.Result.Spec
 	p := []reports.Param{
