@@ -3,24 +3,15 @@ package hunt
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
-
-// classRef is a class a run found, and where its finding is.
-type classRef struct {
-	class, title, cellDir string
-}
 
 // runOne runs plan p as run n and records what it found.
 func (st *State) runOne(ctx context.Context, opts Options, n int, p Plan) Record {
@@ -49,9 +40,9 @@ func (st *State) runOne(ctx context.Context, opts Options, n int, p Plan) Record
 	rec.Events = map[string]int{}
 	for _, c := range res.Cells {
 		cellDir := filepath.Join(dir, filepath.Base(c.Dir))
-		for _, ref := range classesOf(cellDir, c) {
-			if !containsClass(rec.Classes, ref.class) {
-				rec.Classes = append(rec.Classes, ref.class)
+		for _, ref := range findings.CellClasses(cellDir, c) {
+			if !containsClass(rec.Classes, ref.Class) {
+				rec.Classes = append(rec.Classes, ref.Class)
 			}
 		}
 		if c.Watch != nil {
@@ -87,39 +78,6 @@ func containsClass(cs []string, c string) bool {
 	return false
 }
 
-// classesOf are the anomaly classes of a judged cell: its findings'
-// classes, or, for a workload that writes no findings, each invalid check
-// and anomaly kind.
-func classesOf(cellDir string, c record.CellResult) []classRef {
-	var out []classRef
-	if fs, _, err := findings.Build(cellDir); err == nil && len(fs) > 0 {
-		for _, f := range fs {
-			out = append(out, classRef{class: f.Class, title: f.Title, cellDir: cellDir})
-		}
-		return out
-	}
-	for _, r := range c.Checks {
-		if r.Verdict != checker.Invalid {
-			continue
-		}
-		kinds := map[string]bool{}
-		for _, a := range r.Anomalies {
-			kinds[a.Kind] = true
-		}
-		if len(kinds) == 0 {
-			kinds[""] = true
-		}
-		for _, k := range slices.Sorted(maps.Keys(kinds)) {
-			cl := r.Name
-			if k != "" {
-				cl += "-" + strings.ReplaceAll(k, "_", "-")
-			}
-			out = append(out, classRef{class: cl, title: r.Summary, cellDir: cellDir})
-		}
-	}
-	return out
-}
-
 // learn records the classes rec found for the first time, copies their
 // findings, and lowers the weight of what found them.
 func (st *State) learn(dir string, rec Record) []Found {
@@ -133,13 +91,13 @@ func (st *State) learn(dir string, rec Record) []Found {
 	var added []Found
 	for _, c := range res.Cells {
 		cellDir := filepath.Join(dir, rec.Dir, filepath.Base(c.Dir))
-		for _, ref := range classesOf(cellDir, c) {
-			if st.found(ref.class) {
+		for _, ref := range findings.CellClasses(cellDir, c) {
+			if st.found(ref.Class) {
 				continue
 			}
-			f := Found{Class: ref.class, Title: ref.title, Run: rec.N, After: st.Spent, Plan: rec.Plan, Rerun: rec.Rerun}
+			f := Found{Class: ref.Class, Title: ref.Title, Run: rec.N, After: st.Spent, Plan: rec.Plan, Rerun: rec.Rerun}
 			if md, err := os.ReadFile(filepath.Join(cellDir, findings.FileName)); err == nil {
-				f.Finding = filepath.Join("findings", ref.class+".md")
+				f.Finding = filepath.Join("findings", ref.Class+".md")
 				if err := writeFile(filepath.Join(dir, f.Finding), md); err != nil {
 					f.Finding = ""
 				}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/jetstream-chaos/jetstream-chaos/findings"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
@@ -24,11 +25,16 @@ type Executor func(ctx context.Context, store string, args []string) (runDir str
 
 // Options is one search.
 type Options struct {
-	Args     []string // the failing run's flags, "--name=value" each
-	Runs     int      // runs of each candidate
-	MinRate  float64  // the least failure rate a candidate keeps
-	Attempts int      // the most candidates run (the original not counted)
-	Store    string   // where the candidates' runs go
+	Args    []string // the failing run's flags, "--name=value" each
+	Runs    int      // runs of each candidate
+	MinRate float64  // the least failure rate a candidate keeps
+	// Class is the anomaly a candidate must show to count as failing (a
+	// finding class, findings.CellClasses); "" counts any anomaly that
+	// --expect does not excuse. Without it a candidate that trades the
+	// anomaly for a commoner one would be kept.
+	Class    string
+	Attempts int    // the most candidates run (the original not counted)
+	Store    string // where the candidates' runs go
 	Exec     Executor
 	Logf     func(format string, args ...any)
 }
@@ -48,6 +54,7 @@ type Attempt struct {
 
 // Result is a search: the original, every attempt in order, the smallest.
 type Result struct {
+	Class    string    `json:"class,omitempty"` // the anomaly kept (Options.Class)
 	Original Attempt   `json:"original"`
 	Attempts []Attempt `json:"attempts"`
 	Smallest Attempt   `json:"smallest"`
@@ -58,7 +65,7 @@ type Result struct {
 // command in order, taking the first that keeps failing and starting over
 // from it, until none does or the attempts run out.
 func Search(ctx context.Context, o Options) Result {
-	var res Result
+	res := Result{Class: o.Class}
 	res.Original = o.measure(ctx, "original", o.Args)
 	res.Smallest = res.Original
 	if res.Original.Rate < o.MinRate {
@@ -111,6 +118,14 @@ func (o Options) measure(ctx context.Context, move string, args []string) Attemp
 		a.Error = err.Error()
 		return a
 	}
+	if o.Class != "" {
+		a.Runs, a.Failed, a.Finding = showing(dir, res, o.Class)
+		if a.Runs > 0 {
+			a.Rate = float64(a.Failed) / float64(a.Runs)
+		}
+		o.logf("shrink: %s: %d of %d runs showed %s", move, a.Failed, a.Runs, o.Class)
+		return a
+	}
 	for _, r := range res.Repeats {
 		if a.Runs == 0 || float64(r.Failed)/float64(max(r.Runs, 1)) > a.Rate {
 			a.Runs, a.Failed, a.Rate = r.Runs, r.Failed, r.Rate
@@ -121,6 +136,25 @@ func (o Options) measure(ctx context.Context, move string, args []string) Attemp
 	}
 	o.logf("shrink: %s: %d of %d runs failed", move, a.Failed, a.Runs)
 	return a
+}
+
+// showing counts the runs (repeats) of a run folder and those in which a
+// cell showed class, with the finding of the first.
+func showing(dir string, res record.Result, class string) (runs, failed int, finding string) {
+	seen, hit := map[int]bool{}, map[int]bool{}
+	for _, c := range res.Cells {
+		seen[c.Repeat] = true
+		cellDir := filepath.Join(dir, filepath.Base(c.Dir))
+		for _, ref := range findings.CellClasses(cellDir, c) {
+			if ref.Class == class && !hit[c.Repeat] {
+				hit[c.Repeat] = true
+				if finding == "" {
+					finding = filepath.Join(cellDir, findings.FileName)
+				}
+			}
+		}
+	}
+	return len(seen), len(hit), finding
 }
 
 func (o Options) logf(format string, args ...any) {

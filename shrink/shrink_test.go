@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
@@ -126,5 +127,40 @@ func TestSearch(t *testing.T) {
 	o.Exec, o.Attempts = fakeRuns(t, func([]string) int { return 3 }, &log), 2
 	if res := Search(context.Background(), o); len(res.Attempts) != 2 || !strings.Contains(res.Detail, "stopped after 2 attempts") {
 		t.Errorf("budget: %d attempts, %s", len(res.Attempts), res.Detail)
+	}
+}
+
+// With a class, a candidate counts only the runs that show it: pause
+// fails every run, but with another anomaly, so kill is kept.
+func TestSearchKeepsTheClass(t *testing.T) {
+	n := 0
+	exec := func(_ context.Context, store string, args []string) (string, int, error) {
+		n++
+		dir := filepath.Join(store, fmt.Sprintf("run%d", n))
+		a := strings.Join(args, " ")
+		res := record.Result{}
+		for rep := 1; rep <= 3; rep++ {
+			check := checker.Result{Name: "stream-integrity", Verdict: checker.Invalid, Anomalies: []checker.Anomaly{{Kind: "lost_write"}}}
+			if strings.Contains(a, "--nemesis=pause ") {
+				check = checker.Result{Name: "wrong-last-seq", Verdict: checker.Invalid}
+			}
+			cell := fmt.Sprintf("c_run-%d", rep)
+			res.Cells = append(res.Cells, record.CellResult{Cell: record.Cell{Name: cell, Repeat: rep}, Dir: filepath.Join(dir, cell),
+				Verdict: record.Invalid, Checks: []checker.Result{check}})
+			os.MkdirAll(filepath.Join(dir, cell), 0o755)
+		}
+		b, _ := json.Marshal(res)
+		os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644)
+		return dir, 1, nil
+	}
+	o := Options{Args: []string{"--nemesis=pause+kill", "--seed=18"}, Runs: 3, MinRate: 0.5, Attempts: 5, Store: t.TempDir(),
+		Exec: exec, Class: "stream-integrity-lost-write"}
+	res := Search(context.Background(), o)
+	if got := strings.Join(res.Smallest.Args, " "); got != "--nemesis=kill --seed=18" || res.Smallest.Failed != 3 || res.Smallest.Runs != 3 ||
+		res.Attempts[0].Kept || res.Attempts[0].Runs != 3 || res.Attempts[0].Failed != 0 {
+		t.Errorf("smallest %q %d/%d; attempts %+v", got, res.Smallest.Failed, res.Smallest.Runs, res.Attempts)
+	}
+	if !strings.HasSuffix(res.Smallest.Finding, filepath.Join("c_run-1", "finding.md")) {
+		t.Errorf("finding %q", res.Smallest.Finding)
 	}
 }

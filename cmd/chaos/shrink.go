@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/jetstream-chaos/jetstream-chaos/findings"
 	"github.com/jetstream-chaos/jetstream-chaos/hunt"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
@@ -20,6 +22,7 @@ func shrinkCmd() *cobra.Command {
 	var (
 		runs, attempts int
 		minRate        float64
+		class          string
 	)
 	cmd := &cobra.Command{
 		Use:   "shrink RUN_DIR",
@@ -28,8 +31,10 @@ func shrinkCmd() *cobra.Command {
 time: one cell of several (a Direct Get setting, a release, a --nemesis),
 a single fault in place of a list or a composite, half the time limit, half
 the clients and keys. Each candidate runs --runs times with the run's seed;
-one that still fails in at least --min-rate of them is kept and shrunk
-further. The smallest command, its failure rate and the finding of its
+one that still shows the anomaly in at least --min-rate of them is kept
+and shrunk further. The anomaly is --class, by default the first class
+the run's findings name (a candidate that trades it for another anomaly
+is not kept). The smallest command, its failure rate and the finding of its
 first failing run are printed and stored in RUN_DIR/shrink/ (shrink.json,
 shrink.md; the candidates' runs in RUN_DIR/shrink/runs).
 
@@ -56,10 +61,18 @@ longer fails in --min-rate of --runs (nothing to shrink), 3 usage error,
 			if err != nil {
 				return usageErr("%s: %v", dir, err)
 			}
+			out := cmd.OutOrStdout()
+			classes := runClasses(dir, res)
+			switch {
+			case class == "" && len(classes) == 0:
+				fmt.Fprintln(out, "shrink: the run's cells name no anomaly class: a candidate fails on any anomaly --expect does not excuse")
+			case class == "":
+				class = classes[0]
+				fmt.Fprintf(out, "shrink: keeping the anomaly %s (the run's first; --class picks another of: %s)\n", class, strings.Join(classes, ", "))
+			}
 			ctx, stop := interruptible("stopping after the candidate in progress")
 			defer stop()
-			out := cmd.OutOrStdout()
-			s := shrink.Search(ctx, shrink.Options{Args: flags, Runs: runs, MinRate: minRate, Attempts: attempts,
+			s := shrink.Search(ctx, shrink.Options{Args: flags, Runs: runs, MinRate: minRate, Attempts: attempts, Class: class,
 				Store: filepath.Join(dir, "shrink", "runs"), Exec: hunt.ExecChaos,
 				Logf: func(format string, a ...any) { fmt.Fprintf(out, format+"\n", a...) }})
 			if err := writeShrink(filepath.Join(dir, "shrink"), s); err != nil {
@@ -81,7 +94,25 @@ longer fails in --min-rate of --runs (nothing to shrink), 3 usage error,
 	fl.IntVar(&runs, "runs", 3, "runs of each candidate")
 	fl.Float64Var(&minRate, "min-rate", 0.5, "the least share of --runs a candidate must fail in to be kept")
 	fl.IntVar(&attempts, "attempts", 12, "the most candidates to run")
+	fl.StringVar(&class, "class", "", "the anomaly class a candidate must show (a finding class, e.g. kv-lost-write); default: the first the run's findings name")
 	return cmd
+}
+
+// runClasses are the anomaly classes of a stored run's invalid cells, in
+// order, each once.
+func runClasses(dir string, res record.Result) []string {
+	var out []string
+	for _, c := range res.Cells {
+		if c.Verdict != record.Invalid {
+			continue
+		}
+		for _, ref := range findings.CellClasses(filepath.Join(dir, filepath.Base(c.Dir)), c) {
+			if !slices.Contains(out, ref.Class) {
+				out = append(out, ref.Class)
+			}
+		}
+	}
+	return out
 }
 
 // commandOf is a candidate's flags as a command.
@@ -98,6 +129,9 @@ func commandOf(args []string) string {
 // smallest command with its rate and finding.
 func shrinkWords(s shrink.Result) string {
 	var b strings.Builder
+	if s.Class != "" {
+		fmt.Fprintf(&b, "counting the runs that show %s\n", s.Class)
+	}
 	fmt.Fprintf(&b, "original: %d of %d runs failed: %s\n", s.Original.Failed, s.Original.Runs, commandOf(s.Original.Args))
 	for _, a := range s.Attempts {
 		word := "dropped"
