@@ -10,6 +10,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
+	"github.com/jetstream-chaos/jetstream-chaos/shrink"
 )
 
 var chaosBin string
@@ -156,5 +157,18 @@ func TestDockerRuntimeWithoutDaemonSaysWhatToTry(t *testing.T) {
 	}
 	if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "--runtime local") {
 		t.Fatalf("want one line suggesting --runtime local, got %q", stderr.String())
+	}
+}
+
+// The search in words names the anomaly it counted.
+func TestShrinkWords(t *testing.T) {
+	a := shrink.Attempt{Args: []string{"--nemesis=kill", "--store=/x y"}, Runs: 2, Failed: 1}
+	got := shrinkWords(shrink.Result{Class: "lost-stream-head", Original: a, Smallest: a, Detail: "no smaller move keeps failing",
+		Attempts: []shrink.Attempt{{Move: "--time-limit 15s to 7.5s", Runs: 2}}})
+	for _, w := range []string{"original: 1 of 2 runs showed lost-stream-head: chaos run --nemesis=kill --store='/x y'",
+		"dropped --time-limit 15s to 7.5s: 0 of 2 runs showed lost-stream-head", "smallest: 1 of 2 runs showed lost-stream-head"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("lacks %q:\n%s", w, got)
+		}
 	}
 }

@@ -129,19 +129,20 @@ func commandOf(args []string) string {
 // smallest command with its rate and finding.
 func shrinkWords(s shrink.Result) string {
 	var b strings.Builder
+	failed := "runs failed"
 	if s.Class != "" {
-		fmt.Fprintf(&b, "counting the runs that show %s\n", s.Class)
+		failed = "runs showed " + s.Class
 	}
-	fmt.Fprintf(&b, "original: %d of %d runs failed: %s\n", s.Original.Failed, s.Original.Runs, commandOf(s.Original.Args))
+	fmt.Fprintf(&b, "original: %d of %d %s: %s\n", s.Original.Failed, s.Original.Runs, failed, commandOf(s.Original.Args))
 	for _, a := range s.Attempts {
 		word := "dropped"
 		if a.Kept {
 			word = "kept"
 		}
-		fmt.Fprintf(&b, "  %-7s %s: %d of %d runs failed\n", word, a.Move, a.Failed, a.Runs)
+		fmt.Fprintf(&b, "  %-7s %s: %d of %d %s\n", word, a.Move, a.Failed, a.Runs, failed)
 	}
 	fmt.Fprintf(&b, "%s\n", s.Detail)
-	fmt.Fprintf(&b, "smallest: %d of %d runs failed: %s\n", s.Smallest.Failed, s.Smallest.Runs, commandOf(s.Smallest.Args))
+	fmt.Fprintf(&b, "smallest: %d of %d %s: %s\n", s.Smallest.Failed, s.Smallest.Runs, failed, commandOf(s.Smallest.Args))
 	if s.Smallest.Finding != "" {
 		fmt.Fprintf(&b, "finding: %s\n", s.Smallest.Finding)
 	}
