@@ -450,3 +450,24 @@ func TestNoFaults(t *testing.T) {
 		t.Fatalf("windows %+v", ws)
 	}
 }
+
+func TestAimAtLeavesRolesAndManyNodeFaults(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"kill", "kill:leader"},
+		{"kill:old-leader", "kill:old-leader"},
+		{"latency=200ms", "latency=200ms:leader"},
+		{"partition-leader", "partition-leader"},
+		{"kill-majority", "kill-majority"},
+		{"partition-leader+kill", "partition-leader+kill:leader"},
+		{"pause@leader-change", "pause:leader@leader-change"},
+	}
+	for _, tt := range tests {
+		fs, err := Parse(tt.in)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.in, err)
+		}
+		if got := AimAt(fs, RoleLeader)[0].Name(); got != tt.want {
+			t.Errorf("AimAt(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

@@ -129,3 +129,37 @@ func rolesOf(f Fault, match func(Role) bool) bool {
 	}
 	return false
 }
+
+// AimAt aims every fault of faults that hits one node and names no role
+// at role, inside combinations and triggers too: a workload whose cell
+// targets one of several streams (Plan.AimLeader) puts single-node faults
+// on that stream's leader. Faults that hit several nodes, or that aim by
+// themselves (partition-leader, stepdown), are left as they are.
+func AimAt(faults []Fault, role Role) []Fault {
+	out := make([]Fault, len(faults))
+	for i, f := range faults {
+		out[i] = aimAt(f, role)
+	}
+	return out
+}
+
+func aimAt(f Fault, role Role) Fault {
+	switch f := f.(type) {
+	case aimed:
+		return f
+	case combo:
+		c := make(combo, len(f))
+		for i, p := range f {
+			c[i] = aimAt(p, role)
+		}
+		return c
+	case Triggered:
+		f.Fault = aimAt(f.Fault, role)
+		return f
+	}
+	name, _, _ := strings.Cut(f.Name(), "=")
+	if slices.Contains(aimable, name) {
+		return aimed{Fault: f, role: role}
+	}
+	return f
+}

@@ -112,6 +112,9 @@ func (cr *cellRun) start(ctx context.Context, cell record.Cell, dir string) erro
 	cfg := r.spec.Cluster
 	cfg.ServerVersion, cfg.Dir, cfg.RunID = cell.ServerVersion, dir, r.id
 	cr.plan = cr.settings.Plan(cfg)
+	if cr.plan.AimLeader {
+		cr.faults = nemesis.AimAt(cr.faults, nemesis.RoleLeader)
+	}
 	cfg = cr.plan.Cluster
 	cfg.PowerLossStore = cfg.PowerLossStore || nemesis.NeedsPowerLossStore(cr.faults) // the FUSE store power-loss faults act on
 	cr.res.Cluster = cfg

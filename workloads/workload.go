@@ -97,6 +97,11 @@ type Plan struct {
 	// Streams are the streams the cell creates; faults aim at the first,
 	// and the recovery wait waits for it.
 	Streams []Stream
+	// AimLeader puts every single-node fault that names no role on the
+	// first stream's leader (nemesis.AimAt): a cell that targets one of
+	// several streams (the sources workload's --fault-target) hits that
+	// stream, not a random node.
+	AimLeader bool
 	// Label is what the cell's label starts with ("catch-up"), or empty.
 	Label string
 	// ReadsDirectGet says the workload reads through Direct Get, so that

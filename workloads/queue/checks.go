@@ -26,18 +26,19 @@ const (
 // redelivery checker needs pull consumers, the work-queue checker a
 // work-queue stream. maxExamples caps the examples kept per kind (0: 10).
 func RunCheckers(c *Cell, maxExamples int) []checker.Result {
-	if maxExamples <= 0 {
-		maxExamples = defaultExamples
-	}
-	start := time.Now()
-	ix := newIndex(c)
-	indexed := time.Since(start)
-	type check struct {
-		applies bool
-		run     func(*index, *result)
-		name    string
-	}
-	checks := []check{
+	return runChecks(c, maxExamples, func(string) bool { return true })
+}
+
+// check is one checker of the queue workload and whether it applies to a
+// cell.
+type check struct {
+	applies bool
+	run     func(*index, *result)
+	name    string
+}
+
+func checks(c *Cell) []check {
+	return []check{
 		{true, checkLost, CheckLost},
 		{true, checkUnexpected, CheckUnexpected},
 		{true, checkDuplicate, CheckDuplicate},
@@ -47,9 +48,20 @@ func RunCheckers(c *Cell, maxExamples int) []checker.Result {
 		{true, checkStall, CheckStall},
 		{true, checkIntegrity, CheckIntegrity},
 	}
+}
+
+// runChecks runs the checkers that apply and that want names, each under
+// checker.Guard, over one shared index.
+func runChecks(c *Cell, maxExamples int, want func(name string) bool) []checker.Result {
+	if maxExamples <= 0 {
+		maxExamples = defaultExamples
+	}
+	start := time.Now()
+	ix := newIndex(c)
+	indexed := time.Since(start)
 	var out []checker.Result
-	for _, ch := range checks {
-		if !ch.applies {
+	for _, ch := range checks(c) {
+		if !ch.applies || !want(ch.name) {
 			continue
 		}
 		res := checker.Guard(ch.name, func() checker.Result {

@@ -33,6 +33,12 @@ type instance struct {
 // setup creates the stream and the durable consumers, verifies their
 // configuration took, and writes queue.json.
 func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error) {
+	return open(ctx, o, env, true)
+}
+
+// open is setup, creating the stream only when create is set (Attach
+// reads a stream another workload made).
+func open(ctx context.Context, o Options, env *workloads.Env, create bool) (*instance, error) {
 	i := &instance{o: o, env: env, nodes: env.Cluster.Nodes(), lastSeq: make([]atomic.Uint64, o.Consumers)}
 	nc, err := client.Connect(i.nodes, client.Order(0, len(i.nodes)), "queue-admin")
 	if err != nil {
@@ -43,9 +49,11 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 		i.Close()
 		return nil, err
 	}
-	if err := i.createStream(ctx); err != nil {
-		i.Close()
-		return nil, err
+	if create {
+		if err := i.createStream(ctx); err != nil {
+			i.Close()
+			return nil, err
+		}
 	}
 	if o.Pattern == Pull {
 		for _, name := range o.ConsumerNames() {
