@@ -11,5 +11,5 @@ import (
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/counter/counterview"
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate/kvupdateview"
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/queue/queueview"
-	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/sources"
+	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/sources/sourcesview"
 )

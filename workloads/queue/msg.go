@@ -85,9 +85,9 @@ func queueOps(ops []history.Op) ([]Op, error) {
 	return out, nil
 }
 
-// msgOf is a stored queue op's Msg (an anomaly's example in
+// MsgOf is a stored queue op's Msg (an anomaly's example in
 // results.json): from its Data, else from the fields it reused.
-func msgOf(op history.Op) Msg {
+func MsgOf(op history.Op) Msg {
 	var m Msg
 	if len(op.Data) == 0 || json.Unmarshal(op.Data, &m) != nil {
 		return legacyMsg(op)

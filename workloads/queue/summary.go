@@ -105,7 +105,7 @@ func values(r checker.Result, kind string, at int) string {
 	var out []string
 	for _, a := range r.Anomalies {
 		if a.Kind == kind && at < len(a.Ops) && len(out) < 3 {
-			out = append(out, msgOf(a.Ops[at].Op).Value)
+			out = append(out, MsgOf(a.Ops[at].Op).Value)
 		}
 	}
 	if n := r.Counts[kind]; n > len(out) {

@@ -51,7 +51,7 @@ func checkSource(c *Cell, maxEx int) (checker.Result, map[string]bool) {
 			byID[m.ID] = m
 		}
 	}
-	window := c.Options.window().D().Nanoseconds()
+	window := c.Options.Window().D().Nanoseconds()
 	held := 0
 	for _, name := range c.Options.OriginNames() {
 		last, lastAt := uint64(0), Message{}

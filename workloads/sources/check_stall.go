@@ -73,6 +73,9 @@ type point struct {
 type line struct {
 	points  []point
 	longest int64 // the longest stretch behind, ns
+	// since is when the stretch behind that the last sample is in began,
+	// -1 when the last sample was caught up.
+	since int64
 }
 
 // timeline is one copy's samples.
@@ -103,6 +106,7 @@ func timeline(c *Cell, link string) line {
 	if since >= 0 && len(tl.points) > 0 {
 		tl.longest = max(tl.longest, tl.points[len(tl.points)-1].at-since)
 	}
+	tl.since = since
 	return tl
 }
 
@@ -127,7 +131,11 @@ func stallExample(c *Cell, link string, from, up int64, tl line) checker.Anomaly
 	desc := fmt.Sprintf("%s held origin sequence %d of %d at the last sample, %s after the heal", link, last.copied, last.head,
 		time.Duration(last.at-from).Round(time.Millisecond))
 	if up >= 0 {
-		desc = fmt.Sprintf("%s caught up %s after the heal, past --copy-bound %s", link, time.Duration(up-from).Round(time.Millisecond), c.Options.CopyBound.D())
+		desc = fmt.Sprintf("%s caught up %s after the heal (%s), past --copy-bound %s", link, time.Duration(up-from).Round(time.Millisecond),
+			secs(from), c.Options.CopyBound.D())
+	}
+	if s := stuckSince(tl, from); s >= 0 {
+		desc += fmt.Sprintf("; it held origin sequence %d from %s on, while the origin grew to %d", copiedAt(tl, s), secs(s), maxHead(tl))
 	}
 	for _, sd := range c.Ops.StepDowns {
 		if sd.Link != link {
@@ -151,3 +159,46 @@ func stallExample(c *Cell, link string, from, up int64, tl line) checker.Anomaly
 	}
 	return a
 }
+
+// stuckSince is when the copy last moved before it stalled: the first
+// sample of the run of samples, ending after from, that all hold the same
+// origin sequence while behind; -1 without one.
+func stuckSince(tl line, from int64) int64 {
+	at := int64(-1)
+	var held uint64
+	for _, p := range tl.points {
+		if !p.ok {
+			continue
+		}
+		switch {
+		case !p.behind:
+			if p.at > from {
+				return at
+			}
+			at = -1
+		case at < 0 || p.copied != held:
+			at, held = p.at, p.copied
+		}
+	}
+	return at
+}
+
+func copiedAt(tl line, at int64) uint64 {
+	for _, p := range tl.points {
+		if p.at == at {
+			return p.copied
+		}
+	}
+	return 0
+}
+
+func maxHead(tl line) uint64 {
+	var m uint64
+	for _, p := range tl.points {
+		m = max(m, p.head)
+	}
+	return m
+}
+
+// secs is a history time as the reports write it.
+func secs(ns int64) string { return fmt.Sprintf("%.1f s", float64(ns)/1e9) }

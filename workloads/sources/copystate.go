@@ -35,9 +35,9 @@ func (i *instance) copyState(ctx context.Context, final bool) CopyState {
 		if info, err := client.StreamInfo(ctx, i.js, m, infoTimeout); err != nil {
 			l.Error = client.ErrMsg(err)
 		} else {
-			l.Copied, l.Leader = info.State.LastSeq, leaderOf(info)
+			l.Copied, l.Leader, l.Msgs = info.State.LastSeq, leaderOf(info), info.State.Msgs
 			if info.Mirror != nil {
-				l.Lag = info.Mirror.Lag
+				l.Lag, l.ActiveMs = info.Mirror.Lag, activeMs(info.Mirror.Active)
 				l.Error = apiErr(info.Mirror.Error)
 			}
 		}
@@ -66,10 +66,10 @@ func (i *instance) sourcedLinks(ctx context.Context) []Link {
 		return links
 	}
 	for n := range links {
-		links[n].Leader = leaderOf(info)
+		links[n].Leader, links[n].Msgs = leaderOf(info), info.State.Msgs
 		for _, si := range info.Sources {
 			if si != nil && si.Name == links[n].From {
-				links[n].Lag, links[n].Error = si.Lag, apiErr(si.Error)
+				links[n].Lag, links[n].Error, links[n].ActiveMs = si.Lag, apiErr(si.Error), activeMs(si.Active)
 			}
 		}
 	}
@@ -95,6 +95,15 @@ func (i *instance) sourcedLinks(ctx context.Context) []Link {
 		}
 	}
 	return links
+}
+
+// activeMs is a source's Active in ms; nats.go reads the server's -1
+// ("never") as -1ns.
+func activeMs(d time.Duration) int64 {
+	if d < 0 {
+		return -1
+	}
+	return d.Milliseconds()
 }
 
 func leaderOf(info *jetstream.StreamInfo) string {

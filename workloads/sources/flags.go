@@ -27,7 +27,7 @@ func bindFlags(fs *pflag.FlagSet) *flags {
 	fs.StringSliceVar(&f.retentions, "origin-retention", []string{string(Limits)}, "the origins' retention: limits or workqueue (a work-queue cell has no mirror) (list: cells)")
 	fs.StringSliceVar(&f.targets, "fault-target", []string{string(TargetAny)}, "whose leader single-node faults hit: origin, mirror, sourced, or any node (list: cells)")
 	fs.StringSliceVar(&f.transforms, "transform", []string{"off"}, "on: the sourced stream maps each origin's subjects under <stream>.all. (list: cells)")
-	fs.StringSliceVar(&f.repeats, "repeat-ids", []string{"off"}, fmt.Sprintf("on: every %dth publish reuses an earlier Nats-Msg-Id once the %s duplicate window has passed (nats-server PR 8043) (list: cells)", repeatEvery, repeatWindow))
+	fs.StringSliceVar(&f.repeats, "repeat-ids", []string{"off"}, fmt.Sprintf("on: every %dth publish reuses an earlier Nats-Msg-Id once the %s duplicate window has passed (nats-server PR 8043) (list: cells)", RepeatEvery, repeatWindow))
 	f.origins = fs.Int("origins", d.Origins, "origin streams, each sourced; the first is also mirrored")
 	f.producers = fs.Int("producers", d.Producers, "producers per origin, spread over the nodes")
 	f.consumers = fs.Int("consumers", d.Consumers, "durable pull consumers of the sourced stream, each reading all of it")

@@ -73,7 +73,7 @@ func (i *instance) createStreams(ctx context.Context) error {
 	var sources []*jetstream.StreamSource
 	for n, name := range o.OriginNames() {
 		cfg := jetstream.StreamConfig{Name: name, Subjects: []string{o.OriginSubjects(n + 1)}, Replicas: o.Replicas,
-			Retention: retention, Storage: jetstream.FileStorage, Duplicates: o.window().D()}
+			Retention: retention, Storage: jetstream.FileStorage, Duplicates: o.Window().D()}
 		if _, err := client.CreateStream(ctx, i.js, cfg, 0); err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func (i *instance) createStreams(ctx context.Context) error {
 		}
 	}
 	cfg := jetstream.StreamConfig{Name: o.Sourced(), Sources: sources, Replicas: o.Replicas, Storage: jetstream.FileStorage,
-		Duplicates: o.window().D()}
+		Duplicates: o.Window().D()}
 	_, err := client.CreateStream(ctx, i.js, cfg, 0)
 	return err
 }

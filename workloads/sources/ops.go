@@ -43,9 +43,14 @@ type Link struct {
 	Copied uint64 `json:"copied"`
 	// Lag is what the copy's leader reports (StreamSourceInfo.Lag): origin
 	// messages not yet delivered, updated only as messages arrive.
-	Lag    uint64 `json:"lag"`
-	Error  string `json:"error,omitempty"`
-	Leader string `json:"leader,omitempty"`
+	Lag uint64 `json:"lag"`
+	// ActiveMs is how long before the sample the copy last heard from its
+	// origin, a message or a heartbeat (StreamSourceInfo.Active; -1:
+	// never); Msgs the copy stream's message count.
+	ActiveMs int64  `json:"active_ms"`
+	Msgs     uint64 `json:"msgs"`
+	Error    string `json:"error,omitempty"`
+	Leader   string `json:"leader,omitempty"`
 }
 
 // Head is an origin's state at a sample.

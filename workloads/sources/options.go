@@ -122,17 +122,17 @@ func (o Options) OriginOf(k int) int { return k/o.Producers + 1 }
 func (o Options) consumerOptions() queue.Options {
 	q := queue.Defaults
 	q.Stream, q.Producers, q.Consumers, q.Replicas, q.Seed = o.Sourced(), 0, o.Consumers, o.Replicas, o.Seed
-	q.DuplicateWindow = o.window()
+	q.DuplicateWindow = o.Window()
 	return q
 }
 
-// window is every stream's duplicate window (the mirror's is the
+// Window is every stream's duplicate window (the mirror's is the
 // server's: a clustered mirror has none). The sourced stream's is set
 // explicitly: from 2.14 a stream with sources gets none by default
 // (nats-server stream.go, setStreamConfigDefaults), while it deduplicates
 // the origins' Nats-Msg-Ids within it (processInboundSourceMsg keeps the
 // header).
-func (o Options) window() queue.Duration {
+func (o Options) Window() queue.Duration {
 	if o.RepeatIDs {
 		return queue.Duration(repeatWindow)
 	}
@@ -180,3 +180,6 @@ func validTarget(t Target) bool {
 	}
 	return false
 }
+
+// ConsumerNames are the durable consumers of the sourced stream.
+func (o Options) ConsumerNames() []string { return o.consumerOptions().ConsumerNames() }

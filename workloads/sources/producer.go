@@ -14,9 +14,9 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/queue"
 )
 
-// repeatEvery is how often a producer of a cell that repeats ids reuses
-// one: every repeatEvery-th publish, when an id old enough is there.
-const repeatEvery = 10
+// RepeatEvery is how often a producer of a cell that repeats ids reuses
+// one: every RepeatEvery-th publish, when an id old enough is there.
+const RepeatEvery = 10
 
 // stored is an acknowledged id and when its ack came.
 type stored struct {
@@ -42,7 +42,7 @@ func (i *instance) produce(ctx context.Context, k int, lim *rate.Limiter) error 
 		}
 		p := Publish{Origin: origin, Producer: id, Value: queue.Value(id, n)}
 		p.ID = p.Value
-		if i.o.RepeatIDs && n%repeatEvery == 0 && len(old) > 0 && time.Since(old[0].at) > 3*i.o.window().D() {
+		if i.o.RepeatIDs && n%RepeatEvery == 0 && len(old) > 0 && time.Since(old[0].at) > 3*i.o.Window().D() {
 			p.ID, p.Repeat, old = old[0].id, true, old[1:]
 		}
 		if i.publish(ctx, js, nc, p, k) && !p.Repeat {
