@@ -2,6 +2,7 @@ package sources
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
@@ -10,18 +11,39 @@ import (
 // CheckStall is source-stall's name.
 const CheckStall = "source-stall"
 
+// The server's own retry of a copy (nats-server v2.15.3 server/stream.go):
+// every sourceHealthCheckInterval (10 s) a copy's leader recreates the
+// consumer of a source it heard nothing from, message or heartbeat
+// (sent every second), for that long (processAllSourceMsgs,
+// processMirrorMsgs); a failed setup retries after 10 s per failure so
+// far, at most retryMaximum (2 min) (calculateRetryBackoff).
+const (
+	healthCheckMs = 10_000
+	// retryBound is how long after the heal a copy that heard nothing may
+	// wait for the server's next retry: the longest backoff, a health
+	// check, and a second of slack.
+	retryBound = 2*time.Minute + 11*time.Second
+)
+
 // checkStall judges each copy (the mirror, and the sourced stream per
-// origin) from the copy samples: after the last heal (or from the first
-// sample, without faults) a copy must hold its origin's last sequence of
-// the same sample within CopyBound. A sample reads the origins first, so
-// a copy that keeps up shows caught up in nearly every sample.
-//   - stalled: no sample caught the copy up within the bound; the example
-//     says how long it stayed behind, and whether the finish's leader
-//     step-down of the copy's stream was followed by a catch-up.
+// origin) from the copy samples, from the last heal (or the first sample,
+// without faults) until a sample shows it holding its origin's last
+// sequence of the same sample. A sample reads the origins first, so a
+// copy that keeps up shows caught up in nearly every sample.
+//   - stalled: longer than --copy-bound the copy did not advance while it
+//     was behind and its leader had heard from the origin within the
+//     health-check interval (Active at most 10 s). The server counts such a
+//     source healthy and never recreates it, so nothing but an operator
+//     ends the stall (the shape of PR 8323's thread).
+//   - silent: the copy heard nothing and stayed behind longer than the
+//     server's longest retry backoff plus a health check (retryBound).
 //
+// A copy that caught up later than --copy-bound while it heard nothing,
+// within retryBound, waited for the server's backoff: counted as
+// retry_backoff, not an anomaly. The examples say how long the copy stayed
+// behind and whether the finish's leader step-down of its stream ended it.
 // Each copy's longest stretch behind over the whole cell is counted too
-// (longest_behind_ms). Unknown when no sample after the heal could read
-// the copy.
+// (longest_behind_ms). Unknown when no sample after the heal read the copy.
 func checkStall(c *Cell, maxEx int) checker.Result {
 	b := checker.NewBuilder(CheckStall, maxEx)
 	bound := c.Options.CopyBound.D().Nanoseconds()
@@ -34,19 +56,71 @@ func checkStall(c *Cell, maxEx int) checker.Result {
 		tl := timeline(c, l)
 		b.Counts["longest_behind_ms"] = max(b.Counts["longest_behind_ms"], int(tl.longest/1e6))
 		up, seen := tl.caughtUpAfter(from)
+		end := up
+		if up < 0 {
+			end = tl.points[len(tl.points)-1].at
+		}
 		switch {
 		case !seen:
 			b.Unsure("unsampled", "no sample after the heal read "+l, nil)
-		case up < 0 || up-from > bound:
+		case tl.liveStretch(from, end) > bound:
 			b.Flag("stalled", func() checker.Anomaly { return stallExample(c, l, from, up, tl) })
+		case up < 0 || up-from > retryBound.Nanoseconds():
+			b.Flag("silent", func() checker.Anomaly { return stallExample(c, l, from, up, tl) })
+		case up-from > bound:
+			b.Counts["retry_backoff"]++
 		default:
 			b.Counts["caught_up"]++
 		}
 	}
-	b.Summarize(fmt.Sprintf("%d of %d copies not caught up within --copy-bound %s after the heal", b.Counts["stalled"], len(links), c.Options.CopyBound.D()),
-		fmt.Sprintf("all %d copies caught up within --copy-bound %s after the heal (longest behind: %s)", len(links), c.Options.CopyBound.D(),
-			time.Duration(b.Counts["longest_behind_ms"])*time.Millisecond))
+	n := b.Counts["stalled"] + b.Counts["silent"]
+	clean := fmt.Sprintf("all %d copies caught up within --copy-bound %s after the heal", len(links), c.Options.CopyBound.D())
+	if k := b.Counts["retry_backoff"]; k > 0 {
+		clean = fmt.Sprintf("all %d copies caught up after the heal, %d of them later than --copy-bound %s while waiting for the server's retry backoff (up to %s)",
+			len(links), k, c.Options.CopyBound.D(), retryBound)
+	}
+	b.Summarize(fmt.Sprintf("%d of %d copies stalled after the heal (%d with their origin in contact, %d silent past the server's longest retry)",
+		n, len(links), b.Counts["stalled"], b.Counts["silent"]),
+		fmt.Sprintf("%s (longest behind: %s)", clean, time.Duration(b.Counts["longest_behind_ms"])*time.Millisecond))
 	return b.Result
+}
+
+// liveStretch is the longest time between from and end that the copy
+// stayed behind at one origin sequence while in contact with its origin:
+// from the first sample of such a run to the first sample after it.
+func (tl line) liveStretch(from, end int64) int64 {
+	var longest int64
+	start := int64(-1)
+	var held uint64
+	for _, p := range tl.points {
+		if p.at < from || !p.ok {
+			continue
+		}
+		live := p.active >= 0 && p.active <= healthCheckMs
+		stuck := p.behind && live
+		if start >= 0 && (!stuck || p.copied != held) {
+			until := p.at
+			if p.behind && p.copied == held && !live {
+				// It lost contact: in contact last at p.at - Active (never: at once).
+				until = start
+				if p.active >= 0 {
+					until = max(start, p.at-p.active*int64(time.Millisecond))
+				}
+			}
+			longest = max(longest, until-start)
+			start = -1
+		}
+		if p.at > end {
+			break
+		}
+		if stuck && start < 0 {
+			start, held = p.at, p.copied
+		}
+	}
+	if start >= 0 {
+		longest = max(longest, end-start)
+	}
+	return longest
 }
 
 // linkNames are the cell's copies, "origin -> copy".
@@ -68,6 +142,7 @@ type point struct {
 	ok, behind bool
 	copied     uint64
 	head       uint64
+	active     int64 // the copy's Active, ms (-1: never heard from)
 }
 
 type line struct {
@@ -92,7 +167,7 @@ func timeline(c *Cell, link string) line {
 				continue
 			}
 			h := heads[l.From]
-			p := point{at: s.At, ok: h.Error == "" && (l.Error == "" || l.Copied > 0), copied: l.Copied, head: h.LastSeq}
+			p := point{at: s.At, ok: h.Error == "" && (l.Error == "" || l.Copied > 0), copied: l.Copied, head: h.LastSeq, active: l.ActiveMs}
 			p.behind = p.ok && l.Copied < h.LastSeq
 			tl.points = append(tl.points, p)
 			switch {
@@ -138,7 +213,7 @@ func stallExample(c *Cell, link string, from, up int64, tl line) checker.Anomaly
 		desc += fmt.Sprintf("; it held origin sequence %d from %s on, while the origin grew to %d", copiedAt(tl, s), secs(s), maxHead(tl))
 	}
 	for _, sd := range c.Ops.StepDowns {
-		if sd.Link != link {
+		if !strings.HasSuffix(link, " -> "+sd.Stream) {
 			continue
 		}
 		after, _ := tl.caughtUpAfter(sd.H.Complete)
@@ -153,7 +228,7 @@ func stallExample(c *Cell, link string, from, up int64, tl line) checker.Anomaly
 	}
 	a := checker.Anomaly{Key: link, Description: desc}
 	for _, sd := range c.Ops.StepDowns {
-		if sd.Link == link {
+		if strings.HasSuffix(link, " -> "+sd.Stream) {
 			a.Ops = append(a.Ops, checker.OpRef{Index: sd.Op, Op: sd.H})
 		}
 	}

@@ -61,6 +61,18 @@ func copyOp(at int64, head, copied uint64, final bool) history.Op {
 	return withData(history.Op{Type: OpCopy, Invoke: at, Complete: at, Outcome: history.OK}, s)
 }
 
+// silentOp is a sample whose copies last heard from the origin activeMs
+// before it.
+func silentOp(at int64, head, copied uint64, activeMs int64) history.Op {
+	op := copyOp(at, head, copied, true)
+	var s CopyState
+	_ = json.Unmarshal(op.Data, &s)
+	for i := range s.Links {
+		s.Links[i].ActiveMs = activeMs
+	}
+	return withData(op, s)
+}
+
 func fault(from, to int64) history.Op {
 	return history.Op{Type: history.Fault, Invoke: from, Complete: to, Outcome: history.OK, Fault: "kill"}
 }
@@ -163,6 +175,14 @@ func TestSourceStall(t *testing.T) {
 		{"never, step-down did not help", []history.Op{fault(0, sec), copyOp(2*sec, 3, 1, false),
 			withData(history.Op{Type: OpStepDown, Invoke: 32 * sec, Complete: 32 * sec, Outcome: history.OK}, StepDown{Stream: "S_ALL", Link: "S_O1 -> S_ALL"}),
 			copyOp(62*sec, 3, 1, true)}, checker.Invalid, "did not end it"},
+		{"silent, caught up within the server's retry backoff", []history.Op{fault(0, sec), silentOp(2*sec, 3, 1, 1500),
+			silentOp(50*sec, 3, 1, 49000), copyOp(61*sec, 3, 3, true)}, checker.Valid, ""},
+		{"silent past the server's longest retry", []history.Op{fault(0, sec), silentOp(2*sec, 3, 1, 1500),
+			silentOp(140*sec, 3, 1, 139000)}, checker.Invalid, "held origin sequence 1 of 3"},
+		{"in contact, not advancing, past the bound", []history.Op{fault(0, sec), silentOp(2*sec, 3, 1, 200),
+			silentOp(33*sec, 3, 1, 900), copyOp(61*sec, 3, 3, true)}, checker.Invalid, "caught up 1m0s after the heal"},
+		{"never heard from (-1), within the retry backoff", []history.Op{fault(0, sec), silentOp(2*sec, 3, 1, -1),
+			silentOp(40*sec, 3, 1, -1), copyOp(45*sec, 3, 3, true)}, checker.Valid, ""},
 		{"no faults, behind only briefly", []history.Op{copyOp(sec, 3, 2, false), copyOp(2*sec, 3, 3, false)}, checker.Valid, ""},
 		{"no sample after the heal", []history.Op{copyOp(sec, 3, 3, false), fault(2*sec, 3*sec)}, checker.Unknown, ""},
 	}

@@ -67,43 +67,57 @@ func (i *instance) Finish(ctx context.Context) error {
 const replicaBound = 30 * time.Second
 
 // waitCopies samples the copies until every one holds its origin's last
-// sequence. Past CopyBound it steps the leader of each stalled copy's
-// stream down, once, and waits one bound more: whether the step-down ended
-// the stall is part of the finding.
+// sequence. A copy still behind is stepped down, once: past CopyBound when
+// its leader is in contact with the origin (the server would not retry
+// it), past retryBound when it is not (the server's own retry may still
+// come); then one CopyBound more shows whether the step-down ended it.
 func (i *instance) waitCopies(ctx context.Context) {
 	start := time.Now()
-	stepped := false
+	var stepped time.Time
 	for {
-		s := i.copyState(ctx, true)
-		behind := stalled(s)
+		behind := stalled(i.copyState(ctx, true))
 		if len(behind) == 0 {
 			return
 		}
-		switch waited := time.Since(start); {
-		case waited > 2*i.o.CopyBound.D():
-			i.env.Logf("copies still behind after %s: %v", waited.Round(time.Second), behind)
+		limit := retryBound
+		for _, l := range behind {
+			if l.live {
+				limit = i.o.CopyBound.D()
+			}
+		}
+		switch {
+		case !stepped.IsZero() && time.Since(stepped) > i.o.CopyBound.D():
+			i.env.Logf("copies still behind %s after their step-down: %v", i.o.CopyBound.D(), behind)
 			return
-		case waited > i.o.CopyBound.D() && !stepped:
-			stepped = true
-			for stream, link := range behind {
-				i.stepDown(ctx, stream, link)
+		case stepped.IsZero() && time.Since(start) > limit:
+			stepped = time.Now()
+			for stream, l := range behind {
+				i.stepDown(ctx, stream, l.link)
 			}
 		}
 		time.Sleep(time.Second)
 	}
 }
 
+// behindLink is a copy not holding its origin's last sequence, and
+// whether its leader is in contact with the origin.
+type behindLink struct {
+	link string
+	live bool
+}
+
 // stalled names, by the copy's stream, the links of a sample that do not
 // hold their origin's last sequence.
-func stalled(s CopyState) map[string]string {
+func stalled(s CopyState) map[string]behindLink {
 	heads := map[string]uint64{}
 	for _, h := range s.Origins {
 		heads[h.Name] = h.LastSeq
 	}
-	out := map[string]string{}
+	out := map[string]behindLink{}
 	for _, l := range s.Links {
 		if l.Copied < heads[l.From] {
-			out[l.To] = l.From + " -> " + l.To
+			live := l.ActiveMs >= 0 && l.ActiveMs <= healthCheckMs
+			out[l.To] = behindLink{link: l.From + " -> " + l.To, live: live || out[l.To].live}
 		}
 	}
 	return out
