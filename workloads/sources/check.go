@@ -39,6 +39,13 @@ func Check(dir string, opts checker.Options) ([]checker.Result, error) {
 	} else if fileExists(dir, replicaread.File) {
 		out = append(out, checker.Guard(replicas.NameDivergence, func() checker.Result { return replicaread.Judge(dir, opts) }))
 	}
+	if !fileExists(dir, queue.SettingsFile) {
+		why := "the consumers were never set up (no " + queue.SettingsFile + ")"
+		for _, n := range consumerChecks {
+			out = append(out, checker.Result{Name: n, Verdict: checker.Unknown, Reason: why, Summary: why, Counts: map[string]int{}})
+		}
+		return out, nil
+	}
 	qc, err := queue.Load(dir)
 	if err != nil {
 		return nil, err

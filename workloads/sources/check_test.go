@@ -74,7 +74,7 @@ func silentOp(at int64, head, copied uint64, activeMs int64) history.Op {
 }
 
 func fault(from, to int64) history.Op {
-	return history.Op{Type: history.Fault, Invoke: from, Complete: to, Outcome: history.OK, Fault: "kill"}
+	return history.Op{Type: history.Fault, Client: -1, Invoke: from, Complete: to, Outcome: history.OK, Fault: "kill"}
 }
 
 func TestMirrorCopy(t *testing.T) {

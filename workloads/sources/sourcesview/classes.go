@@ -34,7 +34,9 @@ func init() {
 		findings.Class{Check: sources.CheckWorkQueue, Kind: "replicas_disagree", Slug: "workqueue-origin-replicas-disagree", Rank: 1, Promise: promiseWorkQueue,
 			Title: "A work-queue origin's replicas disagree on what was removed"},
 		findings.Class{Check: sources.CheckStall, Kind: "stalled", Slug: "source-stalled", Rank: 3, Promise: promiseStall,
-			Title: "A mirror or sourcing stream stopped copying and did not catch up after the heal"},
+			Title: "A mirror or sourcing stream stopped copying after the heal while in contact with its origin"},
+		findings.Class{Check: sources.CheckStall, Kind: "silent", Slug: "source-silent", Rank: 3, Promise: promiseStall,
+			Title: "A mirror or sourcing stream heard nothing from its origin for longer than the server's longest retry backoff"},
 	)
 }
 
