@@ -19,6 +19,8 @@ type LinkLag struct {
 	// Copied is the copy's last origin sequence at the last sample, and
 	// Head the origin's.
 	Copied, Head uint64
+	// Longest is the copy's longest stretch behind, ns.
+	Longest int64
 }
 
 // Lags is every copy's lag, in linkNames' order.
@@ -27,8 +29,9 @@ func Lags(c *Cell) []LinkLag {
 	var out []LinkLag
 	for _, link := range linkNames(c) {
 		from, _, _ := strings.Cut(link, " -> ")
-		l := LinkLag{Link: link}
-		for _, p := range timeline(c, link).points {
+		tl := timeline(c, link)
+		l := LinkLag{Link: link, Longest: tl.longest}
+		for _, p := range tl.points {
 			l.At = append(l.At, p.at)
 			if !p.ok {
 				l.Msgs, l.Seconds = append(l.Msgs, math.NaN()), append(l.Seconds, math.NaN())

@@ -164,7 +164,7 @@ func TestViewChartsAndGraph(t *testing.T) {
 		t.Errorf("charts %+v", s.Charts)
 	}
 	html := string(s.Extra)
-	for _, want := range []string{"Copy graph", "<td>producers</td><td>&rarr;</td><td>S_O1</td><td>3</td>", "<td>S_O1</td><td>&rarr;</td><td>S_ALL</td><td>3</td>"} {
+	for _, want := range []string{"Copy graph", "<td>producers</td><td>&rarr;</td><td>S_O1</td><td>3</td>", "<td>S_O1</td><td>&rarr;</td><td>S_ALL</td><td>3</td><td>messages copied (by Nats-Stream-Source)</td><td>43"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("graph lacks %q: %s", want, html)
 		}

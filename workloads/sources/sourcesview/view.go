@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"time"
 
 	"gonum.org/v1/plot/plotter"
 
@@ -38,7 +39,8 @@ func (view) Load(cellDir string, c *reports.Cell) error {
 	if err != nil {
 		return err
 	}
-	c.Data = &data{cell: sc, lags: sources.Lags(sc), edges: edges(sc)}
+	lags := sources.Lags(sc)
+	c.Data = &data{cell: sc, lags: lags, edges: edges(sc, lags)}
 	return nil
 }
 
@@ -86,12 +88,17 @@ type edge struct {
 	From, To string
 	Count    int
 	What     string
+	Behind   string // a copy's longest stretch behind its origin
 }
 
 // edges counts the copy graph from the stored streams and the history:
 // acknowledged publishes into each origin, what each copy holds of each
 // origin, and the distinct messages each consumer received.
-func edges(c *sources.Cell) []edge {
+func edges(c *sources.Cell, lags []sources.LinkLag) []edge {
+	behind := map[string]string{}
+	for _, l := range lags {
+		behind[l.Link] = reports.FormatDuration(time.Duration(l.Longest))
+	}
 	var out []edge
 	acked := map[string]int{}
 	for _, p := range c.Ops.Publishes {
@@ -100,10 +107,10 @@ func edges(c *sources.Cell) []edge {
 		}
 	}
 	for _, o := range c.Options.OriginNames() {
-		out = append(out, edge{"producers", o, acked[o], "acknowledged publishes"})
+		out = append(out, edge{"producers", o, acked[o], "acknowledged publishes", ""})
 	}
 	if m := c.Stream(c.Options.Mirror()); m != nil {
-		out = append(out, edge{c.Options.Origin(1), m.Name, len(m.Messages), "messages in the mirror"})
+		out = append(out, edge{c.Options.Origin(1), m.Name, len(m.Messages), "messages in the mirror", behind[c.Options.Origin(1)+" -> "+m.Name]})
 	}
 	if s := c.Stream(c.Options.Sourced()); s != nil {
 		per := map[string]int{}
@@ -111,7 +118,7 @@ func edges(c *sources.Cell) []edge {
 			per[m.Source]++
 		}
 		for _, o := range c.Options.OriginNames() {
-			out = append(out, edge{o, s.Name, per[o], "messages copied (by Nats-Stream-Source)"})
+			out = append(out, edge{o, s.Name, per[o], "messages copied (by Nats-Stream-Source)", behind[o+" -> "+s.Name]})
 		}
 	}
 	got := map[string]map[string]bool{}
@@ -126,14 +133,14 @@ func edges(c *sources.Cell) []edge {
 		got[m.Consumer][m.Value] = true
 	}
 	for _, name := range c.Options.ConsumerNames() {
-		out = append(out, edge{c.Options.Sourced(), "consumer " + name, len(got[name]), "distinct messages delivered"})
+		out = append(out, edge{c.Options.Sourced(), "consumer " + name, len(got[name]), "distinct messages delivered", ""})
 	}
 	return out
 }
 
 var graphTmpl = template.Must(template.New("graph").Parse(`<h4>Copy graph</h4>
-<table class="copy-graph"><tr><th>from</th><th></th><th>to</th><th>messages</th><th>counted as</th></tr>
-{{range .}}<tr><td>{{.From}}</td><td>&rarr;</td><td>{{.To}}</td><td>{{.Count}}</td><td>{{.What}}</td></tr>
+<table class="copy-graph"><tr><th>from</th><th></th><th>to</th><th>messages</th><th>counted as</th><th>longest behind</th></tr>
+{{range .}}<tr><td>{{.From}}</td><td>&rarr;</td><td>{{.To}}</td><td>{{.Count}}</td><td>{{.What}}</td><td>{{.Behind}}</td></tr>
 {{end}}</table>`))
 
 func graph(es []edge) template.HTML {
