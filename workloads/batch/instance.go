@@ -79,7 +79,7 @@ type instance struct {
 	env   *workloads.Env
 	nodes []cluster.Node
 	js    jetstream.JetStream // the admin's
-	conns []*nats.Conn
+	conns client.Conns
 	// acked is the highest sequence a commit's ack named: the snapshots
 	// read up to it, so that every batch lies wholly before or after.
 	acked atomic.Uint64
@@ -88,7 +88,8 @@ type instance struct {
 // setup creates the stream, asked again while the answer is transient.
 func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error) {
 	i := &instance{o: o, env: env, nodes: env.Cluster.Nodes()}
-	nc, err := i.connect(0, "batch-admin")
+	i.conns.Nodes = i.nodes
+	nc, err := i.conns.Connect(0, "batch-admin")
 	if err != nil {
 		return nil, err
 	}
@@ -109,15 +110,6 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 	return i, nil
 }
 
-func (i *instance) connect(first int, name string) (*nats.Conn, error) {
-	nc, err := client.Connect(i.nodes, client.Order(first, len(i.nodes)), name)
-	if err != nil {
-		return nil, fmt.Errorf("connect %s: %w", name, err)
-	}
-	i.conns = append(i.conns, nc)
-	return nc, nil
-}
-
 // Run drives the producers and the readers until ctx is done. Producers
 // are clients 0 to P-1, one reader a node follows them.
 func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
@@ -128,7 +120,7 @@ func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
 	var wg sync.WaitGroup
 	nprod := i.o.Producers * len(i.nodes)
 	for c := range nprod {
-		nc, err := i.connect(c, fmt.Sprintf("batch-producer-%d", c))
+		nc, err := i.conns.Connect(c, fmt.Sprintf("batch-producer-%d", c))
 		if err != nil {
 			return err
 		}
@@ -138,7 +130,7 @@ func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
 		go func() { defer wg.Done(); i.produce(ctx, c, nc, p) }()
 	}
 	for r := range i.nodes {
-		nc, err := i.connect(r, fmt.Sprintf("batch-reader-%d", r))
+		nc, err := i.conns.Connect(r, fmt.Sprintf("batch-reader-%d", r))
 		if err != nil {
 			return err
 		}
@@ -332,9 +324,7 @@ const replicaBound = 30 * time.Second
 
 // Close closes every connection.
 func (i *instance) Close() {
-	for _, nc := range i.conns {
-		nc.Close()
-	}
+	i.conns.Close()
 }
 
 // loadReadBack reads ReadBackFile; ok is false when the cell has none (it

@@ -94,7 +94,11 @@ func TestInstanceOnAServer(t *testing.T) {
 	// Delete the middle of the first batch stored: the stored cell is now
 	// invalid, by its files alone.
 	rb, _, _ := loadReadBack(dir)
-	js, _ := jetstream.New(i.conns[0])
+	nc, err := i.conns.Connect(0, "batch-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := jetstream.New(nc)
 	st, _ := js.Stream(ctx, "BT")
 	if err := st.DeleteMsg(ctx, rb.Msgs[1].Seq); err != nil {
 		t.Fatal(err)

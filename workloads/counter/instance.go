@@ -46,7 +46,7 @@ type instance struct {
 	env   *workloads.Env
 	nodes []cluster.Node
 	admin *nats.Conn
-	conns []*nats.Conn
+	conns client.Conns
 }
 
 func (o Options) counters() []string {
@@ -60,8 +60,9 @@ func (o Options) counters() []string {
 // setup creates the stream, asked again while the answer is transient.
 func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error) {
 	i := &instance{o: o, env: env, nodes: env.Cluster.Nodes()}
+	i.conns.Nodes = i.nodes
 	var err error
-	if i.admin, err = i.connect(0, "counter-admin"); err != nil {
+	if i.admin, err = i.conns.Connect(0, "counter-admin"); err != nil {
 		return nil, err
 	}
 	js, _ := jetstream.New(i.admin)
@@ -78,22 +79,13 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 	return i, nil
 }
 
-func (i *instance) connect(first int, name string) (*nats.Conn, error) {
-	nc, err := client.Connect(i.nodes, client.Order(first, len(i.nodes)), name)
-	if err != nil {
-		return nil, fmt.Errorf("connect %s: %w", name, err)
-	}
-	i.conns = append(i.conns, nc)
-	return nc, nil
-}
-
 // Run drives the adders (clients 0 to A-1) and one reader a node until
 // ctx is done.
 func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
 	var wg sync.WaitGroup
 	na := i.o.Clients * len(i.nodes)
 	for c := range na {
-		nc, err := i.connect(c, fmt.Sprintf("counter-adder-%d", c))
+		nc, err := i.conns.Connect(c, fmt.Sprintf("counter-adder-%d", c))
 		if err != nil {
 			return err
 		}
@@ -110,7 +102,7 @@ func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
 		})
 	}
 	for r := range i.nodes {
-		nc, err := i.connect(r, fmt.Sprintf("counter-reader-%d", r))
+		nc, err := i.conns.Connect(r, fmt.Sprintf("counter-reader-%d", r))
 		if err != nil {
 			return err
 		}
@@ -206,9 +198,7 @@ func replicaEntry(m jetstream.Msg, seq uint64) history.Entry {
 
 // Close closes every connection.
 func (i *instance) Close() {
-	for _, nc := range i.conns {
-		nc.Close()
-	}
+	i.conns.Close()
 }
 
 // loadFinal reads FinalFile; ok is false when the cell has none.

@@ -2,7 +2,6 @@ package sources
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -26,16 +25,16 @@ type instance struct {
 	js    jetstream.JetStream
 	cons  *queue.Consumers
 
-	mu    sync.Mutex
-	conns []*nats.Conn
+	conns client.Conns
 }
 
 // setup creates the origins, the mirror, the sourced stream and its
 // durable consumers.
 func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error) {
 	i := &instance{o: o, env: env, nodes: env.Cluster.Nodes()}
+	i.conns.Nodes = i.nodes
 	var err error
-	if i.admin, err = i.connect(0, "sources-admin"); err != nil {
+	if i.admin, err = i.conns.Connect(0, "sources-admin"); err != nil {
 		return nil, err
 	}
 	i.js, _ = jetstream.New(i.admin)
@@ -48,17 +47,6 @@ func setup(ctx context.Context, o Options, env *workloads.Env) (*instance, error
 		return nil, err
 	}
 	return i, nil
-}
-
-func (i *instance) connect(first int, name string) (*nats.Conn, error) {
-	nc, err := client.Connect(i.nodes, client.Order(first, len(i.nodes)), name)
-	if err != nil {
-		return nil, fmt.Errorf("connect %s: %w", name, err)
-	}
-	i.mu.Lock()
-	i.conns = append(i.conns, nc)
-	i.mu.Unlock()
-	return nc, nil
 }
 
 // createStreams creates every origin, then the mirror of the first and
@@ -153,9 +141,5 @@ func (i *instance) Close() {
 	if i.cons != nil {
 		i.cons.Close()
 	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	for _, nc := range i.conns {
-		nc.Close()
-	}
+	i.conns.Close()
 }

@@ -28,7 +28,7 @@ type stored struct {
 // subject, each attempt an op, retrying under the same Nats-Msg-Id while
 // a publish may not have been stored, until ctx is done.
 func (i *instance) produce(ctx context.Context, k int, lim *rate.Limiter) error {
-	nc, err := i.connect(k, fmt.Sprintf("sources-producer-%d", k))
+	nc, err := i.conns.Connect(k, fmt.Sprintf("sources-producer-%d", k))
 	if err != nil {
 		return err
 	}
