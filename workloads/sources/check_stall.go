@@ -2,6 +2,7 @@ package sources
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -143,6 +144,7 @@ type point struct {
 	copied     uint64
 	head       uint64
 	active     int64 // the copy's Active, ms (-1: never heard from)
+	op         int   // the sample's op
 }
 
 type line struct {
@@ -167,7 +169,7 @@ func timeline(c *Cell, link string) line {
 				continue
 			}
 			h := heads[l.From]
-			p := point{at: s.At, ok: h.Error == "" && (l.Error == "" || l.Copied > 0), copied: l.Copied, head: h.LastSeq, active: l.ActiveMs}
+			p := point{at: s.At, ok: h.Error == "" && (l.Error == "" || l.Copied > 0), copied: l.Copied, head: h.LastSeq, active: l.ActiveMs, op: s.Op}
 			p.behind = p.ok && l.Copied < h.LastSeq
 			tl.points = append(tl.points, p)
 			switch {
@@ -227,9 +229,29 @@ func stallExample(c *Cell, link string, from, up int64, tl line) checker.Anomaly
 		}
 	}
 	a := checker.Anomaly{Key: link, Description: desc}
+	// The evidence: the sample the copy stopped at, the last one behind,
+	// any step-down, and the sample that found it caught up.
+	var ops []int
+	if s := stuckSince(tl, from); s >= 0 {
+		ops = append(ops, tl.opAt(s))
+	}
+	for _, p := range tl.points {
+		if p.ok && p.behind && p.at >= from && (up < 0 || p.at < up) {
+			ops = append(ops[:min(len(ops), 1)], p.op)
+		}
+	}
 	for _, sd := range c.Ops.StepDowns {
 		if strings.HasSuffix(link, " -> "+sd.Stream) {
-			a.Ops = append(a.Ops, checker.OpRef{Index: sd.Op, Op: sd.H})
+			ops = append(ops, sd.Op)
+		}
+	}
+	if up >= 0 {
+		ops = append(ops, tl.opAt(up))
+	}
+	slices.Sort(ops)
+	for _, n := range slices.Compact(ops) {
+		if n >= 0 && n < len(c.Ops.All) {
+			a.Ops = append(a.Ops, checker.OpRef{Index: n, Op: c.Ops.All[n]})
 		}
 	}
 	return a
@@ -256,6 +278,16 @@ func stuckSince(tl line, from int64) int64 {
 		}
 	}
 	return at
+}
+
+// opAt is the op of the sample at at, or -1.
+func (tl line) opAt(at int64) int {
+	for _, p := range tl.points {
+		if p.at == at {
+			return p.op
+		}
+	}
+	return -1
 }
 
 func copiedAt(tl line, at int64) uint64 {

@@ -104,7 +104,7 @@ func TestFindingOfAStalledSource(t *testing.T) {
 		}
 		md, _ := os.ReadFile(filepath.Join(dir, findings.FileName))
 		for _, want := range []string{"stopped copying after the heal while in contact", "sourceHealthCheckInterval",
-			"S_O1 -> S_ALL caught up 44s after the heal", "mirror `S_MIRROR` of `S_O1`", "stream `S_ALL` sourcing every origin"} {
+			"S_O1 -> S_ALL caught up 44s after the heal", "`copy-state {", "mirror `S_MIRROR` of `S_O1`", "stream `S_ALL` sourcing every origin"} {
 			if !strings.Contains(string(md), want) {
 				t.Errorf("finding.md lacks %q:\n%s", want, md)
 			}
