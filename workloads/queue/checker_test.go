@@ -170,3 +170,34 @@ func TestTypedCellsAgreeWithStored(t *testing.T) {
 		}
 	}
 }
+
+// Judge runs only the named checkers, in RunCheckers' order, and they
+// give what RunCheckers gives; a name that is no queue checker is an error.
+func TestJudgeRunsTheNamedCheckers(t *testing.T) {
+	c, err := Load(filepath.Join("testdata", "lost"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]checker.Result{}
+	for _, r := range RunCheckers(c, 0) {
+		all[r.Name] = r
+	}
+	got, err := Judge(c, []string{CheckRedelivery, CheckLost}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Name != CheckLost || got[1].Name != CheckRedelivery {
+		t.Fatalf("Judge gave %d results: %+v", len(got), got)
+	}
+	for _, r := range got {
+		if r.Verdict != all[r.Name].Verdict || r.Summary != all[r.Name].Summary {
+			t.Errorf("%s: %s %q, RunCheckers: %s %q", r.Name, r.Verdict, r.Summary, all[r.Name].Verdict, all[r.Name].Summary)
+		}
+	}
+	if got[0].Verdict != checker.Invalid {
+		t.Errorf("the lost cell judged %s by %s", got[0].Verdict, got[0].Name)
+	}
+	if _, err := Judge(c, []string{"queue-nothing"}, 0); err == nil {
+		t.Error("an unknown checker name was accepted")
+	}
+}
