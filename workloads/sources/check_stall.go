@@ -58,7 +58,7 @@ func checkStall(c *Cell, maxEx int) checker.Result {
 		b.Counts["longest_behind_ms"] = max(b.Counts["longest_behind_ms"], int(tl.longest/1e6))
 		up, seen := tl.caughtUpAfter(from)
 		end := up
-		if up < 0 {
+		if up < 0 && seen {
 			end = tl.points[len(tl.points)-1].at
 		}
 		switch {

@@ -185,6 +185,7 @@ func TestSourceStall(t *testing.T) {
 			silentOp(40*sec, 3, 1, -1), copyOp(45*sec, 3, 3, true)}, checker.Valid, ""},
 		{"no faults, behind only briefly", []history.Op{copyOp(sec, 3, 2, false), copyOp(2*sec, 3, 3, false)}, checker.Valid, ""},
 		{"no sample after the heal", []history.Op{copyOp(sec, 3, 3, false), fault(2*sec, 3*sec)}, checker.Unknown, ""},
+		{"no sample at all", []history.Op{fault(2*sec, 3*sec)}, checker.Unknown, ""},
 	}
 	for _, tt := range tests {
 		c := fixture()
