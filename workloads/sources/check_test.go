@@ -128,6 +128,11 @@ func TestSourceExactlyOnce(t *testing.T) {
 		{"origin lost an acknowledged message", func(c *Cell) {
 			c.Streams[0].Messages = c.Streams[0].Messages[:2]
 		}, checker.Invalid, "origin_lost"},
+		{"a retry acknowledged as a duplicate naming no sequence, the origin lacks it", func(c *Cell) {
+			op := PublishOp(Publish{Origin: "S_O1", Producer: "p0", Value: "p0-4", ID: "p0-4", Attempt: 2, Duplicate: true}, 0, "n1")
+			op.Invoke, op.Complete, op.Outcome = 40, 41, history.OK
+			c.addOp(op)
+		}, checker.Invalid, "origin_lost"},
 		{"an indeterminate publish the origin lacks", func(c *Cell) {
 			op := PublishOp(Publish{Origin: "S_O1", Producer: "p0", Value: "p0-4", ID: "p0-4", Attempt: 1}, 0, "n1")
 			op.Invoke, op.Complete, op.Outcome = 40, 40, history.Info // zero-length
