@@ -55,13 +55,17 @@ type Message struct {
 	Time      int64  `json:"time"` // stored, Unix ns (the containers share the host's clock)
 }
 
-// readBackBound bounds reading one stream.
-const readBackBound = 30 * time.Second
+// orderedStall is how long the ordered read-back waits for its next
+// message before the leader gets take over.
+const orderedStall = 5 * time.Second
 
-// readStream reads every message of a stream from its leader: with an
-// ordered consumer, or, for a work-queue stream (whose consumers must
-// acknowledge, and would take what they read), with leader gets of the
-// next message after each.
+// readBackBound bounds reading one stream one way.
+const readBackBound = 60 * time.Second
+
+// readStream reads every message of a stream: with an ordered consumer,
+// or, when that falls short and for a work-queue stream (whose consumers
+// must acknowledge, and would take what they read), with leader gets of
+// the next message after each.
 func readStream(ctx context.Context, js jetstream.JetStream, name string, role Role, workQueue bool) StreamRead {
 	r := StreamRead{Name: name, Role: role}
 	var info *jetstream.StreamInfo
@@ -75,10 +79,14 @@ func readStream(ctx context.Context, js jetstream.JetStream, name string, role R
 	}
 	r.FirstSeq, r.LastSeq, r.Msgs = info.State.FirstSeq, info.State.LastSeq, info.State.Msgs
 	if r.Msgs > 0 {
-		if workQueue {
-			r.Messages, err = readByGet(ctx, js, name, r.FirstSeq)
-		} else {
+		if !workQueue {
 			r.Messages, err = readOrdered(ctx, js, name, r.LastSeq)
+		}
+		// An ordered consumer reads the copy of the one server it is
+		// placed on, which may be a replica still behind after the heal;
+		// leader gets then read the rest.
+		if workQueue || err != nil {
+			r.Messages, err = readByGet(ctx, js, name, r.FirstSeq)
 		}
 	}
 	if err != nil {
@@ -113,18 +121,24 @@ func readOrdered(ctx context.Context, js jetstream.JetStream, name string, last 
 		return nil, fmt.Errorf("read back: %w", err)
 	}
 	defer cc.Stop()
+	// A consumer on a replica that is behind stops short: give up once
+	// nothing new came for orderedStall.
+	moved, at := time.Now(), uint64(0)
 	for deadline := time.Now().Add(readBackBound); time.Now().Before(deadline) && ctx.Err() == nil; time.Sleep(50 * time.Millisecond) {
 		mu.Lock()
-		done := seen >= last
+		now := seen
 		mu.Unlock()
-		if done {
+		if now >= last || time.Since(moved) > orderedStall {
 			break
+		}
+		if now > at {
+			moved, at = time.Now(), now
 		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if seen < last {
-		return out, fmt.Errorf("read back: reached sequence %d of %d within %s", seen, last, readBackBound)
+		return out, fmt.Errorf("read back: an ordered consumer reached sequence %d of %d", seen, last)
 	}
 	return out, nil
 }
