@@ -39,7 +39,11 @@ func (i *instance) readBack(ctx context.Context) ([]history.Entry, bool, error) 
 	var entries []history.Entry
 	if i.o.Retention == Limits {
 		entries, err = i.readOrdered(ctx, info.LastSeq)
-	} else {
+	}
+	// An ordered consumer reads the copy of the one server it is placed
+	// on, which may be a replica still behind after the heal: leader gets
+	// read what it could not.
+	if i.o.Retention != Limits || err != nil {
 		entries, err = i.readByGet(ctx)
 	}
 	return entries, err == nil && uint64(len(entries)) == info.Msgs, err
@@ -155,7 +159,9 @@ func (i *instance) readByGet(ctx context.Context) ([]history.Entry, error) {
 		if time.Now().After(deadline) {
 			return out, fmt.Errorf("read back: not done within %s", readBackBound)
 		}
-		req, _ := json.Marshal(map[string]any{"seq": seq, "next_by_subj": i.o.subjectPrefix() + ">"})
+		// Every subject: a stream another workload fills (queue.Attach)
+		// holds subjects of its own.
+		req, _ := json.Marshal(map[string]any{"seq": seq, "next_by_subj": ">"})
 		var r msgGetReply
 		err := retryFor(ctx, 10*time.Second, func(ctx context.Context) error {
 			m, err := i.admin.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+i.o.stream(), req)
