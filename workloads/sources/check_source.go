@@ -15,11 +15,14 @@ const CheckSource = "source-exactly-once"
 //     A repeated Nats-Msg-Id is the exception: the sourced stream keeps
 //     the origins' ids and drops one it stored within its duplicate window
 //     (nats-server stream.go processInboundSourceMsg, checkMsgId), so a
-//     message is counted dropped_as_duplicate, not missing, when its
-//     namesake is in the sourced stream and was stored there less than the
+//     message is counted dropped_as_duplicate, not missing, when another
+//     origin message with its id is in the sourced stream, stored there less than the
 //     window before the message itself was stored in its origin (the copy
 //     arrives after that; the containers share one clock).
-//   - duplicate: one message (one value) twice in the sourced stream.
+//   - duplicate: one origin message (by the Nats-Stream-Source header's
+//     origin and sequence; by body for a copy without it) twice in the
+//     sourced stream. One body at two origin sequences (a retry stored
+//     again after a short duplicate window) is two messages.
 //   - out_of_order: two messages of one origin in the sourced stream in
 //     the other order than in their origin.
 //   - origin_lost: an acknowledged publish a limits origin does not hold
@@ -41,12 +44,12 @@ func checkSource(c *Cell, maxEx int) (checker.Result, map[string]bool) {
 		}
 	}
 	sourced := c.Stream(c.Options.Sourced())
+	// A copy names its origin message by its Nats-Stream-Source header;
+	// one without it is matched by body.
 	copies := map[string][]Message{}
+	byID := map[string]Message{} // the first copy of each Nats-Msg-Id
 	for _, m := range sourced.Messages {
-		copies[m.Value] = append(copies[m.Value], m)
-	}
-	byID := map[string]Message{} // the first copy of each id
-	for _, m := range sourced.Messages {
+		copies[copyKey(m.Source, m.SourceSeq, m.Value)] = append(copies[copyKey(m.Source, m.SourceSeq, m.Value)], m)
 		if _, ok := byID[m.ID]; !ok && m.ID != "" {
 			byID[m.ID] = m
 		}
@@ -57,9 +60,12 @@ func checkSource(c *Cell, maxEx int) (checker.Result, map[string]bool) {
 		last, lastAt := uint64(0), Message{}
 		for _, om := range c.Stream(name).Messages {
 			held++
-			cs := copies[om.Value]
+			cs := copies[copyKey(name, om.Seq, om.Value)]
 			if len(cs) == 0 {
-				if n, ok := byID[om.ID]; ok && n.Value != om.Value && om.Time < n.Time+window {
+				cs = copies[copyKey("", 0, om.Value)]
+			}
+			if len(cs) == 0 {
+				if n, ok := byID[om.ID]; ok && (n.Source != name || n.SourceSeq != om.Seq) && om.Time < n.Time+window {
 					b.Counts["dropped_as_duplicate"]++
 					dropped[om.Value] = true
 					continue
@@ -86,6 +92,15 @@ func checkSource(c *Cell, maxEx int) (checker.Result, map[string]bool) {
 		fmt.Sprintf("%s holds each of the origins' %d messages once, in their order (%d dropped as duplicate ids within the window)",
 			sourced.Name, held, b.Counts["dropped_as_duplicate"]))
 	return b.Result, dropped
+}
+
+// copyKey names the origin message a copy came from: its origin and
+// origin sequence, or, without them, its body.
+func copyKey(origin string, seq uint64, value string) string {
+	if origin == "" || seq == 0 {
+		return "body " + value
+	}
+	return fmt.Sprintf("%s %d", origin, seq)
 }
 
 // originLost flags acknowledged publishes a limits origin does not hold.

@@ -150,6 +150,17 @@ func TestSourceExactlyOnce(t *testing.T) {
 			r.ID = "p0-1"
 			c.Streams[0].Messages = append(c.Streams[0].Messages, r)
 		}, checker.Invalid, "missing"},
+		{"one body stored twice by the origin (a retry after a short window), each copied once", func(c *Cell) {
+			again := msg(4, "p0-3", 1400)
+			c.Streams[0].Messages = append(c.Streams[0].Messages, again)
+			cp := again
+			cp.Seq, cp.Source, cp.SourceSeq, cp.Time = 4, "S_O1", 4, 1405
+			c.Streams[2].Messages = append(c.Streams[2].Messages, cp)
+		}, checker.Valid, ""},
+		{"a retry's second copy dropped by the sourced stream's window", func(c *Cell) {
+			c.Options.RepeatIDs = true
+			c.Streams[0].Messages = append(c.Streams[0].Messages, msg(4, "p0-3", 304))
+		}, checker.Valid, "dropped_as_duplicate"},
 		{"sourced unread", func(c *Cell) { c.Streams[2].Error = "timeout" }, checker.Unknown, "unread"},
 	}
 	for _, tt := range tests {
