@@ -57,18 +57,18 @@ func checkStall(c *Cell, maxEx int) checker.Result {
 		tl := timeline(c, l)
 		b.Counts["longest_behind_ms"] = max(b.Counts["longest_behind_ms"], int(tl.longest/1e6))
 		up, seen := tl.caughtUpAfter(from)
-		end := up
-		if up < 0 && seen {
-			end = tl.points[len(tl.points)-1].at
-		}
+		// The proof is in the samples: the last one after the heal that
+		// still found the copy behind, not the first that found it caught
+		// up (the finish samples again only after the recovery wait).
+		behind := tl.lastBehind(from, up)
 		switch {
 		case !seen:
 			b.Unsure("unsampled", "no sample after the heal read "+l, nil)
-		case tl.liveStretch(from, end) > bound:
+		case tl.liveStretch(from, up) > bound:
 			b.Flag("stalled", func() checker.Anomaly { return stallExample(c, l, from, up, tl) })
-		case up < 0 || up-from > retryBound.Nanoseconds():
+		case behind-from > retryBound.Nanoseconds():
 			b.Flag("silent", func() checker.Anomaly { return stallExample(c, l, from, up, tl) })
-		case up-from > bound:
+		case behind-from > bound:
 			b.Counts["retry_backoff"]++
 		default:
 			b.Counts["caught_up"]++
@@ -86,42 +86,55 @@ func checkStall(c *Cell, maxEx int) checker.Result {
 	return b.Result
 }
 
-// liveStretch is the longest time between from and end that the copy
-// stayed behind at one origin sequence while in contact with its origin:
-// from the first sample of such a run to the first sample after it.
-func (tl line) liveStretch(from, end int64) int64 {
+// inContact says a copy's leader reported hearing from its origin within
+// the server's health-check interval: the server counts it healthy.
+func inContact(activeMs *int64) bool {
+	return activeMs != nil && *activeMs >= 0 && *activeMs <= healthCheckMs
+}
+
+// liveStretch is the longest time after from, and before up when up is
+// not -1, between two samples that found the copy behind at the same
+// origin sequence and in contact with its origin, with every sample
+// between them finding it so: the origin only grows, so the copy copied
+// nothing in between while it was in contact.
+func (tl line) liveStretch(from, up int64) int64 {
 	var longest int64
-	start := int64(-1)
+	start, last := int64(-1), int64(-1)
 	var held uint64
 	for _, p := range tl.points {
 		if p.at < from || !p.ok {
 			continue
 		}
-		live := p.active >= 0 && p.active <= healthCheckMs
-		stuck := p.behind && live
-		if start >= 0 && (!stuck || p.copied != held) {
-			until := p.at
-			if p.behind && p.copied == held && !live {
-				// It lost contact: in contact last at p.at - Active (never: at once).
-				until = start
-				if p.active >= 0 {
-					until = max(start, p.at-p.active*int64(time.Millisecond))
-				}
-			}
-			longest = max(longest, until-start)
-			start = -1
-		}
-		if p.at > end {
+		if up >= 0 && p.at >= up {
 			break
 		}
-		if stuck && start < 0 {
-			start, held = p.at, p.copied
+		stuck := p.behind && inContact(p.active)
+		if start >= 0 && (!stuck || p.copied != held) {
+			longest, start = max(longest, last-start), -1
+		}
+		if stuck {
+			if start < 0 {
+				start, held = p.at, p.copied
+			}
+			last = p.at
 		}
 	}
 	if start >= 0 {
-		longest = max(longest, end-start)
+		longest = max(longest, last-start)
 	}
 	return longest
+}
+
+// lastBehind is the time of the last sample at or after from, and before
+// up when up is not -1, that found the copy behind; from when none did.
+func (tl line) lastBehind(from, up int64) int64 {
+	at := from
+	for _, p := range tl.points {
+		if p.at >= from && p.ok && p.behind && (up < 0 || p.at < up) {
+			at = p.at
+		}
+	}
+	return at
 }
 
 // linkNames are the cell's copies, "origin -> copy".
@@ -143,8 +156,8 @@ type point struct {
 	ok, behind bool
 	copied     uint64
 	head       uint64
-	active     int64 // the copy's Active, ms (-1: never heard from)
-	op         int   // the sample's op
+	active     *int64 // the copy's Active, ms (-1: never heard from; nil: not reported)
+	op         int    // the sample's op
 }
 
 type line struct {
@@ -204,12 +217,17 @@ func (tl line) caughtUpAfter(from int64) (int64, bool) {
 }
 
 func stallExample(c *Cell, link string, from, up int64, tl line) checker.Anomaly {
-	last := tl.points[len(tl.points)-1]
-	desc := fmt.Sprintf("%s held origin sequence %d of %d at the last sample, %s after the heal", link, last.copied, last.head,
-		time.Duration(last.at-from).Round(time.Millisecond))
+	behind := tl.lastBehind(from, up)
+	p := tl.points[0]
+	for _, q := range tl.points {
+		if q.at == behind {
+			p = q
+		}
+	}
+	desc := fmt.Sprintf("%s still held origin sequence %d of %d %s after the heal (%s), past --copy-bound %s", link, p.copied, p.head,
+		time.Duration(behind-from).Round(time.Millisecond), secs(from), c.Options.CopyBound.D())
 	if up >= 0 {
-		desc = fmt.Sprintf("%s caught up %s after the heal (%s), past --copy-bound %s", link, time.Duration(up-from).Round(time.Millisecond),
-			secs(from), c.Options.CopyBound.D())
+		desc += fmt.Sprintf("; a sample found it caught up %s after the heal", time.Duration(up-from).Round(time.Millisecond))
 	}
 	if s := stuckSince(tl, from); s >= 0 {
 		desc += fmt.Sprintf("; it held origin sequence %d from %s on, while the origin grew to %d", copiedAt(tl, s), secs(s), maxHead(tl))

@@ -68,7 +68,7 @@ func silentOp(at int64, head, copied uint64, activeMs int64) history.Op {
 	var s CopyState
 	_ = json.Unmarshal(op.Data, &s)
 	for i := range s.Links {
-		s.Links[i].ActiveMs = activeMs
+		s.Links[i].ActiveMs = &activeMs
 	}
 	return withData(op, s)
 }
@@ -184,13 +184,16 @@ func TestSourceStall(t *testing.T) {
 		{"caught up at once", []history.Op{fault(0, sec), copyOp(sec, 3, 3, false)}, checker.Valid, ""},
 		{"caught up within the bound", []history.Op{fault(0, sec), copyOp(2*sec, 3, 1, false), copyOp(20*sec, 3, 3, false)}, checker.Valid, ""},
 		{"a tie: caught up exactly at the heal", []history.Op{fault(0, sec), copyOp(sec, 3, 3, false)}, checker.Valid, ""},
-		{"caught up past the bound", []history.Op{fault(0, sec), copyOp(2*sec, 3, 1, false), copyOp(40*sec, 3, 3, true)}, checker.Invalid, "caught up 39s after the heal"},
-		{"never, and a step-down ended it later", []history.Op{fault(0, sec), copyOp(2*sec, 3, 1, false), copyOp(31*sec, 3, 1, true),
-			withData(history.Op{Type: OpStepDown, Invoke: 32 * sec, Complete: 32 * sec, Outcome: history.OK}, StepDown{Stream: "S_ALL", Link: "S_O1 -> S_ALL"}),
-			copyOp(34*sec, 3, 3, true)}, checker.Invalid, "ended it 2s later"},
-		{"never, step-down did not help", []history.Op{fault(0, sec), copyOp(2*sec, 3, 1, false),
-			withData(history.Op{Type: OpStepDown, Invoke: 32 * sec, Complete: 32 * sec, Outcome: history.OK}, StepDown{Stream: "S_ALL", Link: "S_O1 -> S_ALL"}),
-			copyOp(62*sec, 3, 1, true)}, checker.Invalid, "did not end it"},
+		{"in contact, behind past the bound, caught up later", []history.Op{fault(0, sec), silentOp(2*sec, 3, 1, 200), silentOp(33*sec, 3, 1, 900),
+			copyOp(40*sec, 3, 3, true)}, checker.Invalid, "still held origin sequence 1 of 3 32s after the heal"},
+		{"a gap in the samples: behind, then caught up 39 s later, nothing between", []history.Op{fault(0, sec), silentOp(2*sec, 3, 1, 200),
+			copyOp(40*sec, 3, 3, true)}, checker.Valid, ""},
+		{"in contact, and a step-down ended it", []history.Op{fault(0, sec), silentOp(2*sec, 3, 1, 300), silentOp(33*sec, 3, 1, 500),
+			withData(history.Op{Type: OpStepDown, Client: 900, Invoke: 34 * sec, Complete: 34 * sec, Outcome: history.OK}, StepDown{Stream: "S_ALL", Link: "S_O1 -> S_ALL"}), copyOp(36*sec, 3, 3, true)}, checker.Invalid, "ended it 2s later"},
+		{"in contact, and a step-down did not help", []history.Op{fault(0, sec), silentOp(2*sec, 3, 1, 300),
+			withData(history.Op{Type: OpStepDown, Client: 900, Invoke: 32 * sec, Complete: 32 * sec, Outcome: history.OK}, StepDown{Stream: "S_ALL", Link: "S_O1 -> S_ALL"}), silentOp(62*sec, 3, 1, 400)}, checker.Invalid, "did not end it"},
+		{"the copy's info reported no Active: not in contact", []history.Op{fault(0, sec), copyOp(2*sec, 3, 1, false), copyOp(33*sec, 3, 1, false),
+			copyOp(40*sec, 3, 3, true)}, checker.Valid, ""},
 		{"silent, caught up within the server's retry backoff", []history.Op{fault(0, sec), silentOp(2*sec, 3, 1, 1500),
 			silentOp(50*sec, 3, 1, 49000), copyOp(61*sec, 3, 3, true)}, checker.Valid, ""},
 		{"silent past the server's longest retry", []history.Op{fault(0, sec), silentOp(2*sec, 3, 1, 1500),

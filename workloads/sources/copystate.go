@@ -99,11 +99,12 @@ func (i *instance) sourcedLinks(ctx context.Context) []Link {
 
 // activeMs is a source's Active in ms; nats.go reads the server's -1
 // ("never") as -1ns.
-func activeMs(d time.Duration) int64 {
+func activeMs(d time.Duration) *int64 {
+	ms := d.Milliseconds()
 	if d < 0 {
-		return -1
+		ms = -1
 	}
-	return d.Milliseconds()
+	return &ms
 }
 
 func leaderOf(info *jetstream.StreamInfo) string {

@@ -24,6 +24,7 @@ const OriginReplicasFile = "origin-replicas.json"
 // reads the origins' replicas, even after Ctrl-C: the checks need them.
 func (i *instance) Finish(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
+	i.endSampling()
 	i.env.Phase("waiting for the copies")
 	i.waitCopies(ctx)
 	if err := i.cons.Finish(ctx); err != nil {
@@ -116,7 +117,7 @@ func stalled(s CopyState) map[string]behindLink {
 	out := map[string]behindLink{}
 	for _, l := range s.Links {
 		if l.Copied < heads[l.From] {
-			live := l.ActiveMs >= 0 && l.ActiveMs <= healthCheckMs
+			live := inContact(l.ActiveMs)
 			out[l.To] = behindLink{link: l.From + " -> " + l.To, live: live || out[l.To].live}
 		}
 	}

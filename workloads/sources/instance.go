@@ -24,6 +24,9 @@ type instance struct {
 	admin *nats.Conn
 	js    jetstream.JetStream
 	cons  *queue.Consumers
+	// stopSampling ends the copy sampler, which outlives Run: it samples
+	// through the pipeline's recovery wait until Finish or Close.
+	stopSampling func()
 
 	conns client.Conns
 }
@@ -111,7 +114,7 @@ func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
 	for k := range i.o.Producers * i.o.Origins {
 		spawn(func(ctx context.Context) error { return i.produce(ctx, k, lim) })
 	}
-	spawn(func(ctx context.Context) error { i.sample(ctx); return nil })
+	i.startSampling(ctx)
 	spawn(i.cons.Run)
 	wg.Wait()
 	select {
@@ -119,6 +122,31 @@ func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
 		return err
 	default:
 		return nil
+	}
+}
+
+// startSampling starts the copy sampler once, on a context of its own.
+func (i *instance) startSampling(ctx context.Context) {
+	if i.stopSampling != nil {
+		return
+	}
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		i.sample(sctx)
+	}()
+	i.stopSampling = func() {
+		cancel()
+		<-done
+	}
+}
+
+// endSampling stops the sampler and waits for it; safe to call again.
+func (i *instance) endSampling() {
+	if i.stopSampling != nil {
+		i.stopSampling()
+		i.stopSampling = func() {}
 	}
 }
 
@@ -138,6 +166,7 @@ func (i *instance) sample(ctx context.Context) {
 
 // Close closes every connection.
 func (i *instance) Close() {
+	i.endSampling()
 	if i.cons != nil {
 		i.cons.Close()
 	}

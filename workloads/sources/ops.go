@@ -46,8 +46,9 @@ type Link struct {
 	Lag uint64 `json:"lag"`
 	// ActiveMs is how long before the sample the copy last heard from its
 	// origin, a message or a heartbeat (StreamSourceInfo.Active; -1:
-	// never); Msgs the copy stream's message count.
-	ActiveMs int64  `json:"active_ms"`
+	// never); nil when the copy's info did not report it (no leader, or
+	// no source info). Msgs is the copy stream's message count.
+	ActiveMs *int64 `json:"active_ms,omitempty"`
 	Msgs     uint64 `json:"msgs"`
 	Error    string `json:"error,omitempty"`
 	Leader   string `json:"leader,omitempty"`
