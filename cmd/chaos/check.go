@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,6 +35,11 @@ the same verdict as the run. Exit codes as for run.`,
 			}
 			worst := record.Valid
 			for _, dir := range dirs {
+				if why := neverRan(dir); why != "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "\n== %s: %s (not judged: the cell never ran: %s) ==\n", dir, record.Error, why)
+					worst = record.Worse(worst, record.Error)
+					continue
+				}
 				name, res, err := run.Recheck(dir, checker.Options{OutDir: filepath.Join(dir, "porcupine"), Timeout: timeout})
 				if err != nil {
 					return harnessErr(err)
@@ -92,4 +99,22 @@ func cellDirs(dir string) ([]string, error) {
 func isRun(d string) bool {
 	_, err := os.Stat(filepath.Join(d, record.SpecFile))
 	return err == nil
+}
+
+// neverRan is the error a cell without a history stored in its
+// results.json (its cluster never started, say), or "" for a cell that ran:
+// a run with such a cell is checked cell by cell all the same.
+func neverRan(dir string) string {
+	if _, err := os.Stat(filepath.Join(dir, "history.jsonl")); err == nil {
+		return ""
+	}
+	var res struct {
+		Error string `json:"error"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, record.ResultFile))
+	if err != nil || json.Unmarshal(b, &res) != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(res.Error, "\n")
+	return line
 }

@@ -180,3 +180,25 @@ func TestShrinkWords(t *testing.T) {
 		}
 	}
 }
+
+// A run with a cell that never ran (its cluster did not start) is still
+// checked cell by cell: that cell is reported as an error with its
+// stored reason, not a failure of the whole check.
+func TestCheckRunWithACellThatNeverRan(t *testing.T) {
+	root := t.TempDir()
+	run := filepath.Join(root, "run")
+	if err := os.MkdirAll(filepath.Join(run, "broken"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, record.SpecFile), []byte(`{"workload":"sources"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := `{"error":"start cluster: cluster not ready after 1m30s\nlast lines of n1's log: ..."}`
+	if err := os.WriteFile(filepath.Join(run, "broken", record.ResultFile), []byte(res), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := chaos(t, root, "check", run)
+	if code != record.Error.ExitCode() || !strings.Contains(stdout, "error (not judged: the cell never ran: start cluster: cluster not ready after 1m30s)") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
