@@ -1,7 +1,9 @@
 package sources
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 )
@@ -57,40 +59,48 @@ func checkSource(c *Cell, maxEx int) (checker.Result, map[string]bool) {
 	window := c.Options.Window().D().Nanoseconds()
 	held := 0
 	for _, name := range c.Options.OriginNames() {
-		last, lastAt := uint64(0), Message{}
 		for _, om := range c.Stream(name).Messages {
 			held++
-			cs := copies[copyKey(name, om.Seq, om.Value)]
-			if len(cs) == 0 {
-				cs = copies[copyKey("", 0, om.Value)]
-			}
-			if len(cs) == 0 {
-				if n, ok := byID[om.ID]; ok && (n.Source != name || n.SourceSeq != om.Seq) && om.Time < n.Time+window {
-					b.Counts["dropped_as_duplicate"]++
-					dropped[om.Value] = true
-					continue
-				}
-				b.Flag("missing", example(fmt.Sprintf("%s holds %s at sequence %d but %s never received it", name, om.Value, om.Seq, sourced.Name), om))
+			if len(copies[copyKey(name, om.Seq, om.Value)])+len(copies[copyKey("", 0, om.Value)]) > 0 {
+				b.Counts["copied"]++
 				continue
 			}
-			b.Counts["copied"]++
-			if len(cs) > 1 {
-				b.Flag("duplicate", example(fmt.Sprintf("%s holds %s (%s sequence %d) %d times", sourced.Name, om.Value, name, om.Seq, len(cs)), cs...))
+			if n, ok := byID[om.ID]; ok && (n.Source != name || n.SourceSeq != om.Seq) && om.Time < n.Time+window {
+				b.Counts["dropped_as_duplicate"]++
+				dropped[om.Value] = true
+				continue
 			}
-			if cs[0].Seq < last {
-				b.Flag("out_of_order", example(fmt.Sprintf("%s holds %s (%s sequence %d) at %d, before %s (%s sequence %d) at %d",
-					sourced.Name, om.Value, name, om.Seq, cs[0].Seq, lastAt.Value, name, lastAt.Seq, last), cs[0], lastAt))
-			}
-			last, lastAt = max(last, cs[0].Seq), cs[0]
+			b.Flag("missing", example(fmt.Sprintf("%s holds %s at sequence %d but %s never received it", name, om.Value, om.Seq, sourced.Name), om))
 		}
+	}
+	// Duplicates and order are the sourced stream's own: judged on every
+	// copy, whether or not its origin still holds the message (a
+	// work-queue origin does not).
+	inOrder := slices.Clone(sourced.Messages)
+	slices.SortStableFunc(inOrder, func(a, b Message) int { return cmp.Compare(a.Seq, b.Seq) })
+	last := map[string]Message{}
+	for _, m := range inOrder {
+		cs := copies[copyKey(m.Source, m.SourceSeq, m.Value)]
+		if len(cs) > 1 && m.Seq == slices.MaxFunc(cs[:2], func(a, b Message) int { return cmp.Compare(a.Seq, b.Seq) }).Seq {
+			b.Flag("duplicate", example(fmt.Sprintf("%s holds %s (%s sequence %d) %d times", sourced.Name, m.Value, m.Source, m.SourceSeq, len(cs)), cs...))
+		}
+		if m.SourceSeq == 0 {
+			continue
+		}
+		if prev, ok := last[m.Source]; ok && m.SourceSeq < prev.SourceSeq {
+			b.Flag("out_of_order", example(fmt.Sprintf("%s holds %s (%s sequence %d) at %d, after %s (%s sequence %d) at %d",
+				sourced.Name, m.Value, m.Source, m.SourceSeq, m.Seq, prev.Value, prev.Source, prev.SourceSeq, prev.Seq), prev, m))
+			continue
+		}
+		last[m.Source] = m
 	}
 	if c.Options.Retention == Limits {
 		originLost(c, b)
 	}
-	b.Summarize(fmt.Sprintf("%s: %d missing, %d duplicated, %d out of order of %d origin messages; %d acknowledged messages gone from a limits origin",
-		sourced.Name, b.Counts["missing"], b.Counts["duplicate"], b.Counts["out_of_order"], held, b.Counts["origin_lost"]),
-		fmt.Sprintf("%s holds each of the origins' %d messages once, in their order (%d dropped as duplicate ids within the window)",
-			sourced.Name, held, b.Counts["dropped_as_duplicate"]))
+	b.Summarize(fmt.Sprintf("%s: %d of the origins' %d messages missing; of its %d copies %d duplicated, %d out of order; %d acknowledged messages gone from a limits origin",
+		sourced.Name, b.Counts["missing"], held, len(sourced.Messages), b.Counts["duplicate"], b.Counts["out_of_order"], b.Counts["origin_lost"]),
+		fmt.Sprintf("%s holds each of the %d messages its origins hold, and each of its %d copies once, in its origin's order (%d dropped as duplicate ids within the window)",
+			sourced.Name, held, len(sourced.Messages), b.Counts["dropped_as_duplicate"]))
 	return b.Result, dropped
 }
 

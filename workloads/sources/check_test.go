@@ -161,6 +161,23 @@ func TestSourceExactlyOnce(t *testing.T) {
 			c.Options.RepeatIDs = true
 			c.Streams[0].Messages = append(c.Streams[0].Messages, msg(4, "p0-3", 304))
 		}, checker.Valid, "dropped_as_duplicate"},
+		{"a work-queue origin holds nothing: a duplicate copy is still found", func(c *Cell) {
+			c.Options.Retention = WorkQueue
+			c.Streams[0].Messages = nil
+			d := c.Streams[2].Messages[1]
+			d.Seq = 4
+			c.Streams[2].Messages = append(c.Streams[2].Messages, d)
+		}, checker.Invalid, "duplicate"},
+		{"a work-queue origin holds nothing: copies out of their origin's order", func(c *Cell) {
+			c.Options.Retention = WorkQueue
+			c.Streams[0].Messages = nil
+			m := c.Streams[2].Messages
+			m[1].Seq, m[2].Seq = m[2].Seq, m[1].Seq
+		}, checker.Invalid, "out_of_order"},
+		{"a work-queue origin holds nothing, every copy once in order", func(c *Cell) {
+			c.Options.Retention = WorkQueue
+			c.Streams[0].Messages = nil
+		}, checker.Valid, ""},
 		{"sourced unread", func(c *Cell) { c.Streams[2].Error = "timeout" }, checker.Unknown, "unread"},
 	}
 	for _, tt := range tests {
