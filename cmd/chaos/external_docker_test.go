@@ -118,6 +118,7 @@ func TestExternalDockerIntegration(t *testing.T) {
 	}
 	externalQueue(t, repo, store, servers, monitors, sel, before)
 	externalCatchup(t, repo, store, servers, monitors, sel, before)
+	externalSources(t, repo, store, servers, monitors, sel, before)
 }
 
 // namedRun reads the results of a run of workload on the external cluster
@@ -357,5 +358,47 @@ func checkExternalCell(t *testing.T, c record.CellResult) {
 	}
 	if stale.Verdict != checker.Valid || session.Verdict != checker.Valid {
 		t.Errorf("Direct Get off: stale-read %s (%s), session %s (%s)", stale.Verdict, stale.Summary, session.Verdict, session.Summary)
+	}
+}
+
+// externalSources runs the sources workload on the same cluster, the kill
+// aimed at the sourced stream's leader through the hooks: its origins,
+// mirror and sourced stream are all named under the run's name, the cell
+// reaches a verdict with every copy read back, and the run leaves the
+// account as it found it.
+func externalSources(t *testing.T, repo, store string, servers, monitors []string, sel, before string) {
+	t.Helper()
+	code, stdout, stderr := chaosIn(t, repo, "run", "--runtime", "external", "--workload", "sources",
+		"--server", strings.Join(servers, ","), "--monitor", strings.Join(monitors, ","), "--store", filepath.Join(store, "sources-runs"),
+		"--time-limit", "12s", "--nemesis", "kill", "--nemesis-interval", "4s", "--seed", "7", "--fault-target", "sourced", "--user", extUser,
+		"--fault-hook", "kill=docker kill $(docker ps -q "+sel+")", "--fault-hook", "start=docker start $(docker ps -aq "+sel+")")
+	if code != record.ExitValid && code != record.ExitInvalid {
+		t.Fatalf("sources run: exit %d, want a verdict (%d or %d)\n%s\n%s", code, record.ExitValid, record.ExitInvalid, stdout, stderr)
+	}
+	dir := filepath.Join(store, "sources-runs", "latest")
+	var res record.Result
+	if b, err := os.ReadFile(filepath.Join(dir, "results.json")); err != nil || json.Unmarshal(b, &res) != nil {
+		t.Fatalf("sources results.json: %v", err)
+	}
+	res.Resolve(dir)
+	x := res.Spec.Cluster.External
+	if x == nil || len(x.Streams) != 4 {
+		t.Fatalf("sources run: streams %+v, want two origins, a mirror and the sourced stream", x)
+	}
+	for _, s := range x.Streams {
+		if !strings.HasPrefix(s, "chaos_") {
+			t.Errorf("sources run: stream %s not named under the run's name", s)
+		}
+	}
+	if len(res.Cells) != 1 || res.Cells[0].Error != "" || len(res.Cells[0].Checks) < 7 {
+		t.Fatalf("sources run: %d cells, want one with its checks: %+v", len(res.Cells), res.Cells)
+	}
+	for _, c := range res.Cells[0].Checks {
+		if c.Verdict == checker.Unknown {
+			t.Errorf("sources check %s: unknown (%s)", c.Name, c.Reason)
+		}
+	}
+	if after := accountState(t, servers); after != before {
+		t.Errorf("the cluster after the sources run: %s; before: %s", after, before)
 	}
 }
