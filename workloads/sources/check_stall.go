@@ -36,8 +36,13 @@ const (
 //     health-check interval (Active at most 10 s). The server counts such a
 //     source healthy and never recreates it, so nothing but an operator
 //     ends the stall (the shape of PR 8323's thread).
-//   - silent: the copy heard nothing and stayed behind longer than the
-//     server's longest retry backoff plus a health check (retryBound).
+//   - silent: the copy heard nothing from its origin for longer than the
+//     server's longest retry backoff plus a health check (retryBound),
+//     while behind: shown by samples at one origin sequence under one
+//     leader, none in contact, or by one sample's Active.
+//
+// Every span is between samples that show it: an unreadable sample or a
+// leader change of the copy's stream ends it.
 //
 // A copy that caught up later than --copy-bound while it heard nothing,
 // within retryBound, waited for the server's backoff: counted as
@@ -64,9 +69,9 @@ func checkStall(c *Cell, maxEx int) checker.Result {
 		switch {
 		case !seen:
 			b.Unsure("unsampled", "no sample after the heal read "+l, nil)
-		case tl.liveStretch(from, up) > bound:
+		case tl.stretch(from, up, true) > bound:
 			b.Flag("stalled", func() checker.Anomaly { return stallExample(c, l, from, up, tl) })
-		case behind-from > retryBound.Nanoseconds():
+		case max(tl.stretch(from, up, false), tl.silence(from, up)) > retryBound.Nanoseconds():
 			b.Flag("silent", func() checker.Anomaly { return stallExample(c, l, from, up, tl) })
 		case behind-from > bound:
 			b.Counts["retry_backoff"]++
@@ -92,35 +97,51 @@ func inContact(activeMs *int64) bool {
 	return activeMs != nil && *activeMs >= 0 && *activeMs <= healthCheckMs
 }
 
-// liveStretch is the longest time after from, and before up when up is
-// not -1, between two samples that found the copy behind at the same
-// origin sequence and in contact with its origin, with every sample
-// between them finding it so: the origin only grows, so the copy copied
-// nothing in between while it was in contact.
-func (tl line) liveStretch(from, up int64) int64 {
+// stretch is the longest time after from, and before up when up is not
+// -1, between two samples that found the copy behind at one origin
+// sequence, under one leader, and in contact with its origin or not as
+// contact says, with every sample between them finding it so. The origin
+// only grows, so the copy copied nothing in between. An unreadable sample
+// or a leader change ends a stretch: nothing then proves it went on.
+func (tl line) stretch(from, up int64, contact bool) int64 {
 	var longest int64
 	start, last := int64(-1), int64(-1)
 	var held uint64
+	var leader string
 	for _, p := range tl.points {
-		if p.at < from || !p.ok {
+		if p.at < from {
 			continue
 		}
 		if up >= 0 && p.at >= up {
 			break
 		}
-		stuck := p.behind && inContact(p.active)
-		if start >= 0 && (!stuck || p.copied != held) {
+		stuck := p.ok && p.behind && inContact(p.active) == contact
+		if start >= 0 && (!stuck || p.copied != held || p.leader != leader) {
 			longest, start = max(longest, last-start), -1
 		}
 		if stuck {
 			if start < 0 {
-				start, held = p.at, p.copied
+				start, held, leader = p.at, p.copied, p.leader
 			}
 			last = p.at
 		}
 	}
 	if start >= 0 {
 		longest = max(longest, last-start)
+	}
+	return longest
+}
+
+// silence is the longest silence after from, and before up when up is
+// not -1, that one sample proves: a copy behind whose leader last heard
+// from its origin Active ago.
+func (tl line) silence(from, up int64) int64 {
+	var longest int64
+	for _, p := range tl.points {
+		if p.at < from || (up >= 0 && p.at >= up) || !p.ok || !p.behind || p.active == nil || *p.active < 0 {
+			continue
+		}
+		longest = max(longest, min(*p.active*int64(time.Millisecond), p.at-from))
 	}
 	return longest
 }
@@ -158,6 +179,7 @@ type point struct {
 	head       uint64
 	active     *int64 // the copy's Active, ms (-1: never heard from; nil: not reported)
 	op         int    // the sample's op
+	leader     string // the copy stream's leader
 }
 
 type line struct {
@@ -182,7 +204,11 @@ func timeline(c *Cell, link string) line {
 				continue
 			}
 			h := heads[l.From]
-			p := point{at: s.At, ok: h.Error == "" && (l.Error == "" || l.Copied > 0), copied: l.Copied, head: h.LastSeq, active: l.ActiveMs, op: s.Op}
+			at := s.At
+			if l.At > 0 {
+				at = l.At // read after the origins, before the sample's end
+			}
+			p := point{at: at, ok: h.Error == "" && l.Error == "", copied: l.Copied, head: h.LastSeq, active: l.ActiveMs, op: s.Op, leader: l.Leader}
 			p.behind = p.ok && l.Copied < h.LastSeq
 			tl.points = append(tl.points, p)
 			switch {

@@ -73,6 +73,18 @@ func silentOp(at int64, head, copied uint64, activeMs int64) history.Op {
 	return withData(op, s)
 }
 
+// sampleOp is a sample of both copies: behind or not, their leader, and
+// an error reading them.
+func sampleOp(at int64, head, copied uint64, activeMs int64, leader, readErr string) history.Op {
+	op := silentOp(at, head, copied, activeMs)
+	var s CopyState
+	_ = json.Unmarshal(op.Data, &s)
+	for i := range s.Links {
+		s.Links[i].Leader, s.Links[i].Error = leader, readErr
+	}
+	return withData(op, s)
+}
+
 func fault(from, to int64) history.Op {
 	return history.Op{Type: history.Fault, Client: -1, Invoke: from, Complete: to, Outcome: history.OK, Fault: "kill"}
 }
@@ -219,6 +231,21 @@ func TestSourceStall(t *testing.T) {
 			silentOp(33*sec, 3, 1, 900), copyOp(61*sec, 3, 3, true)}, checker.Invalid, "caught up 1m0s after the heal"},
 		{"never heard from (-1), within the retry backoff", []history.Op{fault(0, sec), silentOp(2*sec, 3, 1, -1),
 			silentOp(40*sec, 3, 1, -1), copyOp(45*sec, 3, 3, true)}, checker.Valid, ""},
+		{"advancing, a few behind at every sample, in contact, for over 3 minutes", func() []history.Op {
+			ops := []history.Op{fault(0, sec)}
+			for t := int64(2); t < 200; t++ {
+				ops = append(ops, sampleOp(t*sec, uint64(10*t+5), uint64(10*t), 5, "n1", ""))
+			}
+			return append(ops, copyOp(201*sec, 2005, 2005, true))
+		}(), checker.Valid, ""},
+		{"in contact at one sequence, then unreadable, then a new leader at the same sequence", []history.Op{fault(0, sec),
+			sampleOp(2*sec, 3, 1, 200, "n1", ""), sampleOp(20*sec, 0, 0, 0, "", "context deadline exceeded"),
+			sampleOp(36*sec, 3, 1, 200, "n2", ""), copyOp(37*sec, 3, 3, true)}, checker.Valid, ""},
+		{"in contact at one sequence under two leaders in turn", []history.Op{fault(0, sec),
+			sampleOp(2*sec, 3, 1, 200, "n1", ""), sampleOp(20*sec, 3, 1, 200, "n2", ""),
+			sampleOp(36*sec, 3, 1, 200, "n2", ""), copyOp(37*sec, 3, 3, true)}, checker.Valid, ""},
+		{"silent at one sequence, two samples 140 s apart", []history.Op{fault(0, sec),
+			sampleOp(2*sec, 3, 1, 11000, "n1", ""), sampleOp(144*sec, 3, 1, 12000, "n1", "")}, checker.Invalid, "held origin sequence 1 of 3"},
 		{"no faults, behind only briefly", []history.Op{copyOp(sec, 3, 2, false), copyOp(2*sec, 3, 3, false)}, checker.Valid, ""},
 		{"no sample after the heal", []history.Op{copyOp(sec, 3, 3, false), fault(2*sec, 3*sec)}, checker.Unknown, ""},
 		{"no sample at all", []history.Op{fault(2*sec, 3*sec)}, checker.Unknown, ""},

@@ -38,9 +38,10 @@ func (i *instance) copyState(ctx context.Context, final bool) CopyState {
 			l.Copied, l.Leader, l.Msgs = info.State.LastSeq, leaderOf(info), info.State.Msgs
 			if info.Mirror != nil {
 				l.Lag, l.ActiveMs = info.Mirror.Lag, activeMs(info.Mirror.Active)
-				l.Error = apiErr(info.Mirror.Error)
+				l.SourceError = apiErr(info.Mirror.Error)
 			}
 		}
+		l.At = h.Now()
 		s.Links = append(s.Links, l)
 	}
 	s.Links = append(s.Links, i.sourcedLinks(ctx)...)
@@ -58,6 +59,12 @@ func (i *instance) sourcedLinks(ctx context.Context) []Link {
 	for n := range links {
 		links[n] = Link{From: i.o.Origin(n + 1), To: name}
 	}
+	defer func() {
+		at := i.env.History.Now()
+		for n := range links {
+			links[n].At = at
+		}
+	}()
 	info, err := client.StreamInfo(ctx, i.js, name, infoTimeout)
 	if err != nil {
 		for n := range links {
@@ -69,12 +76,15 @@ func (i *instance) sourcedLinks(ctx context.Context) []Link {
 		links[n].Leader, links[n].Msgs = leaderOf(info), info.State.Msgs
 		for _, si := range info.Sources {
 			if si != nil && si.Name == links[n].From {
-				links[n].Lag, links[n].Error, links[n].ActiveMs = si.Lag, apiErr(si.Error), activeMs(si.Active)
+				links[n].Lag, links[n].SourceError, links[n].ActiveMs = si.Lag, apiErr(si.Error), activeMs(si.Active)
 			}
 		}
 	}
 	st, err := i.js.Stream(ctx, name)
 	if err != nil {
+		for n := range links {
+			links[n].Error = client.ErrMsg(err)
+		}
 		return links
 	}
 	for k := range i.o.Producers * i.o.Origins {
@@ -84,10 +94,8 @@ func (i *instance) sourcedLinks(ctx context.Context) []Link {
 		l := &links[i.o.OriginOf(k)-1]
 		switch {
 		case errors.Is(err, jetstream.ErrMsgNotFound):
-		case err != nil:
-			if l.Error == "" {
-				l.Error = "last message: " + client.ErrMsg(err)
-			}
+		case err != nil: // a subject unread: Copied may be short of the truth
+			l.Error = "last message of " + i.o.ProducerSubject(k) + ": " + client.ErrMsg(err)
 		default:
 			if _, seq := parseSource(m.Header.Get(sourceHeader)); seq > l.Copied {
 				l.Copied = seq

@@ -50,8 +50,15 @@ type Link struct {
 	// no source info). Msgs is the copy stream's message count.
 	ActiveMs *int64 `json:"active_ms,omitempty"`
 	Msgs     uint64 `json:"msgs"`
-	Error    string `json:"error,omitempty"`
-	Leader   string `json:"leader,omitempty"`
+	// Error is why the sample could not read the copy's progress (then
+	// Copied says nothing); SourceError what the copy's leader reports of
+	// its source or mirror (StreamSourceInfo.Error).
+	Error       string `json:"error,omitempty"`
+	SourceError string `json:"source_error,omitempty"`
+	// At is when the copy's progress was read (history ns); the origins
+	// were read before it.
+	At     int64  `json:"at,omitempty"`
+	Leader string `json:"leader,omitempty"`
 }
 
 // Head is an origin's state at a sample.
