@@ -60,17 +60,32 @@ func Check(dir string, opts checker.Options) ([]checker.Result, error) {
 
 // consumerView is the history as the queue's checkers see the sourced
 // stream: each publish to an origin becomes a queue publish of its value,
-// with no sequence (an origin's is not the sourced stream's). A publish
-// the sourced stream may rightly lack counts as indeterminate: a repeat
-// the origin deduplicated, and a message source-exactly-once explained as
-// dropped as a duplicate id. Op indexes are kept, so examples name the
-// history's lines.
+// with no sequence (an origin's is not the sourced stream's). An
+// acknowledged publish counts as indeterminate when no attempt stored its
+// value for sure (a repeat the origin deduplicated), when
+// source-exactly-once explained it as dropped as a duplicate id, and when
+// the sourced stream, read back whole, lacks it: whether a message
+// reached the sourced stream is the sources checks' to judge
+// (source-exactly-once, origin_lost, workqueue-origin), so queue-lost
+// answers for what the consumers received of what the stream holds. Op
+// indexes are kept, so examples name the history's lines.
 func consumerView(c *Cell, ops []queue.Op, dropped map[string]bool) []queue.Op {
 	byValue, _ := published(c.Ops)
+	inSourced := map[string]bool{}
+	sourced := c.Stream(c.Options.Sourced())
+	if sourced != nil && c.readGap(sourced.Name) == "" {
+		for _, m := range sourced.Messages {
+			inSourced[m.Value] = true
+		}
+	}
 	for _, p := range c.Ops.Publishes {
 		op := p.H
 		op.Type, op.Data = queue.OpPublish, nil
-		if s := byValue[p.Value]; op.Outcome == history.OK && (dropped[p.Value] || (s != nil && s.deduped)) {
+		s := byValue[p.Value]
+		// Whether a message reached the sourced stream at all is the
+		// sources checks' to judge; the consumers answer for what it holds.
+		gone := sourced != nil && c.readGap(sourced.Name) == "" && !inSourced[p.Value]
+		if op.Outcome == history.OK && (dropped[p.Value] || s == nil || !s.acked || gone) {
 			op.Outcome = history.Info
 		}
 		ops[p.Op] = queue.Op{Op: op, M: queue.Msg{Producer: p.Producer, Value: p.Value, Attempt: p.Attempt}}

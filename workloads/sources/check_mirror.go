@@ -38,10 +38,14 @@ func checkMirror(c *Cell, maxEx int) checker.Result {
 		bySeq[msg.Seq] = msg
 	}
 	held := make(map[uint64]bool, len(o.Messages))
+	last, sampled := copiedUpTo(c)[origin+" -> "+mirror]
 	for _, om := range o.Messages {
 		held[om.Seq] = true
 		mm, ok := bySeq[om.Seq]
 		switch {
+		case !ok && sampled && om.Seq > last:
+			b.Unsure("not_copied", fmt.Sprintf("%s had copied only up to sequence %d at the last sample, so what it lacks above is a stall (source-stall), not a loss", mirror, last),
+				example(fmt.Sprintf("%s holds %s at sequence %d, above what %s had copied", origin, om.Value, om.Seq, mirror), om))
 		case !ok:
 			b.Flag("missing", example(fmt.Sprintf("%s holds %s at sequence %d; %s has nothing there", origin, om.Value, om.Seq, mirror), om))
 		case mm.Value != om.Value || mm.ID != om.ID:

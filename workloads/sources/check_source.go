@@ -49,13 +49,14 @@ func checkSource(c *Cell, maxEx int) (checker.Result, map[string]bool) {
 	// A copy names its origin message by its Nats-Stream-Source header;
 	// one without it is matched by body.
 	copies := map[string][]Message{}
-	byID := map[string]Message{} // the first copy of each Nats-Msg-Id
+	byID := map[string][]Message{} // every copy of each Nats-Msg-Id
 	for _, m := range sourced.Messages {
 		copies[copyKey(m.Source, m.SourceSeq, m.Value)] = append(copies[copyKey(m.Source, m.SourceSeq, m.Value)], m)
-		if _, ok := byID[m.ID]; !ok && m.ID != "" {
-			byID[m.ID] = m
+		if m.ID != "" {
+			byID[m.ID] = append(byID[m.ID], m)
 		}
 	}
+	upTo := copiedUpTo(c)
 	window := c.Options.Window().D().Nanoseconds()
 	held := 0
 	for _, name := range c.Options.OriginNames() {
@@ -65,9 +66,14 @@ func checkSource(c *Cell, maxEx int) (checker.Result, map[string]bool) {
 				b.Counts["copied"]++
 				continue
 			}
-			if n, ok := byID[om.ID]; ok && (n.Source != name || n.SourceSeq != om.Seq) && om.Time < n.Time+window {
+			if n, ok := namesake(byID[om.ID], name, om.Seq); ok && om.Time < n.Time+window {
 				b.Counts["dropped_as_duplicate"]++
 				dropped[om.Value] = true
+				continue
+			}
+			if last, ok := upTo[name+" -> "+sourced.Name]; ok && om.Seq > last {
+				b.Unsure("not_copied", fmt.Sprintf("%s had copied %s only up to sequence %d at the last sample, so what it lacks above is a stall (source-stall), not a loss",
+					sourced.Name, name, last), example(fmt.Sprintf("%s holds %s at sequence %d, above what %s had copied", name, om.Value, om.Seq, sourced.Name), om))
 				continue
 			}
 			b.Flag("missing", example(fmt.Sprintf("%s holds %s at sequence %d but %s never received it", name, om.Value, om.Seq, sourced.Name), om))
@@ -102,6 +108,39 @@ func checkSource(c *Cell, maxEx int) (checker.Result, map[string]bool) {
 		fmt.Sprintf("%s holds each of the %d messages its origins hold, and each of its %d copies once, in its origin's order (%d dropped as duplicate ids within the window)",
 			sourced.Name, held, len(sourced.Messages), b.Counts["dropped_as_duplicate"]))
 	return b.Result, dropped
+}
+
+// namesake is the copy whose id a missing message repeats: of the copies
+// of that id from the same origin, the one of the highest origin sequence
+// below the missing message's. The sourced stream could have dropped the
+// message against it, and against no other.
+func namesake(copies []Message, origin string, seq uint64) (Message, bool) {
+	var best Message
+	found := false
+	for _, m := range copies {
+		if m.Source == origin && m.SourceSeq > 0 && m.SourceSeq < seq && (!found || m.SourceSeq > best.SourceSeq) {
+			best, found = m, true
+		}
+	}
+	return best, found
+}
+
+// copiedUpTo is, per copy ("origin -> copy"), the origin sequence the
+// last readable sample found it holding; a copy no sample read is absent.
+func copiedUpTo(c *Cell) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, s := range c.Ops.Copies {
+		heads := map[string]bool{}
+		for _, h := range s.Origins {
+			heads[h.Name] = h.Error == ""
+		}
+		for _, l := range s.Links {
+			if l.Error == "" && heads[l.From] {
+				out[l.From+" -> "+l.To] = l.Copied
+			}
+		}
+	}
+	return out
 }
 
 // copyKey names the origin message a copy came from: its origin and

@@ -106,6 +106,14 @@ func TestMirrorCopy(t *testing.T) {
 			}
 		}, checker.Invalid, "missing"},
 		{"both empty", func(c *Cell) { c.Streams[0].Messages, c.Streams[1].Messages = nil, nil }, checker.Valid, ""},
+		{"missing above what the last sample found copied: a stall, not a loss", func(c *Cell) {
+			c.Streams[1].Messages = c.Streams[1].Messages[:2]
+			c.addOp(copyOp(50, 3, 2, true))
+		}, checker.Unknown, "not_copied"},
+		{"a hole below what the last sample found copied", func(c *Cell) {
+			c.Streams[1].Messages = append(c.Streams[1].Messages[:1], c.Streams[1].Messages[2])
+			c.addOp(copyOp(50, 3, 3, true))
+		}, checker.Invalid, "missing"},
 		{"mirror unread", func(c *Cell) { c.Streams[1].Complete = false }, checker.Unknown, "unread"},
 		{"no streams file", func(c *Cell) { c.Streams = nil }, checker.Unknown, "unread"},
 	}
@@ -190,6 +198,19 @@ func TestSourceExactlyOnce(t *testing.T) {
 			c.Options.Retention = WorkQueue
 			c.Streams[0].Messages = nil
 		}, checker.Valid, ""},
+		{"missing above what the last sample found copied: a stall, not a loss", func(c *Cell) {
+			c.Streams[2].Messages = c.Streams[2].Messages[:2]
+			c.addOp(copyOp(50, 3, 2, true))
+		}, checker.Unknown, "not_copied"},
+		{"a message missing, and only a later copy of its id there: not excused", func(c *Cell) {
+			c.Options.RepeatIDs = true
+			later := msg(4, "p0-4", 150)
+			later.ID = "p0-1"
+			c.Streams[0].Messages = append(c.Streams[0].Messages, later)
+			cp := later
+			cp.Source, cp.SourceSeq, cp.Time = "S_O1", 4, 155
+			c.Streams[2].Messages = append(c.Streams[2].Messages[1:], cp) // p0-1 (seq 1) missing
+		}, checker.Invalid, "missing"},
 		{"sourced unread", func(c *Cell) { c.Streams[2].Error = "timeout" }, checker.Unknown, "unread"},
 	}
 	for _, tt := range tests {
@@ -282,6 +303,12 @@ func TestWorkQueueOrigin(t *testing.T) {
 			c.Streams[0].Messages = c.Streams[1].Messages[2:]
 			c.Streams[1].Messages = c.Streams[1].Messages[:2]
 		}, checker.Valid, ""},
+		{"a removed repeat of an id the sourced stream holds: maybe dropped in its window", func(c *Cell) {
+			c.Options.RepeatIDs = true
+			op := PublishOp(Publish{Origin: "S_O1", Producer: "p0", Value: "p0-4", ID: "p0-1", Repeat: true, Attempt: 1, Seq: 4}, 0, "n1")
+			op.Invoke, op.Complete, op.Outcome = 40, 41, history.OK
+			c.addOp(op)
+		}, checker.Unknown, "dropped_or_lost"},
 		{"replicas disagree", func(c *Cell) { c.OriginStates[2] = state("n3", 3, 1, 3) }, checker.Invalid, "replicas_disagree"},
 		{"a replica unread", func(c *Cell) { c.OriginStates[1].State, c.OriginStates[1].Error = nil, "timeout" }, checker.Unknown, "replicas_unread"},
 	}

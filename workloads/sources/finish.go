@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -27,8 +28,9 @@ func (i *instance) Finish(ctx context.Context) error {
 	i.endSampling()
 	i.env.Phase("waiting for the copies")
 	i.waitCopies(ctx)
-	if err := i.cons.Finish(ctx); err != nil {
-		i.env.Logf("consumers: %v", err)
+	cerr := i.cons.Finish(ctx)
+	if cerr != nil {
+		i.env.Logf("consumers: %v", cerr)
 	}
 	i.env.Phase("reading the streams back")
 	var reads []StreamRead
@@ -54,12 +56,12 @@ func (i *instance) Finish(ctx context.Context) error {
 	}
 	i.env.Phase("reading the origins' replicas")
 	if wq {
-		return i.saveOriginStates(ctx)
+		return errors.Join(cerr, i.saveOriginStates(ctx))
 	}
 	// A work-queue stream's consumers must acknowledge, so only limits
 	// origins are read replica by replica.
 	rd := replicaread.Reader{JS: i.js, Nodes: i.env.Cluster.Nodes(), Stream: i.o.Origin(1), Entry: replicaEntry}
-	return replicaread.Save(ctx, rd, i.env.Dir, replicaBound, i.env.Logf)
+	return errors.Join(cerr, replicaread.Save(ctx, rd, i.env.Dir, replicaBound, i.env.Logf))
 }
 
 // replicaBound is how long replicas that differ after the heal are read
@@ -108,15 +110,17 @@ type behindLink struct {
 }
 
 // stalled names, by the copy's stream, the links of a sample that do not
-// hold their origin's last sequence.
+// hold their origin's last sequence, or that it could not read (nor their
+// origin): nothing shows those caught up.
 func stalled(s CopyState) map[string]behindLink {
-	heads := map[string]uint64{}
+	heads := map[string]Head{}
 	for _, h := range s.Origins {
-		heads[h.Name] = h.LastSeq
+		heads[h.Name] = h
 	}
 	out := map[string]behindLink{}
 	for _, l := range s.Links {
-		if l.Copied < heads[l.From] {
+		h := heads[l.From]
+		if l.Error != "" || h.Error != "" || l.Copied < h.LastSeq {
 			live := inContact(l.ActiveMs)
 			out[l.To] = behindLink{link: l.From + " -> " + l.To, live: live || out[l.To].live}
 		}

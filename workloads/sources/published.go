@@ -38,10 +38,10 @@ func published(ops Ops) (map[string]*sent, []string) {
 		case p.H.Outcome == history.Info:
 			s.maybe = true
 		case p.H.Outcome != history.OK || s.acked:
-		case p.Repeat && p.Duplicate && seqOf[p.ID] == p.Seq:
-			s.deduped = true
 		case p.Repeat && p.Duplicate && seqOf[p.ID] == 0:
 			s.maybe = true // the namesake's sequence is unknown: cannot tell
+		case p.Repeat && p.Duplicate && seqOf[p.ID] == p.Seq:
+			s.deduped = true
 		default:
 			s.acked, s.seq, s.op = true, p.Seq, p.Op
 		}
