@@ -56,7 +56,9 @@ func (view) Cell(p *reports.Page, c *reports.Cell, s *reports.CellSection) {
 	}
 	xmax := 0.0
 	for _, l := range d.lags {
-		xmax = max(xmax, float64(l.At[len(l.At)-1])/1e9)
+		if len(l.At) > 0 {
+			xmax = max(xmax, float64(l.At[len(l.At)-1])/1e9)
+		}
 	}
 	bands := reports.FaultBands(c.Faults)
 	msgs := reports.NewTimeChart("Origin messages each copy lacks (a sample a second)", "messages behind", xmax, bands)
