@@ -33,7 +33,7 @@ func bindFlags(fs *pflag.FlagSet) *flags {
 	f.consumers = fs.Int("consumers", d.Consumers, "durable pull consumers of the sourced stream, each reading all of it")
 	f.replicas = fs.Int("replicas", d.Replicas, "replicas of every stream")
 	f.rate = fs.Float64("rate", d.Rate, "publishes per second over every producer")
-	f.copyBound = fs.Duration("copy-bound", d.CopyBound.D(), "how long after the heal the mirror and the sourced stream may take to copy everything")
+	f.copyBound = fs.Duration("copy-bound", d.CopyBound.D(), "how long after the heal a copy in contact with its origin may stay behind it at one sequence (a copy that hears nothing gets the server's longest retry backoff, 2m11s)")
 	f.window = fs.Duration("duplicate-window", d.DupWindow.D(), "the streams' duplicate window (a --repeat-ids on cell uses its own short one)")
 	f.timeout = fs.Duration("publish-timeout", d.PublishTimeout.D(), "timeout of one publish attempt")
 	f.retries = fs.Int("publish-retries", d.PublishRetries, "retries of a publish under its Nats-Msg-Id")
