@@ -123,6 +123,10 @@ func keptFeatures(cfg, got jetstream.StreamConfig) error {
 		return fmt.Errorf("stream %s has allow_atomic false, asked true: the server predates atomic batch publish (ADR-50, nats-server 2.12.0)", cfg.Name)
 	case cfg.AllowMsgCounter && !got.AllowMsgCounter:
 		return fmt.Errorf("stream %s has allow_msg_counter false, asked true: the server predates distributed counters (ADR-49, nats-server 2.12.0)", cfg.Name)
+	case cfg.AllowMsgSchedules && !got.AllowMsgSchedules:
+		return fmt.Errorf("stream %s has allow_msg_schedules false, asked true: the server predates message schedules (ADR-51, nats-server 2.12.0)", cfg.Name)
+	case cfg.AllowMsgTTL && !got.AllowMsgTTL:
+		return fmt.Errorf("stream %s has allow_msg_ttl false, asked true: the server predates per-message TTLs (ADR-43, nats-server 2.11.0)", cfg.Name)
 	}
 	return nil
 }

@@ -84,21 +84,25 @@ func (p *progress) watchOnline(c workloads.LiveChecker) {
 func (p *progress) track(stats func() record.OpCounts, timed bool) {
 	p.mu.Lock()
 	p.stats, p.start, p.timed = stats, time.Now(), timed
-	p.stop, p.done = make(chan struct{}), make(chan struct{})
+	// The ticker holds its own channels: untrack clears the fields before
+	// it closes stop, and a ticker that read the cleared field between
+	// two lines would wait on a nil channel forever.
+	stop, done := make(chan struct{}), make(chan struct{})
+	p.stop, p.done = stop, done
 	p.mu.Unlock()
 	every := time.Second
 	if !p.tty {
 		every = 5 * time.Second
 	}
 	go func() {
-		defer close(p.done)
+		defer close(done)
 		t := time.NewTicker(every)
 		defer t.Stop()
 		var lastOps int
 		last := time.Now()
 		for {
 			select {
-			case <-p.stop:
+			case <-stop:
 				if p.tty {
 					fmt.Fprint(p.out, "\r\033[K")
 				}

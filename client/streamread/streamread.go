@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -147,4 +149,25 @@ func ByGet(ctx context.Context, js jetstream.JetStream, name string, first uint6
 		seq = m.Sequence + 1
 	}
 	return out, fmt.Errorf("read back: not done within %s", Bound)
+}
+
+// SourceHeader is the header a sourcing stream adds to every message it
+// copies (nats-server stream.go genSourceHeader): "<origin> <origin seq>
+// <filter> <transform destination> [<subject> [<ident>]]", the origin's
+// name possibly followed by ":<hash>".
+const SourceHeader = "Nats-Stream-Source"
+
+// SourceOf is a copied message's origin stream and sequence there, from
+// its SourceHeader; "" and 0 when it has none.
+func SourceOf(h string) (string, uint64) {
+	f := strings.Fields(h)
+	if len(f) < 2 {
+		return "", 0
+	}
+	name, _, _ := strings.Cut(f[0], ":")
+	seq, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return name, 0
+	}
+	return name, seq
 }

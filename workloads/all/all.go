@@ -11,5 +11,6 @@ import (
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/counter/counterview"
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/kvupdate/kvupdateview"
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/queue/queueview"
+	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/schedule/scheduleview"
 	_ "github.com/jetstream-chaos/jetstream-chaos/workloads/sources/sourcesview"
 )

@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/client"
+	"github.com/jetstream-chaos/jetstream-chaos/client/streamread"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -97,7 +98,7 @@ func (i *instance) sourcedLinks(ctx context.Context) []Link {
 		case err != nil: // a subject unread: Copied may be short of the truth
 			l.Error = "last message of " + i.o.ProducerSubject(k) + ": " + client.ErrMsg(err)
 		default:
-			if _, seq := parseSource(m.Header.Get(sourceHeader)); seq > l.Copied {
+			if _, seq := streamread.SourceOf(m.Header.Get(streamread.SourceHeader)); seq > l.Copied {
 				l.Copied = seq
 			}
 		}

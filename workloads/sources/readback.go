@@ -2,8 +2,6 @@ package sources
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -66,25 +64,6 @@ func readStream(ctx context.Context, js jetstream.JetStream, name string, role R
 
 func messageOf(seq uint64, subject string, data []byte, h nats.Header, t time.Time) Message {
 	m := Message{Seq: seq, Subject: subject, Value: string(data), ID: h.Get(jetstream.MsgIDHeader), Time: t.UnixNano()}
-	m.Source, m.SourceSeq = parseSource(h.Get(sourceHeader))
+	m.Source, m.SourceSeq = streamread.SourceOf(h.Get(streamread.SourceHeader))
 	return m
-}
-
-// sourceHeader is the header a sourced stream adds to every message it
-// copies (nats-server stream.go genSourceHeader): "<origin> <origin seq>
-// <filter> <transform destination> [<subject> [<ident>]]", the origin's
-// name possibly followed by ":<hash>".
-const sourceHeader = "Nats-Stream-Source"
-
-func parseSource(h string) (string, uint64) {
-	f := strings.Fields(h)
-	if len(f) < 2 {
-		return "", 0
-	}
-	name, _, _ := strings.Cut(f[0], ":")
-	seq, err := strconv.ParseUint(f[1], 10, 64)
-	if err != nil {
-		return name, 0
-	}
-	return name, seq
 }
