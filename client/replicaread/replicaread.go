@@ -413,3 +413,20 @@ func Save(ctx context.Context, rd Reader, dir string, bound time.Duration, logf 
 	}
 	return nil
 }
+
+// States is every server's own account of the stream (/jsz), without
+// reading its messages: for a stream no consumer can read one server's
+// copy of (a work-queue or interest stream's consumers must have its
+// replicas, error 10134). A server that holds no copy has a nil State.
+func (r Reader) States(ctx context.Context) []replicas.Replica {
+	out := make([]replicas.Replica, len(r.Nodes))
+	for n, node := range r.Nodes {
+		out[n].Node = node.Name
+		st, err := r.jszState(ctx, n)
+		out[n].State = st
+		if err != nil {
+			out[n].Error = err.Error()
+		}
+	}
+	return out
+}

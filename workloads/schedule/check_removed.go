@@ -13,6 +13,9 @@ import (
 // Removed is schedule-removed: a one-shot schedule that fired is gone
 // from every replica's copy of the schedule stream, as its firing's
 // `Nats-Schedule-Next: purge` removes it (nats-server scheduler.go).
+// A work-queue cell's replicas cannot be read one by one (see
+// Final.States): there the leader's copy is judged, and the verdict is
+// unknown unless every server reports the same state of the stream.
 // Counts:
 //   - left: a replica still holds a fired one-shot's schedule message
 //     (proof: the replica's entry and the firing);
@@ -21,7 +24,7 @@ import (
 //     in part.
 func Removed(in Input, reps []replicas.Replica, loadErr error, max int) checker.Result {
 	b := checker.NewBuilder(CheckRemoved, max)
-	if loadErr != nil {
+	if in.Final.States == nil && loadErr != nil {
 		why := "the replicas were not read: " + loadErr.Error()
 		if errors.Is(loadErr, fs.ErrNotExist) {
 			why = "the replicas were not read (the cell stopped before its finish, or reading them failed: see the run's log)"
@@ -29,6 +32,13 @@ func Removed(in Input, reps []replicas.Replica, loadErr error, max int) checker.
 		b.Unsure("unread", why, nil)
 		b.Summarize("", "no replica read")
 		return b.Result
+	}
+	if in.Final.States != nil {
+		var why string
+		reps, why = leaderCopy(in.Final)
+		if why != "" {
+			b.Unsure("replica_states_differ", why, nil)
+		}
 	}
 	by, _ := in.firings()
 	fired := map[string]CreateAt{}
@@ -59,7 +69,44 @@ func Removed(in Input, reps []replicas.Replica, loadErr error, max int) checker.
 		}
 	}
 	b.Counts["checked"] = len(fired)
+	where := "every replica"
+	if in.Final.States != nil {
+		where = "the leader's copy, whose /jsz state every replica shares (a work-queue stream's consumers must have its replicas, so no one server's copy can be read)"
+	}
 	b.Summarize(fmt.Sprintf("fired one-shot schedules left on a replica: %d", b.Counts["left"]),
-		fmt.Sprintf("%d fired one-shot schedules gone from every replica", len(fired)))
+		fmt.Sprintf("%d fired one-shot schedules gone from %s", len(fired), where))
 	return b.Result
+}
+
+// leaderCopy is a work-queue cell's one readable copy, the leader's, as a
+// replica, and why the others cannot be taken to match it ("" when every
+// server reports the same state).
+func leaderCopy(f Final) ([]replicas.Replica, string) {
+	rep := replicas.Replica{Node: "the leader", Entries: f.LeaderSchedules, Complete: f.Complete}
+	if !f.Complete {
+		rep.Error = f.Detail
+	}
+	return []replicas.Replica{rep}, statesAgree(f.States)
+}
+
+// statesAgree says how the servers' /jsz states of a stream differ, or ""
+// when every server answered with the same state.
+func statesAgree(states []replicas.Replica) string {
+	var first *replicas.State
+	for _, s := range states {
+		switch {
+		case s.State == nil && s.Error != "":
+			return fmt.Sprintf("%s did not report its state: %s", s.Node, s.Error)
+		case s.State == nil:
+			continue // holds no copy: not one of the stream's peers
+		case first == nil:
+			first = s.State
+		case *s.State != *first:
+			return fmt.Sprintf("the servers' states of the stream differ: %+v and %s's %+v", *first, s.Node, *s.State)
+		}
+	}
+	if first == nil {
+		return "no server reported a copy of the stream"
+	}
+	return ""
 }

@@ -217,3 +217,19 @@ func TestDeadline(t *testing.T) {
 		})
 	}
 }
+
+// In a work-queue cell schedule-removed judges the leader's copy, and is
+// unknown unless every server reports the same state.
+func TestRemovedWorkQueue(t *testing.T) {
+	cr := []CreateAt{oneShot("a", 10, 7, history.OK)}
+	in := input(cr, []Firing{fired("a", 3, 10.1, NextPurge)}, 30)
+	st := &replicas.State{Messages: 1, FirstSeq: 4, LastSeq: 4}
+	in.Final.States = []replicas.Replica{{Node: "n1", State: st}, {Node: "n2", State: st}, {Node: "n3", State: st}}
+	in.Final.LeaderSchedules = []history.Entry{{Seq: 4, Key: "S.sched.r0"}}
+	expect(t, Removed(in, nil, fs.ErrNotExist, 0), checker.Valid, "checked")
+	in.Final.LeaderSchedules = append(in.Final.LeaderSchedules, history.Entry{Seq: 1, Key: "S.sched.a"})
+	expect(t, Removed(in, nil, fs.ErrNotExist, 0), checker.Invalid, "left")
+	in.Final.LeaderSchedules = in.Final.LeaderSchedules[:1]
+	in.Final.States[2].State = &replicas.State{Messages: 2, FirstSeq: 3, LastSeq: 4}
+	expect(t, Removed(in, nil, fs.ErrNotExist, 0), checker.Unknown, "replica_states_differ")
+}

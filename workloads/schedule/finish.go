@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/client/replicaread"
 	"github.com/jetstream-chaos/jetstream-chaos/client/streamread"
@@ -34,6 +36,13 @@ type Final struct {
 	// ReadAt is when the read-back began (Unix ns): a schedule not yet
 	// past its deadline then may still have fired after.
 	ReadAt int64 `json:"read_at"`
+	// Work-queue cells only, where no consumer can read one server's
+	// copy (its consumers must have the stream's replicas, error 10134):
+	// the schedules the leader's copy holds after the finish, and every
+	// server's /jsz state of the schedule stream, read again while they
+	// differ.
+	LeaderSchedules []history.Entry    `json:"leader_schedules,omitempty"`
+	States          []replicas.Replica `json:"states,omitempty"`
 }
 
 // Finish waits for the one-shots to fire, lets the repeating schedules
@@ -50,8 +59,13 @@ func (i *instance) Finish(ctx context.Context) error {
 	<-i.watchDone
 	i.env.Phase("reading the targets back")
 	f := i.readFirings(ctx)
-	rerr := i.readReplicas(ctx)
-	f.Replicas = rerr == nil
+	var rerr error
+	if i.o.Retention == RetentionWorkQueue {
+		f.States = i.readStates(ctx)
+	} else {
+		rerr = i.readReplicas(ctx)
+		f.Replicas = rerr == nil
+	}
 	b, err := json.Marshal(f)
 	if err != nil {
 		return err
@@ -149,7 +163,11 @@ func (i *instance) readFirings(ctx context.Context) Final {
 		f.Complete = false
 		f.Detail = joinDetail(f.Detail, fmt.Sprintf("work queue %s: %s", i.o.Stream, wq.Error))
 	}
+	f.LeaderSchedules = []history.Entry{}
 	for _, m := range wq.Messages {
+		if strings.HasPrefix(m.Subject, i.o.ScheduleSubject("")) {
+			f.LeaderSchedules = append(f.LeaderSchedules, history.Entry{Seq: m.Seq, Key: m.Subject, Value: string(m.Data)})
+		}
 		if m.Header.Get(HeaderScheduler) == "" || byOrigin[m.Seq] {
 			continue // a schedule, or a target already sourced
 		}
@@ -165,6 +183,19 @@ func joinDetail(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// readStates reads every server's /jsz state of the schedule stream,
+// again while they differ, up to replicaBound.
+func (i *instance) readStates(ctx context.Context) []replicas.Replica {
+	i.env.Phase("reading every replica's state")
+	rd := replicaread.Reader{Nodes: i.env.Cluster.Nodes(), Stream: i.o.Stream}
+	for start := time.Now(); ; sleep(ctx, time.Second) {
+		states := rd.States(ctx)
+		if statesAgree(states) == "" || time.Since(start) > replicaBound || ctx.Err() != nil {
+			return states
+		}
+	}
 }
 
 // readReplicas reads every server's copy of the schedule stream, again
