@@ -126,3 +126,13 @@ func clock(ns int64) string {
 func since(a, b int64) string {
 	return fmt.Sprintf("%.3fs", time.Duration(b-a).Seconds())
 }
+
+// inWindow says whether a fault window holds wall-clock time t.
+func (in Input) inWindow(t int64) bool {
+	for _, w := range in.Ops.Windows {
+		if w.Start <= t && t <= w.End {
+			return true
+		}
+	}
+	return false
+}

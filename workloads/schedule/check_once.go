@@ -22,9 +22,8 @@ import (
 //   - unread (unknown): no firing seen, and the read-back is incomplete
 //     or began before the bound;
 //   - fired, indeterminate_fired, indeterminate_unfired: the tallies;
-//     due_near_fault: acknowledged one-shots due in or just after a fault
-//     window (held to --fire-grace), which says the faults landed on due
-//     times.
+//     due_in_fault: acknowledged one-shots due inside a fault window,
+//     which says the faults landed on due times.
 func Once(in Input, max int) checker.Result {
 	b := checker.NewBuilder(CheckOnce, max)
 	by, lost := in.firings()
@@ -64,7 +63,7 @@ func Once(in Input, max int) checker.Result {
 		}
 	}
 	b.Summarize(fmt.Sprintf("one-shot schedules misfired: %s", kinds(b.Counts, "fired_twice", "early", "late", "never_fired", "refused_fired", "lost")),
-		fmt.Sprintf("%d one-shot schedules, %d fired once, on time (%d due in or just after a fault window)", n, b.Counts["fired"], b.Counts["due_near_fault"]))
+		fmt.Sprintf("%d one-shot schedules, %d fired once, on time (%d due inside a fault window)", n, b.Counts["fired"], b.Counts["due_in_fault"]))
 	return b.Result
 }
 
@@ -88,8 +87,8 @@ func once(b *checker.Builder, in Input, c CreateAt, fs []Firing) {
 	}
 	due := max(c.At, c.WallComplete)
 	limit, why := in.bound(due)
-	if limit > due+int64(in.Bounds.Fire) {
-		b.Counts["due_near_fault"]++
+	if in.inWindow(c.At) {
+		b.Counts["due_in_fault"]++
 	}
 	switch {
 	case len(fs) > 0 && fs[0].Time > limit:

@@ -27,8 +27,8 @@ const roundSlack = int64(500 * time.Millisecond)
 //   - refused_fired: a schedule whose create was refused, fired;
 //   - unread (unknown): the read-back is incomplete, so a gap may be
 //     firings not read;
-//   - firings: the tally; due_near_fault: periods due in or just after a
-//     fault window (held to --fire-grace).
+//   - firings: the tally; due_in_fault: periods due inside a fault
+//     window.
 func Repeat(in Input, max int) checker.Result {
 	b := checker.NewBuilder(CheckRepeat, max)
 	by, _ := in.firings()
@@ -55,7 +55,7 @@ func Repeat(in Input, max int) checker.Result {
 		repeat(b, in, c, fs, stops[c.Subject])
 	}
 	b.Summarize(fmt.Sprintf("repeating schedules misfired: %s", kinds(b.Counts, "fired_twice", "early", "missed", "refused_fired")),
-		fmt.Sprintf("%d repeating schedules fired %d times, once per period, none missed (%d periods due in or just after a fault window)", n, b.Counts["firings"], b.Counts["due_near_fault"]))
+		fmt.Sprintf("%d repeating schedules fired %d times, once per period, none missed (%d periods due inside a fault window)", n, b.Counts["firings"], b.Counts["due_in_fault"]))
 	return b.Result
 }
 
@@ -111,8 +111,8 @@ func repeat(b *checker.Builder, in Input, c CreateAt, fs []Firing, stop int64) {
 // of a firing due at due: a period went by without one.
 func missed(b *checker.Builder, in Input, c CreateAt, due, at int64, f *Firing) {
 	limit, why := in.bound(due)
-	if limit > due+int64(in.Bounds.Fire) {
-		b.Counts["due_near_fault"]++
+	if in.inWindow(due) {
+		b.Counts["due_in_fault"]++
 	}
 	if at <= limit {
 		return

@@ -70,7 +70,7 @@ func TestOnce(t *testing.T) {
 		{"never fired", input([]CreateAt{oneShot("a", 10, 7, ok)}, nil, 30), checker.Invalid, "never_fired"},
 		{"not fired, read before its deadline", input([]CreateAt{oneShot("a", 10, 7, ok)}, nil, 14), checker.Unknown, "unread"},
 		{"fired late", input([]CreateAt{oneShot("a", 10, 7, ok)}, []Firing{fired("a", 2, 15.001, NextPurge)}, 30), checker.Invalid, "late"},
-		{"late after a fault, within its grace", input([]CreateAt{oneShot("a", 10, 7, ok)}, []Firing{fired("a", 2, 40, NextPurge)}, 60, win), checker.Valid, "fired"},
+		{"late after a fault, within its grace", input([]CreateAt{oneShot("a", 10, 7, ok)}, []Firing{fired("a", 2, 40, NextPurge)}, 60, win), checker.Valid, "due_in_fault"},
 		{"late past a fault's grace", input([]CreateAt{oneShot("a", 10, 7, ok)}, []Firing{fired("a", 2, 42.001, NextPurge)}, 60, win), checker.Invalid, "late"},
 		{"acknowledged after its time: bound from the ack", input([]CreateAt{oneShot("a", 10, 12, ok)}, []Firing{fired("a", 2, 16.5, NextPurge)}, 30), checker.Valid, "fired"},
 		{"indeterminate create never fired", input([]CreateAt{oneShot("a", 10, 7, info)}, nil, 30), checker.Valid, "indeterminate_unfired"},
