@@ -136,3 +136,25 @@ func (in Input) inWindow(t int64) bool {
 	}
 	return false
 }
+
+// edge is how near a fault's injection or heal a due time counts as
+// landing on it.
+const edge = int64(time.Second)
+
+// atEdge says whether wall-clock time t is within edge of a fault
+// window's start or end.
+func (in Input) atEdge(t int64) bool {
+	for _, w := range in.Ops.Windows {
+		if abs(t-w.Start) <= edge || abs(t-w.End) <= edge {
+			return true
+		}
+	}
+	return false
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

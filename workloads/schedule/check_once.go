@@ -22,8 +22,9 @@ import (
 //   - unread (unknown): no firing seen, and the read-back is incomplete
 //     or began before the bound;
 //   - fired, indeterminate_fired, indeterminate_unfired: the tallies;
-//     due_in_fault: acknowledged one-shots due inside a fault window,
-//     which says the faults landed on due times.
+//     due_in_fault: acknowledged one-shots due inside a fault window, and
+//     due_at_fault_edge: within a second of a fault's injection or heal,
+//     which say the faults landed on due times.
 func Once(in Input, max int) checker.Result {
 	b := checker.NewBuilder(CheckOnce, max)
 	by, lost := in.firings()
@@ -89,6 +90,9 @@ func once(b *checker.Builder, in Input, c CreateAt, fs []Firing) {
 	limit, why := in.bound(due)
 	if in.inWindow(c.At) {
 		b.Counts["due_in_fault"]++
+	}
+	if in.atEdge(c.At) {
+		b.Counts["due_at_fault_edge"]++
 	}
 	switch {
 	case len(fs) > 0 && fs[0].Time > limit:

@@ -114,6 +114,9 @@ func missed(b *checker.Builder, in Input, c CreateAt, due, at int64, f *Firing) 
 	if in.inWindow(due) {
 		b.Counts["due_in_fault"]++
 	}
+	if in.atEdge(due) {
+		b.Counts["due_at_fault_edge"]++
+	}
 	if at <= limit {
 		return
 	}

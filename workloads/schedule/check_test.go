@@ -81,6 +81,14 @@ func TestOnce(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { expect(t, Once(c.in, 0), c.verdict, c.kind) })
 	}
 
+	t.Run("due at a fault's edges", func(t *testing.T) {
+		in := input([]CreateAt{oneShot("a", 8, 5, ok), oneShot("b", 12.5, 5, ok), oneShot("c", 14, 5, ok)},
+			[]Firing{fired("a", 1, 8, NextPurge), fired("b", 2, 13, NextPurge), fired("c", 3, 14, NextPurge)}, 60, win)
+		r := Once(in, 0)
+		if r.Counts["due_at_fault_edge"] != 2 || r.Counts["due_in_fault"] != 0 {
+			t.Errorf("counts %v: want a and b at the edges of 9-12, none inside", r.Counts)
+		}
+	})
 	t.Run("incomplete read-back", func(t *testing.T) {
 		in := input([]CreateAt{oneShot("a", 10, 7, ok)}, nil, 30)
 		in.Final.Complete, in.Final.Detail = false, "read back: not done within 1m0s"
