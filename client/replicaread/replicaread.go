@@ -39,13 +39,6 @@ type Reader struct {
 	// its key and value, for another stream its subject and what the
 	// workload makes of its body and headers.
 	Entry func(m jetstream.Msg, seq uint64) history.Entry
-	// Filter, when set, reads only the messages on these subjects: a
-	// work-queue stream refuses a consumer whose subjects overlap
-	// another's (its sourcing stream's, say).
-	Filter string
-	// WorkQueue reads a work-queue stream: its consumers must ask for
-	// acknowledgements, and these never give one, so nothing is removed.
-	WorkQueue bool
 }
 
 // placeBound bounds the attempts to get a consumer onto one server. The
@@ -148,7 +141,7 @@ func (r Reader) readReplica(ctx context.Context, rp *replicas.Replica) error {
 		_ = r.JS.DeleteConsumer(dctx, r.Stream, cons.CachedInfo().Name)
 		dcancel()
 	}()
-	if rp.State != nil && rp.State.Messages == 0 || r.Filter != "" && cons.CachedInfo().NumPending == 0 {
+	if rp.State != nil && rp.State.Messages == 0 {
 		rp.Complete = true
 		return nil
 	}
@@ -210,10 +203,7 @@ func (r Reader) readReplica(ctx context.Context, rp *replicas.Replica) error {
 // consumerOn creates R1 consumers until one is hosted by node.
 func (r Reader) consumerOn(ctx context.Context, node string) (jetstream.Consumer, error) {
 	cfg := jetstream.ConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy, AckPolicy: jetstream.AckNonePolicy,
-		MemoryStorage: true, Replicas: 1, InactiveThreshold: time.Minute, FilterSubject: r.Filter}
-	if r.WorkQueue {
-		cfg.AckPolicy, cfg.AckWait = jetstream.AckExplicitPolicy, 10*time.Minute
-	}
+		MemoryStorage: true, Replicas: 1, InactiveThreshold: time.Minute}
 	hosts := map[string]int{}
 	var lastErr error
 	tries := 0

@@ -198,15 +198,11 @@ func (i *instance) readStates(ctx context.Context) []replicas.Replica {
 	}
 }
 
-// readReplicas reads every server's copy of the schedule stream, again
-// while they differ (up to replicaBound), and saves them: in a work-queue
-// cell only the schedules, through consumers that never acknowledge.
+// readReplicas reads every server's copy of the schedule stream (a limits
+// cell's), again while they differ (up to replicaBound), and saves them.
 func (i *instance) readReplicas(ctx context.Context) error {
 	i.env.Phase("reading every replica")
 	rd := replicaread.Reader{JS: i.js, Nodes: i.env.Cluster.Nodes(), Stream: i.o.Stream, Entry: replicaEntry}
-	if i.o.Retention == RetentionWorkQueue {
-		rd.Filter, rd.WorkQueue = i.o.ScheduleSubject(">"), true
-	}
 	return replicaread.Save(ctx, rd, i.env.Dir, replicaBound, i.env.Logf)
 }
 
