@@ -103,6 +103,17 @@ func (o Op) IsWrite() bool {
 	return o.Type == Update || o.Type == Put || o.Type == Create || o.Type == Delete || o.Type == Purge
 }
 
+// IsKV reports whether t is one of kv-update's key-value op types (get,
+// update, put, create, delete, purge): what the KV checkers judge. Other
+// types in the same history (kv-update's TTL keys' ops) are not theirs.
+func IsKV(t OpType) bool {
+	switch t {
+	case Get, Update, Put, Create, Delete, Purge:
+		return true
+	}
+	return false
+}
+
 // IsMarker reports whether the op writes a delete or purge marker.
 func (o Op) IsMarker() bool { return o.Type == Delete || o.Type == Purge }
 

@@ -106,9 +106,10 @@ func refs(ops []history.Op, idx ...int) []checker.OpRef {
 func precedes(complete, invoke int64) bool { return complete < invoke }
 
 // isClientOp reports whether the op is a client operation a checker should
-// look at (fault records are not).
+// look at: a key-value op (history.IsKV); fault records are not, nor the
+// ops of kv-update's TTL keys, which kv-ttl judges.
 func isClientOp(o *history.Op) bool {
-	return o.Type != history.Fault && o.Client != history.NemesisClient
+	return history.IsKV(o.Type) && o.Client != history.NemesisClient
 }
 
 // errCode is the JetStream code of a wrong-last-sequence rejection, taken

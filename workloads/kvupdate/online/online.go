@@ -102,8 +102,8 @@ type keyWrites struct {
 func (c *Checker) Add(op history.Op) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if op.Type == history.Fault {
-		return
+	if !history.IsKV(op.Type) {
+		return // a fault, or a TTL key's op: not the online checks'
 	}
 	if op.Complete < c.mark {
 		c.counts.Late++
