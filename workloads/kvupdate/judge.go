@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/checker/kvcheck"
@@ -27,6 +28,10 @@ type Bucket struct {
 	Mix               Mix     `json:"mix"`
 	KeyDist           KeyDist `json:"key_dist"`
 	ValueSize         int     `json:"value_size,omitempty"`
+	// The TTL keys' bounds (--key-ttl), when the cell had them.
+	KeyTTL         time.Duration `json:"key_ttl,omitempty"`
+	LimitMarkerTTL time.Duration `json:"limit_marker_ttl,omitempty"`
+	TTLSlack       time.Duration `json:"ttl_slack,omitempty"`
 }
 
 // perKey is the checkers' revisions kept per key (0: all).
@@ -40,7 +45,8 @@ func (b Bucket) perKey() int {
 // writeBucket saves bucket.json.
 func (w *Workload) writeBucket(dir string) error {
 	b := Bucket{Stream: w.StreamName(), History: w.opts.History, MaxMsgsPerSubject: w.opts.History.maxMsgsPerSubject(),
-		AllowDirect: w.opts.DirectGet, Mix: w.opts.Mix, KeyDist: w.opts.KeyDist, ValueSize: w.opts.ValueSize}
+		AllowDirect: w.opts.DirectGet, Mix: w.opts.Mix, KeyDist: w.opts.KeyDist, ValueSize: w.opts.ValueSize,
+		KeyTTL: w.opts.KeyTTL, LimitMarkerTTL: w.opts.LimitMarkerTTL, TTLSlack: w.opts.TTLSlack}
 	data, err := json.MarshalIndent(b, "", "  ")
 	if err != nil {
 		return err
@@ -80,7 +86,7 @@ func CheckDir(dir string, opts checker.Options) ([]checker.Result, error) {
 		results, err := checkInParts(dir, b, opts, n)
 		switch {
 		case err == nil:
-			return append(results, guardedDivergence(dir, opts)), nil
+			return append(append(results, guardedDivergence(dir, opts)), b.ttlResults(dir, opts)...), nil
 		case !errors.Is(err, errCrossed):
 			return nil, err
 		}
@@ -99,7 +105,32 @@ func CheckDir(dir string, opts checker.Options) ([]checker.Result, error) {
 		return nil, err
 	}
 	results := kvcheck.Run(h, b.checks(&h, obs, nil, opts))
-	return append(results, guardedDivergence(dir, opts)), nil
+	results = append(results, guardedDivergence(dir, opts))
+	return append(results, b.ttlResults(dir, opts)...), nil
+}
+
+// ttlResults is kv-ttl's result for a cell with TTL keys, none otherwise.
+func (b Bucket) ttlResults(dir string, opts checker.Options) []checker.Result {
+	if b.KeyTTL == 0 {
+		return nil
+	}
+	return []checker.Result{checker.Guard(CheckTTL, func() checker.Result {
+		ops, err := history.ReadOps(filepath.Join(dir, "history.jsonl"))
+		if err == nil {
+			var f TTLFinal
+			var ok bool
+			if f, ok, err = loadTTL(dir); err == nil {
+				var final *TTLFinal
+				if ok {
+					final = &f
+				}
+				return TTL(ops, final, TTLBounds{Key: b.KeyTTL, Marker: b.LimitMarkerTTL, Slack: b.TTLSlack}, opts.MaxExamples)
+			}
+			err = fmt.Errorf("%s: %w", TTLFile, err)
+		}
+		why := "the TTL keys' files do not read: " + err.Error()
+		return checker.Result{Name: CheckTTL, Verdict: checker.Unknown, Reason: why, Summary: why, Counts: map[string]int{}}
+	})}
 }
 
 // guardedDivergence is the divergence check under checker.Guard, like the

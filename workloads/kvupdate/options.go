@@ -44,7 +44,26 @@ type Options struct {
 	Mix       Mix     `json:"mix"`
 	KeyDist   KeyDist `json:"key_dist"`
 	ValueSize int     `json:"value_size,omitempty"` // bytes written per value; 0: the unique id alone
+	// KeyTTL, when set, adds TTLKeys keys in a bucket of their own, each
+	// created with this per-key TTL by a client that reads it until it is
+	// gone and creates it again (kv-ttl judges them); LimitMarkerTTL is
+	// that bucket's LimitMarkerTTL, and TTLSlack the slack kv-ttl allows
+	// on either side of an expiry.
+	KeyTTL         time.Duration `json:"key_ttl,omitempty"`
+	LimitMarkerTTL time.Duration `json:"limit_marker_ttl,omitempty"`
+	TTLKeys        int           `json:"ttl_keys,omitempty"`
+	TTLSlack       time.Duration `json:"ttl_slack,omitempty"`
 }
+
+// DefaultTTLSlack is --ttl-slack's default. A replica's store checks for
+// expired messages on a timer it re-arms no sooner than 250 ms, and when
+// removals go through the leader's proposals (limit markers) it looks
+// again after up to 2 s (nats-server filestore.go, resetAgeChk).
+const DefaultTTLSlack = 2 * time.Second
+
+// MinTTL is the server's shortest per-message TTL (ADR-43: Nats-TTL
+// takes whole seconds, at least 1).
+const MinTTL = time.Second
 
 // DefaultConvergeTimeout is --converge-timeout's default: long enough for a
 // replica that was a few messages behind at the heal to catch up.
@@ -116,10 +135,34 @@ func (o Options) Validate(nodes int) error {
 	case o.ConvergeTimeout < time.Second:
 		return fmt.Errorf("--converge-timeout %s is too short: replicas are read again every %s", o.ConvergeTimeout, replicaread.Every)
 	}
+	if err := o.validateTTL(); err != nil {
+		return err
+	}
 	for _, p := range Patterns {
 		if o.Pattern == p {
 			return nil
 		}
 	}
 	return fmt.Errorf("--pattern %q is not one of %v", o.Pattern, Patterns)
+}
+
+// validateTTL judges the TTL keys' flags.
+func (o Options) validateTTL() error {
+	switch {
+	case o.KeyTTL < 0 || o.KeyTTL > 0 && o.KeyTTL < MinTTL:
+		return fmt.Errorf("--key-ttl %s is below the server's 1s minimum", o.KeyTTL)
+	case o.KeyTTL%time.Second != 0:
+		return fmt.Errorf("--key-ttl %s is not whole seconds: Nats-TTL takes seconds", o.KeyTTL)
+	case o.LimitMarkerTTL < 0 || o.LimitMarkerTTL > 0 && o.LimitMarkerTTL < MinTTL:
+		return fmt.Errorf("--limit-marker-ttl %s is below the server's 1s minimum", o.LimitMarkerTTL)
+	case o.LimitMarkerTTL%time.Second != 0:
+		return fmt.Errorf("--limit-marker-ttl %s is not whole seconds", o.LimitMarkerTTL)
+	case o.LimitMarkerTTL > 0 && o.KeyTTL == 0:
+		return fmt.Errorf("--limit-marker-ttl needs --key-ttl: markers are left by keys that expire")
+	case o.KeyTTL > 0 && (o.TTLKeys < 1 || o.TTLKeys > 100):
+		return fmt.Errorf("--ttl-keys must be 1..100, got %d", o.TTLKeys)
+	case o.TTLSlack < 0:
+		return fmt.Errorf("--ttl-slack must not be negative, got %s", o.TTLSlack)
+	}
+	return nil
 }

@@ -50,12 +50,19 @@ func (workload) Flags(fs *pflag.FlagSet) workloads.Expander {
 	valueSize := fs.Int("value-size", 0, "bytes per written value (the unique id padded); 0: the id alone")
 	opTimeout := fs.Duration("op-timeout", 2*time.Second, "timeout of one KV operation; a write that times out is indeterminate")
 	converge := fs.Duration("converge-timeout", DefaultConvergeTimeout, "after the heal, how long replicas that differ are read again before they count as diverged (lag within it is reported, not an anomaly)")
+	keyTTL := fs.Duration("key-ttl", 0, "add TTL keys in a bucket of their own, each created with this per-key TTL (nats-server 2.11+, whole seconds, at least 1s) and read until it is gone; 0: none")
+	markerTTL := fs.Duration("limit-marker-ttl", 0, "the TTL bucket's LimitMarkerTTL: every expiry leaves a marker that lives this long (needs --key-ttl); 0: no markers")
+	ttlKeys := fs.Int("ttl-keys", 3, "TTL keys, one client each, spread over the nodes (with --key-ttl)")
+	ttlSlack := fs.Duration("ttl-slack", DefaultTTLSlack, "how far either side of its TTL a value may be read or gone (the servers' expiry timers; the containers share the host's clock)")
 	return func(func(string) bool) ([]workloads.Settings, error) {
 		dist, err := ParseKeyDist(*keyDist)
 		if err != nil {
 			return nil, err
 		}
 		out := []Options{{KeyDist: dist, ValueSize: *valueSize, OpTimeout: *opTimeout, ConvergeTimeout: *converge}}
+		if *keyTTL != 0 || *markerTTL != 0 {
+			out[0].KeyTTL, out[0].LimitMarkerTTL, out[0].TTLKeys, out[0].TTLSlack = *keyTTL, *markerTTL, *ttlKeys, *ttlSlack
+		}
 		if out, err = expand(out, *rates, func(o *Options, r string) error {
 			v, err := strconv.ParseFloat(r, 64)
 			if err != nil {
@@ -155,8 +162,14 @@ func (o Options) Tags() []record.Tag {
 // --time-limit, and the bucket's stream.
 func (o Options) Plan(base cluster.Config) workloads.Plan {
 	b := o.withBucket().Bucket
-	return workloads.Plan{Cluster: base, Timed: true, ReadsDirectGet: true, Streams: []workloads.Stream{
+	p := workloads.Plan{Cluster: base, Timed: true, ReadsDirectGet: true, Streams: []workloads.Stream{
 		{Name: "KV_" + b, Filter: "$KV." + b + ".>", Subject: "$KV." + b + ".chaos-preflight", Replicas: o.Replicas}}}
+	if o.KeyTTL > 0 {
+		t := o.withBucket().ttlBucket()
+		p.Since, p.Feature = "v2.11.0", "per-key TTLs (ADR-43, --key-ttl)"
+		p.Streams = append(p.Streams, workloads.Stream{Name: "KV_" + t, Filter: "$KV." + t + ".>", Subject: "$KV." + t + ".chaos-preflight", Replicas: o.Replicas})
+	}
+	return p
 }
 
 // Named names the bucket.
@@ -188,7 +201,14 @@ func (o Options) Setup(ctx context.Context, env *workloads.Env) (workloads.Insta
 	if o.DirectGet {
 		env.Logf("%s", w.awaitDirectGet(ctx, directGetWithin))
 	}
-	return &instance{w: w, env: env}, nil
+	i := &instance{w: w, env: env}
+	if o.KeyTTL > 0 {
+		if i.ttl, err = setupTTL(ctx, env.Cluster.Nodes(), o, env.History); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	return i, nil
 }
 
 // instance is a set-up kv-update cell.
@@ -196,6 +216,7 @@ type instance struct {
 	w      *Workload
 	env    *workloads.Env
 	online *online.Checker
+	ttl    *ttlKeys // nil without --key-ttl
 }
 
 // Live judges ops as they are recorded: held 1s for ops recorded a little
@@ -207,9 +228,17 @@ func (i *instance) Live() workloads.LiveChecker {
 	return i.online
 }
 
-func (i *instance) Close() { i.w.Close() }
+func (i *instance) Close() {
+	if i.ttl != nil {
+		i.ttl.close()
+	}
+	i.w.Close()
+}
 
 func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
+	if i.ttl != nil {
+		defer i.ttl.start(ctx)()
+	}
 	return i.w.Run(ctx, i.env.History)
 }
 
@@ -242,7 +271,13 @@ func (i *instance) Finish(ctx context.Context) error {
 	if err := WriteObserved(filepath.Join(i.env.Dir, ObservedFile), head, observed); err != nil {
 		return fmt.Errorf("write observed stream: %w", err)
 	}
-	return i.readReplicas(bg)
+	if err := i.readReplicas(bg); err != nil {
+		return err
+	}
+	if i.ttl != nil {
+		return i.ttl.finish(bg, i.env.Dir, i.env.Phase)
+	}
+	return nil
 }
 
 // readReplicas reads every replica's copy of the stream for the

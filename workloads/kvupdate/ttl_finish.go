@@ -1,0 +1,175 @@
+package kvupdate
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
+	"github.com/jetstream-chaos/jetstream-chaos/client/replicaread"
+	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
+)
+
+// TTLFile is what the finish of a cell with TTL keys found (a TTLFinal).
+const TTLFile = "ttl.json"
+
+// TTLFinal is the TTL bucket after every TTL in flight had passed:
+// Settled is when that was (Unix ns: the last create that may be stored,
+// plus the key TTL, the marker TTL and the slack); States are every
+// server's /jsz state of its stream then, read again while they differ or
+// hold anything; Observed says the observer read the stream to its last
+// sequence (Detail: why not).
+type TTLFinal struct {
+	Settled  int64              `json:"settled"`
+	States   []replicas.Replica `json:"states"`
+	LastSeq  uint64             `json:"last_seq"`
+	Observed bool               `json:"observed"`
+	Detail   string             `json:"detail,omitempty"`
+}
+
+// observe reads the TTL bucket's stream as it is written, recording every
+// value and marker, until ctx is done.
+func (t *ttlKeys) observe(ctx context.Context) {
+	nc, err := t.conns.Connect(len(t.conns.Nodes)-1, "chaos-ttl-observer")
+	if err != nil {
+		return
+	}
+	js, _ := jetstream.New(nc)
+	for ctx.Err() == nil {
+		cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
+		t.mu.Lock()
+		if t.seen > 0 {
+			cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, t.seen+1
+		}
+		t.mu.Unlock()
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		cons, err := js.OrderedConsumer(cctx, "KV_"+t.o.ttlBucket(), cfg)
+		cancel()
+		if err != nil {
+			time.Sleep(250 * time.Millisecond)
+			continue
+		}
+		cc, err := cons.Consume(func(m jetstream.Msg) { t.saw(m, nc.ConnectedServerName()) })
+		if err != nil {
+			time.Sleep(250 * time.Millisecond)
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-cc.Closed():
+		}
+		cc.Stop()
+	}
+}
+
+// markerReason is the header a limit marker carries (nats-server
+// stream.go JSMarkerReason; "MaxAge" for an expiry).
+const markerReason = "Nats-Marker-Reason"
+
+func (t *ttlKeys) saw(m jetstream.Msg, node string) {
+	md, err := m.Metadata()
+	if err != nil {
+		return
+	}
+	t.mu.Lock()
+	dup := md.Sequence.Stream <= t.seen
+	t.seen = max(t.seen, md.Sequence.Stream)
+	t.mu.Unlock()
+	if dup {
+		return
+	}
+	s := TTLSeen{Key: keyOf(m.Subject(), t.o.ttlBucket()), Seq: md.Sequence.Stream, Reason: m.Headers().Get(markerReason),
+		Stored: md.Timestamp.UnixNano()}
+	if s.Reason == "" {
+		s.Value = string(m.Data())
+	}
+	now := t.rec.Now()
+	op := history.Op{Type: OpTTLSeen, Client: t.o.ttlClientBase() + t.o.TTLKeys, Node: node, Outcome: history.OK, Invoke: now, Complete: now}
+	op.Data, _ = json.Marshal(s)
+	t.rec.Add(op)
+}
+
+// keyOf is a KV subject's key.
+func keyOf(subject, bucket string) string {
+	p := "$KV." + bucket + "."
+	if len(subject) > len(p) && subject[:len(p)] == p {
+		return subject[len(p):]
+	}
+	return subject
+}
+
+// finish waits until every TTL in flight has passed (bounded: the run is
+// over, so no new one starts), lets the observer read the stream to its
+// end, and reads every server's state of the stream into TTLFile.
+func (t *ttlKeys) finish(ctx context.Context, dir string, phase func(string)) error {
+	phase("waiting for the TTLs to pass")
+	t.mu.Lock()
+	settled := time.Unix(0, t.last).Add(t.o.KeyTTL + t.o.LimitMarkerTTL + t.o.TTLSlack)
+	t.mu.Unlock()
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Until(settled)):
+	}
+	f := TTLFinal{Settled: settled.UnixNano()}
+	s, err := t.js.Stream(ctx, "KV_"+t.o.ttlBucket())
+	if err == nil {
+		f.LastSeq = s.CachedInfo().State.LastSeq
+		for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			t.mu.Lock()
+			seen := t.seen
+			t.mu.Unlock()
+			if f.Observed = seen >= f.LastSeq; f.Observed {
+				break
+			}
+			f.Detail = "the observer stopped short of the stream's last sequence"
+		}
+	} else {
+		f.Detail = "stream info: " + err.Error()
+	}
+	if f.Observed {
+		f.Detail = ""
+	}
+	if t.stop != nil {
+		t.stop()
+		<-t.done
+	}
+	phase("reading every TTL replica's state")
+	rd := replicaread.Reader{Nodes: t.conns.Nodes, Stream: "KV_" + t.o.ttlBucket()}
+	for start := time.Now(); ; time.Sleep(time.Second) {
+		f.States = rd.States(ctx)
+		if ttlSettled(f.States) == "" || time.Since(start) > t.o.ConvergeTimeout || ctx.Err() != nil {
+			break
+		}
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, TTLFile), b)
+}
+
+// close closes the TTL keys' connections.
+func (t *ttlKeys) close() {
+	if t.stop != nil {
+		t.stop()
+		<-t.done
+	}
+	t.conns.Close()
+}
+
+// loadTTL reads TTLFile; ok is false when the cell has none.
+func loadTTL(dir string) (f TTLFinal, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, TTLFile))
+	if os.IsNotExist(err) {
+		return f, false, nil
+	}
+	if err != nil {
+		return f, false, err
+	}
+	return f, true, json.Unmarshal(b, &f)
+}
