@@ -105,6 +105,24 @@ type kvSettings struct {
 	// History is the revisions kept per key: -1 all; absent in cells
 	// stored before kv-update had --history, which all kept every one.
 	History *int `json:"history"`
+	// The TTL keys (--key-ttl), when the cell had them.
+	KeyTTL         time.Duration `json:"key_ttl"`
+	LimitMarkerTTL time.Duration `json:"limit_marker_ttl"`
+	TTLKeys        int           `json:"ttl_keys"`
+}
+
+// ttlWords are the TTL keys in a finding's words, or "".
+func (kv kvSettings) ttlWords() string {
+	if kv.KeyTTL <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" Beside it, bucket %q (stream `KV_%s_ttl`, same replicas and Direct Get, `allow_msg_ttl` true", kv.Bucket+"_ttl", kv.Bucket)
+	if kv.LimitMarkerTTL > 0 {
+		s += fmt.Sprintf(", `LimitMarkerTTL` %s", kv.LimitMarkerTTL)
+	}
+	return s + fmt.Sprintf(") holds %d TTL keys, one client each: `kv.Create(key, uniqueValue, jetstream.KeyTTL(%s))`, then "+
+		"`kv.Get(key)` every 100 ms until the key is gone, then create it again; an ordered consumer reads every message of that stream.",
+		kv.TTLKeys, kv.KeyTTL)
 }
 
 // decodeKV reads kv-update settings; ok is false for another workload's.
@@ -147,7 +165,7 @@ func kvSetup(kv kvSettings, directGet bool) string {
 	if kv.OpTimeout > 0 {
 		s += fmt.Sprintf("; each call times out after %s", kv.OpTimeout)
 	}
-	return s + "."
+	return s + "." + kv.ttlWords()
 }
 
 func kvSteps(kv kvSettings, directGet bool) string {
@@ -159,5 +177,5 @@ func kvSteps(kv kvSettings, directGet bool) string {
 		dg = "keep Direct Get on (the KV default)"
 	}
 	return fmt.Sprintf("create a KV bucket with %d replicas and ", kv.Replicas) + dg +
-		"; run one client per key, each connected to one node, looping `kv.Get(key)` then `kv.Update(key, uniqueValue, revision)`"
+		"; run one client per key, each connected to one node, looping `kv.Get(key)` then `kv.Update(key, uniqueValue, revision)`" + kv.ttlWords()
 }
