@@ -46,6 +46,10 @@ func TestGenericHeadline(t *testing.T) {
 			cell(false, "a", clean, ""), cell(false, "b", clean, ""), cell(false, "c", clean, ""),
 			cell(false, "d", clean, ""), cell(false, "e", clean, "")), nil,
 			"All 5 cells valid: no anomaly (Direct Get off under a; Direct Get off under b; Direct Get off under c; Direct Get off under d; Direct Get off under e)."},
+		{"many cells under one label", res(
+			cell(false, "a", clean, ""), cell(false, "a", clean, ""), cell(false, "a", clean, ""),
+			cell(false, "a", clean, ""), cell(false, "b", clean, "")), nil,
+			"All 5 cells valid: no anomaly (Direct Get off under a: 4 cells; Direct Get off under b)."},
 		{"not checked", res(record.CellResult{Cell: record.Cell{Name: "direct-get-on", DirectGet: true}, Verdict: record.Valid}), nil,
 			"Direct Get on: not checked."},
 		{"interrupted before any cell", record.Result{Interrupted: true}, nil, "The run was interrupted before any cell finished."},

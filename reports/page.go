@@ -74,6 +74,25 @@ func NewPage(r *Run) *Page {
 	return p
 }
 
+// collapse names each label once, in order, with how many cells bear it
+// when more than one: runs of one cell share its label.
+func collapse(labels []string) []string {
+	n := map[string]int{}
+	var order []string
+	for _, l := range labels {
+		if n[l] == 0 {
+			order = append(order, l)
+		}
+		n[l]++
+	}
+	for i, l := range order {
+		if n[l] > 1 {
+			order[i] = fmt.Sprintf("%s: %d cells", l, n[l])
+		}
+	}
+	return order
+}
+
 // HeadlineOf joins one clause a cell into the verdict sentence: "label:
 // sentence;" each, the last ending the sentence. Past four cells, the
 // valid ones are counted, not named; all valid, the sentence says which
@@ -100,7 +119,7 @@ func HeadlineOf(res record.Result, judged []record.JudgedCell, labels, sentences
 	}
 	switch {
 	case len(parts) == 0:
-		return []string{fmt.Sprintf("All %d cells valid: %s (%s).", len(quiet), noneFound, strings.Join(quiet, "; "))}
+		return []string{fmt.Sprintf("All %d cells valid: %s (%s).", len(quiet), noneFound, strings.Join(collapse(quiet), "; "))}
 	case len(quiet) > 0:
 		parts = append(parts, fmt.Sprintf("the other %d cells: none", len(quiet)))
 	}
