@@ -65,8 +65,9 @@ type ttlKeys struct {
 	js    jetstream.JetStream
 	rec   *history.Recorder
 	mu    sync.Mutex
-	last  int64  // the latest create that may be stored: its completion (Unix ns)
-	seen  uint64 // the observer's last sequence
+	last  int64           // the latest create that may be stored: its completion (Unix ns)
+	seen  uint64          // the ordered consumer's last sequence
+	got   map[uint64]bool // every sequence observed, either way
 	stop  context.CancelFunc
 	done  chan struct{}
 }
@@ -74,7 +75,7 @@ type ttlKeys struct {
 // setupTTL creates the TTL bucket: per-message TTLs allowed, limit
 // markers as asked, Direct Get as the cell's.
 func setupTTL(ctx context.Context, nodes []cluster.Node, o Options, rec *history.Recorder) (*ttlKeys, error) {
-	t := &ttlKeys{o: o, rec: rec}
+	t := &ttlKeys{o: o, rec: rec, got: map[uint64]bool{}}
 	t.conns.Nodes = nodes
 	nc, err := t.conns.Connect(0, "chaos-ttl-admin")
 	if err != nil {
@@ -98,6 +99,10 @@ func setupTTL(ctx context.Context, nodes []cluster.Node, o Options, rec *history
 	if err == nil {
 		sc := s.CachedInfo().Config
 		sc.AllowMsgTTL, sc.AllowDirect = true, o.DirectGet
+		// Every stored message is announced as it is stored, so a marker
+		// the key's next value evicts at once (one revision a key) is
+		// still seen (see startRepublishObserver).
+		sc.RePublish = &jetstream.RePublish{Source: "$KV." + cfg.Bucket + ".>", Destination: republishSubject(cfg.Bucket) + ".>"}
 		err = jsclient.RetryTransient(ctx, createWithin, func(ctx context.Context) (err error) {
 			s, err = t.js.UpdateStream(ctx, sc)
 			return err

@@ -99,6 +99,17 @@ func TestTTL(t *testing.T) {
 			t.Fatalf("%s %v", r.Verdict, r.Counts)
 		}
 	})
+	t.Run("no marker seen where the observer missed a sequence", func(t *testing.T) {
+		f := base().get("", 7, 7.1).create("b", 3, 7.2, 7.3, history.OK)
+		r := TTL(f.ops, &TTLFinal{States: settledStates, Observed: true, Missing: []uint64{2}}, TTLBounds{Key: b.Key, Slack: b.Slack, Marker: time.Second}, 0)
+		if r.Verdict != checker.Unknown || r.Counts["unobserved"] != 1 || r.Counts["marker_missing"] != 0 {
+			t.Fatalf("%s %v", r.Verdict, r.Counts)
+		}
+		r = TTL(f.ops, &TTLFinal{States: settledStates, Observed: true, Missing: []uint64{3}}, TTLBounds{Key: b.Key, Slack: b.Slack, Marker: time.Second}, 0)
+		if r.Verdict != checker.Invalid || r.Counts["marker_missing"] != 1 {
+			t.Fatalf("a missed sequence outside the span excuses nothing: %s %v", r.Verdict, r.Counts)
+		}
+	})
 	t.Run("markers unobserved", func(t *testing.T) {
 		r := TTL(base().get("", 7, 7.1).ops, &TTLFinal{States: settledStates, Detail: "stopped short"}, TTLBounds{Key: b.Key, Slack: b.Slack, Marker: time.Second}, 0)
 		if r.Verdict != checker.Unknown || r.Counts["unobserved"] != 1 {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
@@ -30,6 +32,10 @@ type TTLFinal struct {
 	LastSeq  uint64             `json:"last_seq"`
 	Observed bool               `json:"observed"`
 	Detail   string             `json:"detail,omitempty"`
+	// Missing are the sequences up to LastSeq the observer never saw
+	// (gone before it got there, or lost to a fault): an expiry whose
+	// marker could be one of them is not judged.
+	Missing []uint64 `json:"missing,omitempty"`
 }
 
 // observe reads the TTL bucket's stream as it is written, recording every
@@ -40,6 +46,18 @@ func (t *ttlKeys) observe(ctx context.Context) {
 		return
 	}
 	js, _ := jetstream.New(nc)
+	sub, err := nc.Subscribe(republishSubject(t.o.ttlBucket())+".>", func(m *nats.Msg) {
+		seq, err := strconv.ParseUint(m.Header.Get(jetstream.SequenceHeader), 10, 64)
+		if err != nil {
+			return
+		}
+		stored, _ := time.Parse(time.RFC3339Nano, m.Header.Get(jetstream.TimeStampHeaer))
+		t.saw(m.Header.Get(jetstream.SubjectHeader), seq, m.Header, m.Data, stored, false, nc.ConnectedServerName())
+	})
+	if err == nil {
+		_ = sub.SetPendingLimits(-1, -1)
+		defer func() { _ = sub.Unsubscribe() }()
+	}
 	for ctx.Err() == nil {
 		cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
 		t.mu.Lock()
@@ -54,7 +72,11 @@ func (t *ttlKeys) observe(ctx context.Context) {
 			time.Sleep(250 * time.Millisecond)
 			continue
 		}
-		cc, err := cons.Consume(func(m jetstream.Msg) { t.saw(m, nc.ConnectedServerName()) })
+		cc, err := cons.Consume(func(m jetstream.Msg) {
+			if md, err := m.Metadata(); err == nil {
+				t.saw(m.Subject(), md.Sequence.Stream, m.Headers(), m.Data(), md.Timestamp, true, nc.ConnectedServerName())
+			}
+		})
 		if err != nil {
 			time.Sleep(250 * time.Millisecond)
 			continue
@@ -71,22 +93,23 @@ func (t *ttlKeys) observe(ctx context.Context) {
 // stream.go JSMarkerReason; "MaxAge" for an expiry).
 const markerReason = "Nats-Marker-Reason"
 
-func (t *ttlKeys) saw(m jetstream.Msg, node string) {
-	md, err := m.Metadata()
-	if err != nil {
-		return
-	}
+// saw records a message of the TTL bucket the first time either way of
+// observing it delivers it; ordered says it came through the ordered
+// consumer, whose position a restart resumes from.
+func (t *ttlKeys) saw(subject string, seq uint64, h nats.Header, data []byte, stored time.Time, ordered bool, node string) {
 	t.mu.Lock()
-	dup := md.Sequence.Stream <= t.seen
-	t.seen = max(t.seen, md.Sequence.Stream)
+	dup := t.got[seq]
+	t.got[seq] = true
+	if ordered {
+		t.seen = max(t.seen, seq)
+	}
 	t.mu.Unlock()
 	if dup {
 		return
 	}
-	s := TTLSeen{Key: keyOf(m.Subject(), t.o.ttlBucket()), Seq: md.Sequence.Stream, Reason: m.Headers().Get(markerReason),
-		Stored: md.Timestamp.UnixNano()}
+	s := TTLSeen{Key: keyOf(subject, t.o.ttlBucket()), Seq: seq, Reason: h.Get(markerReason), Stored: stored.UnixNano()}
 	if s.Reason == "" {
-		s.Value = string(m.Data())
+		s.Value = string(data)
 	}
 	now := t.rec.Now()
 	op := history.Op{Type: OpTTLSeen, Client: t.o.ttlClientBase() + t.o.TTLKeys, Node: node, Outcome: history.OK, Invoke: now, Complete: now}
@@ -134,6 +157,13 @@ func (t *ttlKeys) finish(ctx context.Context, dir string, phase func(string)) er
 	if f.Observed {
 		f.Detail = ""
 	}
+	t.mu.Lock()
+	for seq := uint64(1); seq <= f.LastSeq; seq++ {
+		if !t.got[seq] {
+			f.Missing = append(f.Missing, seq)
+		}
+	}
+	t.mu.Unlock()
 	if t.stop != nil {
 		t.stop()
 		<-t.done
