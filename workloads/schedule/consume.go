@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -32,11 +33,11 @@ func firingOf(seq uint64, subject string, data []byte, h nats.Header, stored tim
 // after the last sequence read.
 func (i *instance) consume(ctx context.Context, nc *nats.Conn) {
 	js, _ := jetstream.New(nc)
-	var last uint64
+	var last atomic.Uint64 // written by the consumer's callback
 	for ctx.Err() == nil {
 		cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{i.o.TargetSubject(">")}, DeliverPolicy: jetstream.DeliverAllPolicy}
-		if last > 0 {
-			cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, last+1
+		if l := last.Load(); l > 0 {
+			cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, l+1
 		}
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		cons, err := js.OrderedConsumer(cctx, i.o.Targets(), cfg)
@@ -50,7 +51,9 @@ func (i *instance) consume(ctx context.Context, nc *nats.Conn) {
 			if err != nil {
 				return
 			}
-			last = max(last, md.Sequence.Stream)
+			if md.Sequence.Stream > last.Load() {
+				last.Store(md.Sequence.Stream)
+			}
 			f := firingOf(md.Sequence.Stream, m.Subject(), m.Data(), m.Headers(), md.Timestamp)
 			_, f.OriginSeq = streamread.SourceOf(m.Headers().Get(streamread.SourceHeader))
 			i.saw(f, nc.ConnectedServerName())

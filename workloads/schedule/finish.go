@@ -55,8 +55,10 @@ func (i *instance) Finish(ctx context.Context) error {
 	i.awaitFirings(ctx)
 	i.stopRepeats(ctx)
 	sleep(ctx, time.Second) // a firing in flight as the stop landed
-	i.watchStop()
-	<-i.watchDone
+	if i.watchStop != nil {
+		i.watchStop()
+		<-i.watchDone
+	}
 	i.env.Phase("reading the targets back")
 	f := i.readFirings(ctx)
 	var rerr error
