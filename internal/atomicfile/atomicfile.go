@@ -6,6 +6,8 @@ package atomicfile
 
 import (
 	"bufio"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 )
@@ -45,4 +47,26 @@ func WriteWith(path string, f func(*bufio.Writer) error) (err error) {
 		return err
 	}
 	return os.Rename(fh.Name(), path)
+}
+
+// WriteJSON writes v as JSON to path, whole or not at all.
+func WriteJSON(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return Write(path, b)
+}
+
+// ReadJSON reads the JSON at path into v. ok is false, and err nil, when
+// there is no such file (a cell that stopped before writing it).
+func ReadJSON(path string, v any) (ok bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, json.Unmarshal(b, v)
 }

@@ -41,3 +41,26 @@ func TestWrite(t *testing.T) {
 		t.Error("a write into a missing folder succeeded")
 	}
 }
+
+// ReadJSON reads back what WriteJSON wrote, says ok false for no file,
+// and names a file that does not decode.
+func TestJSONRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.json")
+	var got map[string]int
+	if ok, err := ReadJSON(path, &got); ok || err != nil {
+		t.Fatalf("no file: ok %v, err %v", ok, err)
+	}
+	if err := WriteJSON(path, map[string]int{"a": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := ReadJSON(path, &got); !ok || err != nil || got["a"] != 1 {
+		t.Fatalf("ok %v, err %v, got %v", ok, err, got)
+	}
+	if err := os.WriteFile(path, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := ReadJSON(path, &got); !ok || err == nil {
+		t.Fatalf("a torn file: ok %v, err %v", ok, err)
+	}
+}

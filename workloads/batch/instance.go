@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -330,12 +329,6 @@ func (i *instance) Close() {
 // loadReadBack reads ReadBackFile; ok is false when the cell has none (it
 // stopped before its Finish).
 func loadReadBack(dir string) (rb ReadBack, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, ReadBackFile))
-	if os.IsNotExist(err) {
-		return rb, false, nil
-	}
-	if err != nil {
-		return rb, false, err
-	}
-	return rb, true, json.Unmarshal(b, &rb)
+	ok, err = atomicfile.ReadJSON(filepath.Join(dir, ReadBackFile), &rb)
+	return rb, ok, err
 }

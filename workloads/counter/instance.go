@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -203,12 +202,6 @@ func (i *instance) Close() {
 
 // loadFinal reads FinalFile; ok is false when the cell has none.
 func loadFinal(dir string) (f Final, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, FinalFile))
-	if os.IsNotExist(err) {
-		return f, false, nil
-	}
-	if err != nil {
-		return f, false, err
-	}
-	return f, true, json.Unmarshal(b, &f)
+	ok, err = atomicfile.ReadJSON(filepath.Join(dir, FinalFile), &f)
+	return f, ok, err
 }

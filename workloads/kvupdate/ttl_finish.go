@@ -3,7 +3,6 @@ package kvupdate
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -176,11 +175,7 @@ func (t *ttlKeys) finish(ctx context.Context, dir string, phase func(string)) er
 			break
 		}
 	}
-	b, err := json.Marshal(f)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, TTLFile), b)
+	return atomicfile.WriteJSON(filepath.Join(dir, TTLFile), f)
 }
 
 // close closes the TTL keys' connections.
@@ -194,12 +189,6 @@ func (t *ttlKeys) close() {
 
 // loadTTL reads TTLFile; ok is false when the cell has none.
 func loadTTL(dir string) (f TTLFinal, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, TTLFile))
-	if os.IsNotExist(err) {
-		return f, false, nil
-	}
-	if err != nil {
-		return f, false, err
-	}
-	return f, true, json.Unmarshal(b, &f)
+	ok, err = atomicfile.ReadJSON(filepath.Join(dir, TTLFile), &f)
+	return f, ok, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -68,11 +67,7 @@ func (i *instance) Finish(ctx context.Context) error {
 		rerr = i.readReplicas(ctx)
 		f.Replicas = rerr == nil
 	}
-	b, err := json.Marshal(f)
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(i.env.Dir, FinalFile), b); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(i.env.Dir, FinalFile), f); err != nil {
 		return err
 	}
 	i.env.ReadBack(len(f.Firings), f.Complete)
@@ -225,14 +220,8 @@ func replicaEntry(m jetstream.Msg, seq uint64) history.Entry {
 
 // loadFinal reads FinalFile; ok is false when the cell has none.
 func loadFinal(dir string) (f Final, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, FinalFile))
-	if os.IsNotExist(err) {
-		return f, false, nil
-	}
-	if err != nil {
-		return f, false, err
-	}
-	return f, true, json.Unmarshal(b, &f)
+	ok, err = atomicfile.ReadJSON(filepath.Join(dir, FinalFile), &f)
+	return f, ok, err
 }
 
 // SettingsFile holds the cell's Options from its setup on: the checks'
@@ -240,19 +229,12 @@ func loadFinal(dir string) (f Final, ok bool, err error) {
 const SettingsFile = "schedule.json"
 
 func writeSettings(dir string, o Options) error {
-	b, err := json.Marshal(o)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, SettingsFile), b)
+	return atomicfile.WriteJSON(filepath.Join(dir, SettingsFile), o)
 }
 
 // settingsOf reads SettingsFile; ok is false when the cell has none or
 // it does not decode.
 func settingsOf(dir string) (o Options, ok bool) {
-	b, err := os.ReadFile(filepath.Join(dir, SettingsFile))
-	if err != nil {
-		return o, false
-	}
-	return o, json.Unmarshal(b, &o) == nil
+	ok, err := atomicfile.ReadJSON(filepath.Join(dir, SettingsFile), &o)
+	return o, ok && err == nil
 }
