@@ -124,8 +124,11 @@ func Ordered(ctx context.Context, js jetstream.JetStream, name string, last uint
 	return out, nil
 }
 
-// ByGet walks a stream from sequence first with leader gets of the next
-// message at or after a sequence, skipping what was removed.
+// ByGet walks a stream from sequence first with gets of the next message
+// at or after a sequence, skipping what was removed. nats.go answers a
+// get through Direct Get when the stream allows it (any replica answers):
+// only on a stream without allow_direct, as every caller's is, is this
+// the leader's copy.
 func ByGet(ctx context.Context, js jetstream.JetStream, name string, first uint64) ([]Msg, error) {
 	s, err := js.Stream(ctx, name)
 	if err != nil {
