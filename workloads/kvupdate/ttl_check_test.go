@@ -94,6 +94,20 @@ func TestTTL(t *testing.T) {
 			t.Fatalf("%s %v", r.Verdict, r.Counts)
 		}
 	})
+	t.Run("an expiry inside a fault window", func(t *testing.T) {
+		f := base()
+		f.ops[0].Invoke = 0 // the history's clock: wall = invoke + offset
+		offset := f.ops[0].Invoke
+		var d TTLOp
+		_ = json.Unmarshal(f.ops[0].Data, &d)
+		offset = d.WallInvoke - offset
+		f.ops = append(f.ops, history.Op{Type: history.Fault, Client: history.NemesisClient, Fault: "kill", Outcome: history.OK,
+			Invoke: ttlAtS(5.5) - offset, Complete: ttlAtS(6.5) - offset})
+		r := TTL(f.ops, final, b, 0)
+		if r.Verdict != checker.Valid || r.Counts["expiries_in_fault"] != 1 {
+			t.Fatalf("%s %v", r.Verdict, r.Counts)
+		}
+	})
 	t.Run("no finish", func(t *testing.T) {
 		if r := TTL(base().ops, nil, b, 0); r.Verdict != checker.Unknown {
 			t.Fatalf("%s %v", r.Verdict, r.Counts)
