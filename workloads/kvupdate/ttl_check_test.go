@@ -125,8 +125,16 @@ func TestTTL(t *testing.T) {
 		}
 	})
 	t.Run("markers unobserved", func(t *testing.T) {
-		r := TTL(base().get("", 7, 7.1).ops, &TTLFinal{States: settledStates, Detail: "stopped short"}, TTLBounds{Key: b.Key, Slack: b.Slack, Marker: time.Second}, 0)
+		kept := []replicas.Replica{settledStates[0], {Node: "n2", Error: "timeout"}}
+		r := TTL(base().get("", 7, 7.1).ops, &TTLFinal{States: kept, Detail: "stopped short"}, TTLBounds{Key: b.Key, Slack: b.Slack, Marker: time.Second}, 0)
 		if r.Verdict != checker.Unknown || r.Counts["unobserved"] != 1 {
+			t.Fatalf("%s %v", r.Verdict, r.Counts)
+		}
+	})
+	t.Run("an observer short of the end, on an emptied bucket, saw all there was", func(t *testing.T) {
+		f := base().get("", 7, 7.1).marker(2).create("b", 3, 7.2, 7.3, history.OK)
+		r := TTL(f.ops, &TTLFinal{States: settledStates, Detail: "stopped short", Missing: []uint64{4}}, TTLBounds{Key: b.Key, Slack: b.Slack, Marker: time.Second}, 0)
+		if r.Verdict != checker.Valid || r.Counts["expiries_seen"] != 1 {
 			t.Fatalf("%s %v", r.Verdict, r.Counts)
 		}
 	})

@@ -24,7 +24,8 @@ const TTLFile = "ttl.json"
 // plus the key TTL, the marker TTL and the slack); States are every
 // server's /jsz state of its stream then, read again while they differ or
 // hold anything; Observed says the observer read the stream to its last
-// sequence (Detail: why not).
+// sequence (Detail: why not). An observer short of it that finds the
+// bucket emptied has seen all there was: Missing names the rest.
 type TTLFinal struct {
 	Settled  int64              `json:"settled"`
 	States   []replicas.Replica `json:"states"`
