@@ -157,7 +157,19 @@ func TTL(ops []history.Op, final *TTLFinal, b TTLBounds, max int) checker.Result
 				r.Unsure("replicas_unread", why, nil)
 			} else {
 				r.Flag("replica_kept_expired", func() checker.Anomaly {
-					return checker.Anomaly{Description: fmt.Sprintf("after every TTL had passed (%s), %s", time.Unix(0, final.Settled).UTC().Format("15:04:05.000"), why)}
+					a := checker.Anomaly{Description: fmt.Sprintf("after every TTL had passed (%s), %s", time.Unix(0, final.Settled).UTC().Format("15:04:05.000"), why)}
+					nodes := make([]string, 0, len(final.Held))
+					for node := range final.Held {
+						nodes = append(nodes, node)
+					}
+					sort.Strings(nodes)
+					for _, node := range nodes {
+						for _, e := range final.Held[node] {
+							e.Value = node + " holds " + e.Value
+							a.Entries = append(a.Entries, e)
+						}
+					}
+					return a
 				})
 			}
 		}

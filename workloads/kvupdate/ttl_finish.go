@@ -3,6 +3,7 @@ package kvupdate
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -36,6 +37,9 @@ type TTLFinal struct {
 	// (gone before it got there, or lost to a fault): an expiry whose
 	// marker could be one of them is not judged.
 	Missing []uint64 `json:"missing,omitempty"`
+	// Held is, when a server still held messages once the TTLs had
+	// passed, what each such server held, read from its own copy.
+	Held map[string][]history.Entry `json:"held,omitempty"`
 }
 
 // observe reads the TTL bucket's stream as it is written, recording every
@@ -176,7 +180,35 @@ func (t *ttlKeys) finish(ctx context.Context, dir string, phase func(string)) er
 			break
 		}
 	}
+	if ttlSettled(f.States) != "" {
+		f.Held = t.held(ctx)
+	}
 	return atomicfile.WriteJSON(filepath.Join(dir, TTLFile), f)
+}
+
+// held reads every server's own copy of the TTL bucket: the messages a
+// server still holds once every TTL passed, each with its key, value or
+// marker, stored time and Nats-TTL.
+func (t *ttlKeys) held(ctx context.Context) map[string][]history.Entry {
+	rd := replicaread.Reader{JS: t.js, Nodes: t.conns.Nodes, Stream: "KV_" + t.o.ttlBucket(), Entry: func(m jetstream.Msg, seq uint64) history.Entry {
+		v := string(m.Data())
+		if r := m.Headers().Get(markerReason); r != "" {
+			v = "a marker, " + r
+		}
+		stored := ""
+		if md, err := m.Metadata(); err == nil {
+			stored = md.Timestamp.UTC().Format("15:04:05.000")
+		}
+		return history.Entry{Seq: seq, Key: keyOf(m.Subject(), t.o.ttlBucket()),
+			Value: fmt.Sprintf("%s, stored %s, Nats-TTL %s", v, stored, m.Headers().Get("Nats-TTL"))}
+	}}
+	out := map[string][]history.Entry{}
+	for _, rp := range rd.Read(ctx) {
+		if len(rp.Entries) > 0 {
+			out[rp.Node] = rp.Entries
+		}
+	}
+	return out
 }
 
 // close closes the TTL keys' connections.
