@@ -86,6 +86,12 @@ func once(b *checker.Builder, in Input, c CreateAt, fs []Firing) {
 	if c.H.Outcome != history.OK {
 		return // stored when, if at all, is not known: no bound
 	}
+	if in.Bounds.Fire <= 0 {
+		if len(fs) == 0 {
+			b.Unsure("unbounded", "the cell's bounds were not stored (no "+SettingsFile+"), so a schedule not seen fired cannot be called late or lost", nil)
+		}
+		return
+	}
 	due := max(c.At, c.WallComplete)
 	limit, why := in.bound(due)
 	if in.inWindow(c.At) {

@@ -110,6 +110,10 @@ func repeat(b *checker.Builder, in Input, c CreateAt, fs []Firing, stop int64) {
 // missed flags a firing (nil: the schedule's stop) later than the bound
 // of a firing due at due: a period went by without one.
 func missed(b *checker.Builder, in Input, c CreateAt, due, at int64, f *Firing) {
+	if in.Bounds.Fire <= 0 {
+		b.Unsure("unbounded", "the cell's bounds were not stored (no "+SettingsFile+"), so a gap cannot be called a missed period", nil)
+		return
+	}
 	limit, why := in.bound(due)
 	if in.inWindow(due) {
 		b.Counts["due_in_fault"]++

@@ -89,6 +89,17 @@ func TestOnce(t *testing.T) {
 			t.Errorf("counts %v: want a and b at the edges of 9-12, none inside", r.Counts)
 		}
 	})
+	t.Run("no stored bounds", func(t *testing.T) {
+		in := input([]CreateAt{oneShot("a", 10, 7, ok), oneShot("b", 10, 7, ok)}, []Firing{fired("a", 2, 99, NextPurge)}, 120)
+		in.Bounds = Bounds{}
+		r := Once(in, 0)
+		if r.Verdict != checker.Unknown || r.Counts["unbounded"] != 1 || r.Counts["late"]+r.Counts["never_fired"] != 0 {
+			t.Fatalf("%s %v: without bounds nothing is late or lost", r.Verdict, r.Counts)
+		}
+		if r := Repeat(in, 0); r.Verdict != checker.Valid {
+			t.Fatalf("no repeating schedule: %s %v", r.Verdict, r.Counts)
+		}
+	})
 	t.Run("incomplete read-back", func(t *testing.T) {
 		in := input([]CreateAt{oneShot("a", 10, 7, ok)}, nil, 30)
 		in.Final.Complete, in.Final.Detail = false, "read back: not done within 1m0s"

@@ -123,12 +123,18 @@ func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
 		i.create(ctx, ns+k, i.js, i.admin, Schedule{Subject: i.o.ScheduleSubject(id), Target: i.o.TargetSubject(id), Kind: KindEvery,
 			Every: i.o.Every, Body: id})
 	}
-	var wg sync.WaitGroup
+	// Every scheduler connects before any starts: a connect that fails
+	// leaves no scheduler running past Run.
+	scheds := make([]*nats.Conn, ns)
 	for c := range ns {
 		cn, err := i.conns.Connect(c, fmt.Sprintf("schedule-scheduler-%d", c))
 		if err != nil {
 			return err
 		}
+		scheds[c] = cn
+	}
+	var wg sync.WaitGroup
+	for c, cn := range scheds {
 		js, _ := jetstream.New(cn)
 		wg.Go(func() {
 			for n := 0; ctx.Err() == nil; n++ {
