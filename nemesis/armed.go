@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/watch"
 )
 
 // armedStream is the first seeded stream of the triggered windows: armed
@@ -34,9 +36,9 @@ func (s Schedule) runArmed(ctx context.Context, env *Env, k int, t Triggered, no
 			}
 			return
 		}
-		if t.Trigger.Delay > 0 && !sleep(ctx, t.Trigger.Delay) {
+		if wait := t.wait(e, now()); wait > 0 && !sleep(ctx, wait) {
 			record(Window{Fault: t.Name(), Trigger: t.Trigger.String(), Event: &e, Start: now(), End: now(),
-				Detail: fmt.Sprintf("not injected: the run ended within the %s delay after %s", t.Trigger.Delay, e.String())})
+				Detail: fmt.Sprintf("not injected: the run ended within the %s wait after %s", wait, e.String())})
 			return
 		}
 		wenv := *env
@@ -44,11 +46,32 @@ func (s Schedule) runArmed(ctx context.Context, env *Env, k int, t Triggered, no
 		wenv.event = &e
 		w := s.window(ctx, &wenv, t, now)
 		w.Trigger, w.Event = t.Trigger.String(), &e
-		w.Detail = "fired by " + e.String() + "; " + w.Detail
+		w.Detail = "fired by " + e.String() + aimedAt(e, w.Start) + "; " + w.Detail
 		record(w)
 		if !sleep(ctx, s.Interval) {
 			return
 		}
 		mark = env.Watch.Mark()
 	}
+}
+
+// wait is how long after now the fault goes in: the trigger's delay after
+// its event, or for a due time its delay from that time (negative: before).
+func (t Triggered) wait(e watch.Event, now time.Duration) time.Duration {
+	if t.Trigger.Kind == watch.Due {
+		return e.Due + t.Trigger.Delay - now
+	}
+	return t.Trigger.Delay
+}
+
+// aimedAt says where a fault fired by a due time began against that time,
+// so the report shows it landed on purpose: " (injected 0.98s before it)".
+func aimedAt(e watch.Event, start time.Duration) string {
+	if e.Kind != watch.Due {
+		return ""
+	}
+	if d := e.Due - start; d >= 0 {
+		return fmt.Sprintf(" (injected %.3fs before it)", d.Seconds())
+	}
+	return fmt.Sprintf(" (injected %.3fs after it)", (start - e.Due).Seconds())
 }

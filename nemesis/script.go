@@ -53,6 +53,16 @@ func (s *Script) Inject(ctx context.Context, f Fault) (*Held, error) {
 	return h, nil
 }
 
+// Due announces that something the workload promised falls due at at (a
+// TTL key's expiry, a schedule's time), so that faults aimed at due times
+// (kill@due, partition-leader@due-1s) land on it. Without such a fault no
+// watcher runs, and it does nothing.
+func (s *Script) Due(at time.Time, what string) {
+	if s != nil && s.Env != nil && s.Env.Watch != nil {
+		s.Env.Watch.Announce(at, what)
+	}
+}
+
 // Targets are the nodes the fault hit.
 func (h *Held) Targets() []string { return h.w.Targets }
 

@@ -13,7 +13,9 @@ import (
 )
 
 // Trigger is the event a triggered fault waits for, and how long after it
-// the fault is injected.
+// the fault is injected. For a due time (watch.Due) the delay counts from
+// the due time itself and may be negative: due-1s injects a second before
+// it, so the fault is in effect when the promise falls due.
 type Trigger struct {
 	Kind    watch.Kind
 	Pattern *regexp.Regexp // Kind watch.Log: the line to wait for
@@ -27,8 +29,11 @@ func (t Trigger) String() string {
 	if t.Kind == watch.Log {
 		s = "log:/" + t.Pattern.String() + "/"
 	}
-	if t.Delay > 0 {
+	switch {
+	case t.Delay > 0:
 		s += "+" + t.Delay.String()
+	case t.Delay < 0:
+		s += "-" + (-t.Delay).String()
 	}
 	return s
 }
@@ -107,10 +112,16 @@ func parseTrigger(s string) (Trigger, error) {
 			return t, fmt.Errorf("trigger %q: %v", s, err)
 		}
 		t.Kind, t.Pattern, rest = watch.Log, p, re[end+1:]
+	} else if before, ok := strings.CutPrefix(s, string(watch.Due)+"-"); ok {
+		d, err := time.ParseDuration(before)
+		if err != nil || d <= 0 {
+			return t, fmt.Errorf("trigger %q: before a due time comes -DELAY, a duration such as -500ms", s)
+		}
+		return Trigger{Kind: watch.Due, Delay: -d}, nil
 	} else {
 		kind, delay, _ := strings.Cut(s, "+")
 		if !slices.Contains(watch.Kinds, watch.Kind(kind)) {
-			return t, fmt.Errorf("trigger %q: want an event (%s) or log:/REGEXP/, with an optional +DELAY", s, kindList())
+			return t, fmt.Errorf("trigger %q: want an event (%s) or log:/REGEXP/, with an optional +DELAY (due also -DELAY)", s, kindList())
 		}
 		t.Kind, rest = watch.Kind(kind), ""
 		if delay != "" {
@@ -126,6 +137,29 @@ func parseTrigger(s string) (Trigger, error) {
 	}
 	t.Delay = d
 	return t, nil
+}
+
+// DueLead is how far ahead of a due time the watcher must announce it
+// (watch.Options.DueLead): the earliest any due trigger injects.
+func DueLead(faults []Fault) time.Duration {
+	var lead time.Duration
+	for _, f := range faults {
+		if t, ok := f.(Triggered); ok && t.Trigger.Kind == watch.Due {
+			lead = max(lead, -t.Trigger.Delay)
+		}
+	}
+	return lead
+}
+
+// AimsAtDue says whether a fault waits for a due time, which only a
+// workload that announces them can give.
+func AimsAtDue(faults []Fault) bool {
+	for _, f := range faults {
+		if t, ok := f.(Triggered); ok && t.Trigger.Kind == watch.Due {
+			return true
+		}
+	}
+	return false
 }
 
 func kindList() string {

@@ -28,6 +28,12 @@ func TestParseTriggersAndRoles(t *testing.T) {
 		{list: "kill@earthquake", err: "want an event"},
 		{list: "kill@leader-change+soon", err: "+DELAY"},
 		{list: "kill@leader-change+-1s", err: "+DELAY"},
+		{list: "kill@due", names: []string{"kill@due"}},
+		{list: "kill:leader@due-1s", names: []string{"kill:leader@due-1s"}},
+		{list: "partition-leader@due+500ms", names: []string{"partition-leader@due+500ms"}},
+		{list: "kill@due-0s", err: "-DELAY"},
+		{list: "kill@due-soon", err: "-DELAY"},
+		{list: "kill@leader-change-1s", err: "want an event"},
 		{list: "kill@log:/unclosed", err: "log:/REGEXP/"},
 		{list: "kill@log:/(/", err: "missing closing )"},
 		{list: "partition-halves:leader", err: "only faults that hit one node take a role"},
@@ -59,7 +65,7 @@ func TestParseTriggersAndRoles(t *testing.T) {
 
 // armedRun runs list on a fake cluster of 3 with a watcher, calls during
 // while it runs, and returns the windows once stop says so.
-func armedRun(t *testing.T, list string, during func(f *fake), hold time.Duration) []Window {
+func armedRun(t *testing.T, list string, during func(f *fake, w *watch.Watcher), hold time.Duration) []Window {
 	t.Helper()
 	faults, err := Parse(list)
 	if err != nil {
@@ -74,11 +80,11 @@ func armedRun(t *testing.T, list string, during func(f *fake), hold time.Duratio
 	ctx, cancel := context.WithTimeout(context.Background(), hold)
 	defer cancel()
 	env.Watch = watch.Start(ctx, watch.Options{Cluster: f, Stream: fakeStream, Every: 10 * time.Millisecond,
-		Since: func(t time.Time) time.Duration { return t.Sub(rec.Start()) }})
+		Since: func(t time.Time) time.Duration { return t.Sub(rec.Start()) }, DueLead: DueLead(faults)})
 	if err := env.Watch.Ready(ctx); err != nil {
 		t.Fatal(err)
 	}
-	go during(f)
+	go during(f, env.Watch)
 	return Schedule{Faults: faults, Interval: 50 * time.Millisecond, Seed: 1}.Run(ctx, env, rec)
 }
 
@@ -86,7 +92,7 @@ func armedRun(t *testing.T, list string, during func(f *fake), hold time.Duratio
 // which is the window's target; the window keeps the event and when the
 // kill took effect, after the event.
 func TestTriggeredFires(t *testing.T) {
-	ws := armedRun(t, "kill:new-leader@leader-change", func(f *fake) {
+	ws := armedRun(t, "kill:new-leader@leader-change", func(f *fake, _ *watch.Watcher) {
 		time.Sleep(100 * time.Millisecond)
 		f.mu.Lock()
 		f.leader = 2
@@ -109,10 +115,48 @@ func TestTriggeredFires(t *testing.T) {
 	}
 }
 
+// TestDueTriggerLandsBeforeTheDueTime: a fault aimed 150ms before a due
+// time the workload announced goes in then, so it is in effect when the
+// time comes, and says where it landed; a second promise due at the same
+// instant is the same event, and the lead is the earliest trigger's.
+func TestDueTriggerLandsBeforeTheDueTime(t *testing.T) {
+	var due time.Time
+	ws := armedRun(t, "kill@due-150ms", func(_ *fake, w *watch.Watcher) {
+		due = time.Now().Add(400 * time.Millisecond).Truncate(time.Millisecond)
+		w.Announce(due, "expiry of t0")
+		w.Announce(due, "expiry of t1")
+		w.Announce(time.Now().Add(-time.Second), "already past")
+	}, time.Second)
+	if len(ws) == 0 {
+		t.Fatal("no window")
+	}
+	w := ws[0]
+	switch {
+	case w.Event == nil || w.Event.Kind != watch.Due || w.Event.Line != "expiry of t0" || w.Trigger != "due-150ms":
+		t.Fatalf("window %+v: want one fired by t0's due time", w)
+	case !w.Injected || w.Start > w.Event.Due || w.Event.Due-w.Start > 250*time.Millisecond:
+		t.Fatalf("window began at %s, due at %s: want it in effect from about 150ms before", w.Start, w.Event.Due)
+	case !strings.Contains(w.Detail, "before it)") || !strings.Contains(w.Detail, "announced by the workload"):
+		t.Fatalf("detail %q: want where it landed against the due time", w.Detail)
+	}
+	if lead := DueLead(mustParse(t, "kill@due-1s,stepdown@due+2s,restart@due-300ms")); lead != time.Second {
+		t.Fatalf("lead %s, want the earliest injection's 1s", lead)
+	}
+}
+
+func mustParse(t *testing.T, list string) []Fault {
+	t.Helper()
+	fs, err := Parse(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
 // TestTriggerNeverFires: a trigger whose event never comes is one window,
 // not injected, that says so.
 func TestTriggerNeverFires(t *testing.T) {
-	ws := armedRun(t, "kill@snapshot", func(*fake) {}, 300*time.Millisecond)
+	ws := armedRun(t, "kill@snapshot", func(*fake, *watch.Watcher) {}, 300*time.Millisecond)
 	if len(ws) != 1 || ws[0].Injected || ws[0].Event != nil || !strings.Contains(ws[0].Detail, "never fired: no snapshot event") {
 		t.Fatalf("%+v, want one window saying the trigger never fired", ws)
 	}
@@ -121,7 +165,7 @@ func TestTriggerNeverFires(t *testing.T) {
 // TestRoleNobody: a role that names nobody now injects nothing and says
 // why.
 func TestRoleNobody(t *testing.T) {
-	ws := armedRun(t, "kill:catching-up", func(*fake) {}, 200*time.Millisecond)
+	ws := armedRun(t, "kill:catching-up", func(*fake, *watch.Watcher) {}, 200*time.Millisecond)
 	if len(ws) == 0 || ws[0].Injected || !strings.Contains(ws[0].Detail, "no replica is catching up now") {
 		t.Fatalf("%+v, want a window not injected: nobody catches up", ws)
 	}

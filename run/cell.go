@@ -219,7 +219,7 @@ func (cr *cellRun) watchCluster(ctx context.Context, env *nemesis.Env) func() {
 	wctx, cancel := context.WithCancel(ctx)
 	start := cr.rec.Start()
 	w := watch.Start(wctx, watch.Options{Cluster: cr.c, Stream: cr.stream, Patterns: nemesis.LogPatterns(cr.faults),
-		Since: func(t time.Time) time.Duration { return t.Sub(start) }})
+		Since: func(t time.Time) time.Duration { return t.Sub(start) }, DueLead: nemesis.DueLead(cr.faults)})
 	env.Watch = w
 	// Roles read the state the first poll sets; a run that cannot poll
 	// still runs, its roles saying they name nobody.

@@ -46,11 +46,15 @@ const (
 	Restart Kind = "restart"
 	// Log: Node logged Line, which matched one of Options.Patterns.
 	Log Kind = "log"
+	// Due: something the workload promised falls due on the clock at Due
+	// (a TTL key's expiry, a schedule's time), as the workload announced it
+	// (Announce). The event comes Options.DueLead before that time.
+	Due Kind = "due"
 )
 
 // Kinds lists the kinds a trigger can name, for help and errors (Log is
 // named by its pattern: log:/regexp/).
-var Kinds = []Kind{LeaderChange, MetaLeaderChange, CatchupStart, CatchupEnd, Snapshot, Restart}
+var Kinds = []Kind{LeaderChange, MetaLeaderChange, CatchupStart, CatchupEnd, Snapshot, Restart, Due}
 
 // Event is one change, as the watcher saw it.
 type Event struct {
@@ -62,10 +66,12 @@ type Event struct {
 	Node string        `json:"node,omitempty"`
 	From string        `json:"from,omitempty"` // LeaderChange, MetaLeaderChange: the leader before
 	Lag  uint64        `json:"lag,omitempty"`  // CatchupStart: raft entries behind
+	// Due: when the announced promise falls due, on the same clock as At.
+	Due time.Duration `json:"due_ns,omitempty"`
 	// Pattern and Line: Log events, and events read from a log line.
 	Pattern string `json:"pattern,omitempty"`
 	Line    string `json:"line,omitempty"`
-	// Source is "poll" or "log".
+	// Source is "poll", "log", or "workload" for a Due event it announced.
 	Source string `json:"source"`
 }
 
@@ -86,6 +92,10 @@ type Options struct {
 	Patterns []*regexp.Regexp
 	// Since maps a wall-clock time to the history's clock (At).
 	Since func(time.Time) time.Duration
+	// DueLead is how long before an announced due time its Due event
+	// comes: a trigger that injects before the due time (due-1s) needs
+	// the event that much ahead.
+	DueLead time.Duration
 }
 
 const (
@@ -106,6 +116,8 @@ type Watcher struct {
 	// baselined: the first poll has set the state.
 	baselined bool
 	done      chan struct{}
+	ctx       context.Context
+	dues      map[time.Duration]bool // due times announced, so one instant is one event
 }
 
 // Start begins watching; it stops when ctx is done (Wait waits for that).
@@ -120,7 +132,8 @@ func Start(ctx context.Context, opts Options) *Watcher {
 		t0 := time.Now()
 		opts.Since = func(t time.Time) time.Duration { return t.Sub(t0) }
 	}
-	w := &Watcher{opts: opts, changed: make(chan struct{}), notes: map[string]string{}, done: make(chan struct{})}
+	w := &Watcher{opts: opts, changed: make(chan struct{}), notes: map[string]string{}, done: make(chan struct{}),
+		ctx: ctx, dues: map[time.Duration]bool{}}
 	var wg sync.WaitGroup
 	wg.Go(func() { w.poll(ctx) })
 	if f, ok := opts.Cluster.(cluster.LogFollower); ok {
@@ -279,6 +292,9 @@ func (e Event) String() string {
 	}
 	if e.Kind == Log {
 		s = fmt.Sprintf("log line of %s matching /%s/", e.Node, e.Pattern)
+	}
+	if e.Kind == Due {
+		return fmt.Sprintf("due time %.3fs (%s), announced by the workload", e.Due.Seconds(), e.Line)
 	}
 	return fmt.Sprintf("%s at %.3fs, seen by %s", s, e.At.Seconds(), e.Source)
 }

@@ -197,3 +197,45 @@ func TestWatcherLogs(t *testing.T) {
 		t.Fatalf("state %+v", st)
 	}
 }
+
+// TestAnnouncedDueTimes: a due time the workload announced comes as one
+// Due event DueLead ahead of it, however many promises share the instant;
+// a time already past, or announced after the watcher stopped, comes never.
+func TestAnnouncedDueTimes(t *testing.T) {
+	_, c := startFakes(t, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	t0 := time.Now()
+	since := func(t time.Time) time.Duration { return t.Sub(t0) }
+	w := Start(ctx, Options{Cluster: c, Stream: "S", Every: 10 * time.Millisecond, Since: since, DueLead: 100 * time.Millisecond})
+	if err := w.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	due := time.Now().Add(300 * time.Millisecond)
+	w.Announce(due, "a")
+	w.Announce(due, "b")
+	w.Announce(time.Now().Add(-time.Millisecond), "past")
+	e, _, err := w.Next(ctx, 0, isKind(Due))
+	switch {
+	case err != nil || e.Line != "a" || e.Source != "workload":
+		t.Fatalf("event %+v %v: want a's due time", e, err)
+	case e.Due != since(due).Truncate(time.Millisecond):
+		t.Fatalf("due %s, want %s", e.Due, since(due))
+	case e.At > e.Due || e.Due-e.At > 200*time.Millisecond:
+		t.Fatalf("event at %s for a due time %s: want it about 100ms ahead", e.At, e.Due)
+	}
+	time.Sleep(400 * time.Millisecond)
+	cancel()
+	w.Wait()
+	w.Announce(time.Now().Add(10*time.Millisecond), "after the end")
+	time.Sleep(50 * time.Millisecond)
+	n := 0
+	for _, e := range w.Events() {
+		if e.Kind == Due {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d due events, want 1: one instant is one event, past and late ones none", n)
+	}
+}

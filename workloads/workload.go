@@ -109,6 +109,12 @@ type Plan struct {
 	// that reads nothing through it runs with it off, and --direct-get on
 	// or both is refused.
 	ReadsDirectGet bool
+	// Dues names what falls due on the clock in the cell ("TTL
+	// expiries"), which the workload announces through the Script
+	// (Script.Due) so that faults can be aimed at those instants
+	// (kill@due-1s). Empty: nothing, and a fault aimed at due times is
+	// refused.
+	Dues string
 	// Since is the first nats-server release with what the workload
 	// uses (v2.12.0), and Feature names it; a run on an older
 	// --server-version is refused before anything starts. Empty: any.

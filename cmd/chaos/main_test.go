@@ -107,6 +107,8 @@ func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
 		{[]string{"run", "--workload", "schedule", "--schedule-period", "0s"}, "--schedule-period 0s is below the server's minimum of 1s"},
 		{[]string{"run", "--workload", "schedule", "--schedule-period", "1500ms"}, "--schedule-period 1.5s is not whole seconds"},
 		{[]string{"run", "--workload", "schedule", "--fire-ahead", "500ms"}, "--fire-ahead 500ms is below 1s"},
+		{[]string{"run", "--nemesis", "kill@due-1s"}, "--nemesis kill@due-1s: --workload kv-update has nothing due on the clock to aim at here"},
+		{[]string{"run", "--nemesis", "kill@due-soon", "--key-ttl", "3s"}, "before a due time comes -DELAY"},
 		{[]string{"run", "--workload", "schedule", "--fire-bound", "0s"}, "--fire-bound must be positive"},
 		{[]string{"run", "--workload", "schedule", "--fire-grace", "1s"}, "--fire-grace 1s is below --fire-bound 5s"},
 		{[]string{"run", "--workload", "schedule", "--schedule-stream", "interest"}, `--schedule-stream "interest": want limits or workqueue`},

@@ -91,7 +91,7 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.StringArrayVar(&f.bins, "server-bin", nil, "a nats-server binary you built (static, for the docker runtime), run as a cell named by the commit it records; repeatable")
 	fl.StringVar(&f.commits, "commits", "", "with --bisect and one --server-source: the commits GOOD..BAD of that checkout to bisect (first parents), each built in a git worktree when probed")
 	fl.StringArrayVar(&f.nemeses, "nemesis", []string{"none"}, "faults the schedule picks from, one per window, comma-separated; a+b injects a and b together; "+
-		"FAULT:ROLE aims a one-node fault ("+roleNames()+"); FAULT@EVENT[+DELAY] fires it when the event comes ("+eventNames()+", log:/REGEXP/); "+
+		"FAULT:ROLE aims a one-node fault ("+roleNames()+"); FAULT@EVENT[+DELAY] fires it when the event comes ("+eventNames()+", log:/REGEXP/; due is a TTL's or a schedule's time, and due-DELAY injects before it); "+
 		"repeat the flag for more cells ("+strings.Join(nemesis.Names(), ", ")+")")
 	fl.DurationVar(&f.interval, "nemesis-interval", 10*time.Second, "how long each fault lasts, and the quiet gap between faults")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed for every random choice (0 picks one; it is printed and stored)")
@@ -235,6 +235,9 @@ func (f *runFlags) spec(cmd *cobra.Command) (record.Spec, error) {
 			return record.Spec{}, fmt.Errorf("--direct-get %s does not apply to --workload %s: it reads nothing through Direct Get (its cells run with it off)", f.directGet, f.workload)
 		}
 		s.DirectGet = []bool{false}
+	}
+	if err := refuseUnduly(f.workload, f.nemeses, settings, s.Cluster); err != nil {
+		return record.Spec{}, err
 	}
 	if err := run.SetSettings(&s, settings); err != nil {
 		return record.Spec{}, err

@@ -166,7 +166,7 @@ func (o Options) Plan(base cluster.Config) workloads.Plan {
 		{Name: "KV_" + b, Filter: "$KV." + b + ".>", Subject: "$KV." + b + ".chaos-preflight", Replicas: o.Replicas}}}
 	if o.KeyTTL > 0 {
 		t := o.withBucket().ttlBucket()
-		p.Since, p.Feature = "v2.11.0", "per-key TTLs (ADR-43, --key-ttl)"
+		p.Since, p.Feature, p.Dues = "v2.11.0", "per-key TTLs (ADR-43, --key-ttl)", "TTL keys' expiries"
 		p.Streams = append(p.Streams, workloads.Stream{Name: "KV_" + t, Filter: "$KV." + t + ".>", Subject: "$KV." + t + ".chaos-preflight", Replicas: o.Replicas})
 	}
 	return p
@@ -235,9 +235,9 @@ func (i *instance) Close() {
 	i.w.Close()
 }
 
-func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
+func (i *instance) Run(ctx context.Context, script *nemesis.Script) error {
 	if i.ttl != nil {
-		defer i.ttl.start(ctx)()
+		defer i.ttl.start(ctx, script)()
 	}
 	return i.w.Run(ctx, i.env.History)
 }

@@ -14,6 +14,7 @@ import (
 	jsclient "github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 )
 
 // The TTL keys' ops in history.jsonl (--key-ttl), each with its payload in
@@ -70,6 +71,9 @@ type ttlKeys struct {
 	got   map[uint64]bool // every sequence observed, either way
 	stop  context.CancelFunc
 	done  chan struct{}
+	// script hears each value's expiry, so faults aimed at due times
+	// (kill@due) land on them.
+	script *nemesis.Script
 }
 
 // setupTTL creates the TTL bucket: per-message TTLs allowed, limit
@@ -123,7 +127,8 @@ func (o Options) ttlClientBase() int { return o.Clients + 1000 }
 
 // start runs the observer until finish, and one client per TTL key
 // until ctx is done; wait returns when the clients are.
-func (t *ttlKeys) start(ctx context.Context) (wait func()) {
+func (t *ttlKeys) start(ctx context.Context, script *nemesis.Script) (wait func()) {
+	t.script = script
 	octx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	t.stop, t.done = stop, make(chan struct{})
 	go func() {
@@ -162,6 +167,9 @@ func (t *ttlKeys) loop(ctx context.Context, js jetstream.JetStream, nc *nats.Con
 		t.record(ctx, OpTTLCreate, id, nc, TTLOp{Key: key, Value: v}, func(ctx context.Context, op *TTLOp) error {
 			rev, err := kv.Create(ctx, key, []byte(v), jetstream.KeyTTL(t.o.KeyTTL))
 			op.Rev = rev
+			if err == nil {
+				t.script.Due(time.Now().Add(t.o.KeyTTL), fmt.Sprintf("expiry of %s=%s", key, v))
+			}
 			return err
 		})
 		for ctx.Err() == nil {

@@ -86,6 +86,9 @@ func (i *instance) saw(f Firing, node string) {
 	if dup {
 		return
 	}
+	if next, ok := f.NextTime(); ok {
+		i.script.Due(time.Unix(0, next), "repeating "+f.Scheduler)
+	}
 	op := history.Op{Type: OpSeen, Client: i.consumerClient(), Node: node, Key: f.Scheduler, Outcome: history.OK, Invoke: now, Complete: now}
 	op.Data, _ = json.Marshal(f)
 	h.Add(op)

@@ -53,6 +53,9 @@ type instance struct {
 	seen    map[uint64]bool  // target sequences the live consumer read
 	lastDue int64
 	repeats []string // the repeating schedules' subjects
+
+	// script hears every due time, so faults aimed at them land (@due).
+	script *nemesis.Script
 }
 
 // setup creates the streams, asked again while the answer is transient.
@@ -103,7 +106,8 @@ func (o Options) streams() []jetstream.StreamConfig {
 // schedules, and drives the one-shot schedulers (clients 0 to C-1) until
 // ctx is done. The consumer and the repeating schedules go on into
 // Finish.
-func (i *instance) Run(ctx context.Context, _ *nemesis.Script) error {
+func (i *instance) Run(ctx context.Context, script *nemesis.Script) error {
+	i.script = script
 	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	i.watchStop, i.watchDone = stop, make(chan struct{})
 	nc, err := i.conns.Connect(len(i.nodes)-1, "schedule-consumer")
@@ -167,6 +171,11 @@ func (i *instance) create(ctx context.Context, clientID int, js jetstream.JetStr
 		opts = append(opts, jetstream.WithScheduleAt(time.Unix(0, s.At)))
 	} else {
 		opts = append(opts, jetstream.WithScheduleEvery(s.Every))
+	}
+	if s.Kind == KindAt {
+		i.script.Due(time.Unix(0, s.At), "one-shot "+s.Subject)
+	} else {
+		i.script.Due(time.Now().Add(s.Every), "repeating "+s.Subject)
 	}
 	op := history.Op{Type: OpCreate, Client: clientID, Node: nc.ConnectedServerName(), Key: s.Subject}
 	op.Invoke, s.WallInvoke = h.Now(), time.Now().UnixNano()

@@ -108,7 +108,7 @@ func (o Options) Validate(nodes int) error {
 // work-queue cell the stream sourcing its targets. Repeating schedules
 // need 2.14, one-shots 2.12.
 func (o Options) Plan(base cluster.Config) workloads.Plan {
-	p := workloads.Plan{Cluster: base, Timed: true, Since: SinceAt, Feature: "message schedules (ADR-51, @at)",
+	p := workloads.Plan{Cluster: base, Timed: true, Since: SinceAt, Feature: "message schedules (ADR-51, @at)", Dues: "schedules' due times",
 		Streams: []workloads.Stream{{Name: o.Stream, Filter: o.Stream + ".>", Subject: o.Stream + ".chaos-preflight", Replicas: o.Replicas}}}
 	if o.Repeating > 0 {
 		p.Since, p.Feature = SinceEvery, "repeating message schedules (ADR-51, @every)"
