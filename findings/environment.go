@@ -138,6 +138,9 @@ func (c *cell) writeReproduce(b *strings.Builder, s section) {
 	if c.run.Command != "" {
 		fmt.Fprintf(b, "With jetstream-chaos (`github.com/jetstream-chaos/jetstream-chaos`; needs Go and Docker, and builds nats-server itself), from its checkout, where `chaos` is `go run ./cmd/chaos`:\n\n```sh\n%s\n```\n\n", c.run.Command)
 		fmt.Fprintf(b, "This reruns the whole run (this finding is its cell `%s`) with the same seed, so the same fault schedule; the timing is not the same, so an intermittent anomaly may take more than one run.\n\n", c.res.Name)
+		if test := GoTest(s.f.Class, c.run.Command); test != "" {
+			fmt.Fprintf(b, "As a go test that fails while it shows (package `github.com/jetstream-chaos/jetstream-chaos/chaostest`; `CHAOS_ARGS=\"--server-source DIR\"` runs it on your own nats-server checkout):\n\n```go\n%s```\n\n", test)
+		}
 	} else {
 		b.WriteString("The run's command was not recorded (no run.json next to the cell).\n\n")
 	}

@@ -57,7 +57,7 @@ longer fails in --min-rate of --runs (nothing to shrink), 3 usage error,
 			if err != nil {
 				return usageErr("%s: %v", dir, err)
 			}
-			flags, err := shrink.ArgsOf(res.Command)
+			flags, err := record.ArgsOf(res.Command)
 			if err != nil {
 				return usageErr("%s: %v", dir, err)
 			}
@@ -79,6 +79,9 @@ longer fails in --min-rate of --runs (nothing to shrink), 3 usage error,
 				return harnessErr(err)
 			}
 			fmt.Fprintf(out, "\n%s\n", shrinkWords(s))
+			if s.Smallest.Rate >= minRate && class != "" {
+				fmt.Fprintf(out, "as a go test (package chaostest), failing while it shows:\n\n%s\n", findings.GoTestOf(class, s.Smallest.Args))
+			}
 			switch {
 			case ctx.Err() != nil:
 				return &exitError{code: record.ExitInterrupted}
@@ -161,5 +164,8 @@ func writeShrink(dir string, s shrink.Result) error {
 		return err
 	}
 	md := "# Shrink\n\n```\n" + shrinkWords(s) + "```\n"
+	if s.Class != "" && s.Smallest.Rate > 0 {
+		md += "\nAs a go test (package chaostest), failing while it shows:\n\n```go\n" + findings.GoTestOf(s.Class, s.Smallest.Args) + "```\n"
+	}
 	return atomicfile.Write(filepath.Join(dir, "shrink.md"), []byte(md))
 }
