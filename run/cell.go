@@ -118,7 +118,7 @@ func (cr *cellRun) start(ctx context.Context, cell record.Cell, dir string) erro
 	cfg = cr.plan.Cluster
 	cfg.PowerLossStore = cfg.PowerLossStore || nemesis.NeedsPowerLossStore(cr.faults) // the FUSE store power-loss faults act on
 	cr.res.Cluster = cfg
-	cr.prog = newProgress(r.out, cell.Name, r.spec.TimeLimit)
+	cr.prog = newProgress(r.out, cell.Name, r.spec.TimeLimit, r.dir)
 	t := time.Now()
 	cr.prog.setPhase("starting cluster")
 	if cr.c, err = r.rt.Start(ctx, cfg); err != nil {

@@ -49,7 +49,7 @@ func TestLiveOpsCountTheHistory(t *testing.T) {
 	}
 	var out bytes.Buffer
 	p := &progress{out: &out, cell: "c", phase: "workload", start: time.Now()}
-	p.print(c, 12)
+	p.print(c, 12, true)
 	want := "[c] workload 0s  200 ops  12 ops/s  errors 100 (timeout 50, wrong_last_seq 50)"
 	if got := strings.TrimSpace(out.String()); got != want {
 		t.Errorf("live line\n%q, want\n%q", got, want)

@@ -17,12 +17,14 @@ import (
 // the fault in effect, elapsed of total. On a terminal it rewrites the
 // line; elsewhere (CI logs) it prints a line every few seconds. Workloads
 // never print: they set phases and log through logf, and the line counts
-// the ops the history records.
+// the ops the history records. The same line, the phase and the fault
+// windows so far go to the run's live.json every second (chaos serve).
 type progress struct {
 	out   io.Writer
 	tty   bool
 	cell  string
 	total time.Duration
+	dir   string // the run folder, for live.json; "" writes none
 
 	mu     sync.Mutex
 	phase  string
@@ -33,6 +35,8 @@ type progress struct {
 	online workloads.LiveChecker
 	stop   chan struct{}
 	done   chan struct{}
+	line   string
+	wins   []record.LiveWindow
 }
 
 func isTerminal(f *os.File) bool {
@@ -40,13 +44,14 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-func newProgress(out *os.File, cell string, total time.Duration) *progress {
-	return &progress{out: out, tty: isTerminal(out), cell: cell, total: total}
+func newProgress(out *os.File, cell string, total time.Duration, dir string) *progress {
+	return &progress{out: out, tty: isTerminal(out), cell: cell, total: total, dir: dir}
 }
 
 func (p *progress) setPhase(phase string) {
 	p.mu.Lock()
-	p.phase = phase
+	p.phase, p.line = phase, ""
+	p.writeLive()
 	p.mu.Unlock()
 	if !p.tty {
 		fmt.Fprintf(p.out, "[%s] %s\n", p.cell, phase)
@@ -56,8 +61,34 @@ func (p *progress) setPhase(phase string) {
 // setFault is the nemesis' hook: the fault in effect, "" once healed.
 func (p *progress) setFault(fault string) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.elapsed()
+	if n := len(p.wins); n > 0 && p.wins[n-1].End == 0 {
+		p.wins[n-1].End = max(now, p.wins[n-1].Start+0.001) // a window lasts, if only a moment
+	}
+	if fault != "" {
+		p.wins = append(p.wins, record.LiveWindow{Fault: fault, Start: now})
+	}
 	p.fault = fault
-	p.mu.Unlock()
+	p.writeLive()
+}
+
+// elapsed is the seconds since the workload began (0 before it did).
+func (p *progress) elapsed() float64 {
+	if p.start.IsZero() {
+		return 0
+	}
+	return time.Since(p.start).Seconds()
+}
+
+// writeLive replaces live.json; p.mu is held. A write that fails costs
+// the live view only, never the run.
+func (p *progress) writeLive() {
+	if p.dir == "" {
+		return
+	}
+	_ = record.WriteLive(p.dir, record.Live{Cell: p.cell, Phase: p.phase, Line: p.line, Fault: p.fault,
+		Windows: p.wins, Elapsed: p.elapsed()})
 }
 
 // logf wraps a line printer so that a log line never lands in the middle
@@ -90,17 +121,19 @@ func (p *progress) track(stats func() record.OpCounts, timed bool) {
 	stop, done := make(chan struct{}), make(chan struct{})
 	p.stop, p.done = stop, done
 	p.mu.Unlock()
-	every := time.Second
+	// The line is made every second, for live.json; a log that is not a
+	// terminal prints every fifth.
+	printEvery := 1
 	if !p.tty {
-		every = 5 * time.Second
+		printEvery = 5
 	}
 	go func() {
 		defer close(done)
-		t := time.NewTicker(every)
+		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		var lastOps int
 		last := time.Now()
-		for {
+		for tick := 1; ; tick++ {
 			select {
 			case <-stop:
 				if p.tty {
@@ -108,16 +141,19 @@ func (p *progress) track(stats func() record.OpCounts, timed bool) {
 				}
 				return
 			case now := <-t.C:
+				if tick%printEvery != 0 && p.dir == "" {
+					continue
+				}
 				s := stats()
 				rate := float64(s.Total-lastOps) / now.Sub(last).Seconds()
 				lastOps, last = s.Total, now
-				p.print(s, rate)
+				p.print(s, rate, tick%printEvery == 0)
 			}
 		}
 	}()
 }
 
-func (p *progress) print(s record.OpCounts, rate float64) {
+func (p *progress) print(s record.OpCounts, rate float64, show bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	elapsed := time.Since(p.start).Truncate(time.Second).String()
@@ -133,6 +169,11 @@ func (p *progress) print(s record.OpCounts, rate float64) {
 	}
 	line := fmt.Sprintf("[%s] %s %s  %d ops  %.0f ops/s  errors %d%s%s",
 		p.cell, p.phase, elapsed, s.Total, rate, errorCount(s.ErrorsByKind), errorKinds(s.ErrorsByKind), fault)
+	p.line = line
+	p.writeLive()
+	if !show {
+		return
+	}
 	if p.tty {
 		fmt.Fprintf(p.out, "\r\033[K%s", line)
 	} else {

@@ -195,6 +195,7 @@ func Execute(ctx context.Context, spec record.Spec, rt cluster.Runtime, out *os.
 	if err := record.WriteResult(res); err != nil {
 		return res, err
 	}
+	_ = record.WriteLive(dir, record.Live{Phase: "done", Line: "verdict: " + string(res.Verdict), Done: true})
 	fmt.Fprintf(out, "\nverdict: %s (results in %s)\nrerun: %s\n", res.Verdict, dir, spec.Command)
 	return res, nil
 }
