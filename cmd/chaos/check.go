@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 func checkCmd() *cobra.Command {
 	var timeout time.Duration
+	var expect []string
 	cmd := &cobra.Command{
 		Use:   "check DIR",
 		Short: "Run the checkers again on a stored cell (a cell folder, or a run folder with cells)",
@@ -33,6 +35,11 @@ the same verdict as the run. Exit codes as for run.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			exps, err := checkExpects(args[0], expect)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			used := make([]bool, len(exps))
 			worst := record.Valid
 			for _, dir := range dirs {
 				if why := neverRan(dir); why != "" {
@@ -45,11 +52,22 @@ the same verdict as the run. Exit codes as for run.`,
 					return harnessErr(err)
 				}
 				v := record.VerdictOf(res)
-				fmt.Fprintf(cmd.OutOrStdout(), "\n== %s (%s): %s ==\n", dir, name, v)
-				for _, c := range res {
-					fmt.Fprintf(cmd.OutOrStdout(), "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
+				j := record.Judge(record.CellResult{Cell: record.Cell{Name: filepath.Base(dir)}, Checks: res, Verdict: v}, exps)
+				heading := string(v)
+				if j.Verdict != v {
+					heading += fmt.Sprintf(", %s under --expect", j.Verdict)
 				}
-				worst = record.Worse(worst, v)
+				fmt.Fprintf(cmd.OutOrStdout(), "\n== %s (%s): %s ==\n", dir, name, heading)
+				for _, c := range j.Checks {
+					fmt.Fprintf(cmd.OutOrStdout(), "  %-8s %-22s %s\n", c.Verdict, c.Name, c.Summary)
+					if c.Note != "" {
+						fmt.Fprintf(cmd.OutOrStdout(), "           %s\n", c.Note)
+					}
+				}
+				for i, e := range exps {
+					used[i] = used[i] || slices.Contains(j.Expected, e)
+				}
+				worst = record.Worse(worst, j.Verdict)
 			}
 			if across := run.RecheckRun(args[0], dirs); len(across) > 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), "\n== %s, across cells ==\n", args[0])
@@ -58,10 +76,17 @@ the same verdict as the run. Exit codes as for run.`,
 				}
 				worst = record.Worse(worst, record.VerdictOf(across))
 			}
+			for i, e := range exps {
+				if !used[i] {
+					fmt.Fprintf(cmd.OutOrStdout(), "\n--expect %s matched no cell checked\n", e)
+					worst = record.Worse(worst, record.Error)
+				}
+			}
 			return &exitError{code: worst.ExitCode()}
 		},
 	}
 	cmd.Flags().DurationVar(&timeout, "check-timeout", 60*time.Second, "time bound of the linearizability check per cell")
+	cmd.Flags().StringArrayVar(&expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (added to those the run recorded)")
 	return cmd
 }
 
@@ -93,6 +118,24 @@ func cellDirs(dir string) ([]string, error) {
 		return nil, fmt.Errorf("%s holds no history.jsonl (give a run or cell folder, e.g. store/latest)", dir)
 	}
 	return out, nil
+}
+
+// checkExpects are the known anomalies the run kept (its run.json's
+// --expect, when dir is a run folder or a cell in one) and those given,
+// so a check gives the verdict the run gave.
+func checkExpects(dir string, given []string) ([]record.Expectation, error) {
+	var spec struct {
+		Expect []string `json:"expect"`
+	}
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		if b, err := os.ReadFile(filepath.Join(d, record.SpecFile)); err == nil {
+			if err := json.Unmarshal(b, &spec); err != nil {
+				return nil, fmt.Errorf("%s: %v", filepath.Join(d, record.SpecFile), err)
+			}
+			break
+		}
+	}
+	return record.ParseExpects(append(spec.Expect, given...))
 }
 
 // isRun says whether d is a run folder (it has run.json).

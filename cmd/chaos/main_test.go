@@ -10,6 +10,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/internal/testenv"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
+	"github.com/jetstream-chaos/jetstream-chaos/reports/reportstest"
 	"github.com/jetstream-chaos/jetstream-chaos/shrink"
 )
 
@@ -217,5 +218,28 @@ func TestCheckRunWithACellThatNeverRan(t *testing.T) {
 	code, stdout, stderr := chaos(t, root, "check", run)
 	if code != record.Error.ExitCode() || !strings.Contains(stdout, "error (not judged: the cell never ran: start cluster: cluster not ready after 1m30s)") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
+
+// TestCheckKeepsTheRunsExpectations: chaos check judges a run as the run
+// did, its stale reads under Direct Get excused by an --expect (the run's
+// own, or one given), and an --expect that matches no cell fails.
+func TestCheckKeepsTheRunsExpectations(t *testing.T) {
+	run := reportstest.UnpackKVRun(t)
+	cases := []struct {
+		expect []string
+		exit   int
+		want   string
+	}{
+		{nil, record.ExitInvalid, "stale-read"},
+		{[]string{"--expect", "direct-get-on=stale-reads"}, record.ExitValid, "valid under --expect"},
+		{[]string{"--expect", "direct-get-on=stale-reads", "--expect", "nope=stale-reads"}, record.Error.ExitCode(), "--expect nope=stale-reads matched no cell checked"},
+		{[]string{"--expect", "direct-get-on=warp-drive"}, record.ExitUsage, ""},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := chaos(t, t.TempDir(), append([]string{"check", run}, c.expect...)...)
+		if code != c.exit || !strings.Contains(stdout, c.want) {
+			t.Errorf("%v: exit %d, want %d with %q\nstdout: %s\nstderr: %s", c.expect, code, c.exit, c.want, stdout, stderr)
+		}
 	}
 }
