@@ -14,14 +14,14 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
-// The fixture store (testdata/store) holds three nightlies of one matrix
+// The fixture store (testdata/nightly) holds three nightlies of one matrix
 // run with --runs 2 (s11..s13), a Direct Get control started in the same
 // second as s13 whose stale reads are expected (s14), a run cut short
 // (s15: run.json and one finished cell), a results.json that does not
 // decode (s16), a folder named as a run holding neither file (s17), a run
 // of the oldest results.json shape in a folder named otherwise
 // (old-shape), and what is not a run: findings/, notes.txt, latest.
-const store = "testdata/store"
+const store = "testdata/nightly"
 
 func init() {
 	// kv-update's known anomaly, as its package registers it: this package
