@@ -114,7 +114,8 @@ func readRow(store, id string) Row {
 	}
 	res, partial, err := readRun(dir)
 	if err != nil {
-		row.Verdict, row.Note = Unreadable, err.Error()
+		// The folder is the row's link already: name its files alone.
+		row.Verdict, row.Note = Unreadable, strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
 		return row
 	}
 	row.fill(res)

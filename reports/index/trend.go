@@ -67,7 +67,7 @@ func Color(i int) (string, bool) { return palette[i%len(palette)], i >= len(pale
 // The chart's size in CSS px (its view box) and its margins.
 const (
 	chartW, chartH = 960, 320
-	padL, padR     = 56, 24
+	padL, padR     = 56, 48
 	padT, padB     = 16, 40
 )
 
@@ -146,24 +146,36 @@ func timeRange(series []Series) (lo, hi time.Time) {
 	return lo, hi
 }
 
-// timeTicks are up to six evenly spaced instants from lo to hi.
+// timeTicks are the midnights from lo to hi, every day or every few so
+// that at most seven are drawn, once the span is two days or more (nightly
+// runs); else six instants evenly spaced.
 func timeTicks(lo, hi time.Time) []time.Time {
-	n := 5
-	step := hi.Sub(lo) / time.Duration(n)
-	out := make([]time.Time, 0, n+1)
-	for i := 0; i <= n; i++ {
-		out = append(out, lo.Add(time.Duration(i)*step))
+	const day = 24 * time.Hour
+	var out []time.Time
+	if span := hi.Sub(lo); span >= 2*day {
+		step := (span/day + 6) / 7 * day
+		first := lo.Truncate(day)
+		if first.Before(lo) {
+			first = first.Add(day)
+		}
+		for t := first; !t.After(hi); t = t.Add(step) {
+			out = append(out, t)
+		}
+		return out
+	}
+	for i := 0; i <= 5; i++ {
+		out = append(out, lo.Add(time.Duration(i)*hi.Sub(lo)/5))
 	}
 	return out
 }
 
-// tickLabel says a tick's date, with the time when the span is short
-// enough for it to tell ticks apart.
+// tickLabel says a tick's date, or its time when the span is under two
+// days.
 func tickLabel(t time.Time, span time.Duration) string {
-	if span > 5*24*time.Hour {
+	switch {
+	case span >= 48*time.Hour:
 		return t.Format("2006-01-02")
-	}
-	if span > 5*time.Hour {
+	case span > 5*time.Hour:
 		return t.Format("01-02 15:04")
 	}
 	return t.Format("15:04:05")
