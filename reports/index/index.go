@@ -71,11 +71,17 @@ func Write(store string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ix, ix.Write()
+}
+
+// Write writes the page as index.html in the store, whole or not at all
+// (two runs finishing together may both write it).
+func (ix *Index) Write() error {
 	var buf bytes.Buffer
 	if err := ix.HTML(&buf); err != nil {
-		return nil, err
+		return err
 	}
-	return ix, atomicfile.Write(filepath.Join(store, FileName), buf.Bytes())
+	return atomicfile.Write(filepath.Join(ix.Store, FileName), buf.Bytes())
 }
 
 //go:embed index.html.tmpl
