@@ -322,6 +322,7 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	} else {
 		fmt.Printf("%s\nreport: %s\n", reports.Headline(r.Result, r.Expect...), filepath.Join(res.Dir, reports.HTMLFile))
 	}
+	writeStoreIndex(res.Dir, os.Stdout, os.Stderr)
 	return &exitError{code: code}
 }
 
