@@ -89,3 +89,26 @@ func indexOf(cells []Cell, name string) int {
 	}
 	return -1
 }
+
+// An --expect naming another shard's cells is not a typo in a shard; in
+// a run of all the cells it is.
+func TestShardExpectationOfAnotherShardIsUsed(t *testing.T) {
+	spec := Spec{Workload: "no-tags", DirectGet: []bool{true, false}, ServerVersions: []string{"v2.15.3"},
+		Nemeses: []string{"none"}, Settings: []json.RawMessage{json.RawMessage(`{}`)}, Seed: 3}
+	exps := []Expectation{{Cells: "direct-get-off", Anomaly: "stale-reads"}, {Cells: "typo", Anomaly: "stale-reads"}}
+	for _, tc := range []struct {
+		shard  *Shard
+		unused int
+	}{
+		{&Shard{Index: 1, Count: 2}, 1}, // holds direct-get-on; direct-get-off is shard 2's
+		{nil, 2},                        // the one cell below is all the run ran
+	} {
+		s := spec
+		s.Shard = tc.shard
+		res := Result{Spec: s, Verdict: Valid, Cells: []CellResult{{Cell: Cell{Name: "direct-get-on"}, Verdict: Valid}}}
+		_, unused := JudgeRun(res, exps)
+		if len(unused) != tc.unused || unused[len(unused)-1].Cells != "typo" {
+			t.Errorf("shard %v: unused %v, want %d ending in the typo", tc.shard, unused, tc.unused)
+		}
+	}
+}
