@@ -163,8 +163,10 @@ func (o Options) logf(format string, args ...any) {
 	}
 }
 
-// Stripped are the flags a search sets itself or that repeat a run.
-var Stripped = map[string]bool{"--runs": true, "--until-fail": true, "--same-seed": true, "--bisect": true, "--store": true, "--commits": true}
+// Stripped are the flags a search sets itself or that repeat a run, and
+// --shard: a shard of a smaller matrix holds other cells, so a search
+// shrinks the whole matrix.
+var Stripped = map[string]bool{"--runs": true, "--until-fail": true, "--same-seed": true, "--bisect": true, "--store": true, "--commits": true, "--shard": true}
 
 // ArgsOf turns a stored run command ("chaos run --a=b ...") into the
 // flags a search starts from, without those it sets itself.
