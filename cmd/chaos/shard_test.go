@@ -45,6 +45,15 @@ func TestReportMergeOfShardsIsTheUnshardedRun(t *testing.T) {
 		}
 		shards = append(shards, reportstest.WriteRun(t, s))
 	}
+	// A shard's own report is of its cells: the others are not "not run".
+	if code, _, stderr := chaos(t, root, "report", shards[0]); code != record.ExitInvalid {
+		t.Errorf("shard 1/2's report exit %d: %s", code, stderr)
+	}
+	page, _ := os.ReadFile(filepath.Join(shards[0], "report.html"))
+	junit, _ := os.ReadFile(filepath.Join(shards[0], "junit.xml"))
+	if !strings.Contains(string(page), "1/2: 2 of the matrix") || strings.Contains(string(junit), "not run") || !strings.Contains(string(junit), "<testcase") {
+		t.Errorf("shard 1/2's report.html does not name the shard, or its junit.xml counts the other shard's cells:\n%s", junit)
+	}
 	code, out, stderr := chaos(t, root, append([]string{"report", "--merge", "--store", "merged"}, shards...)...)
 	if code != wholeCode {
 		t.Fatalf("merged exit %d, unsharded %d\n%s\n%s", code, wholeCode, out, stderr)
@@ -68,7 +77,7 @@ func TestReportMergeOfShardsIsTheUnshardedRun(t *testing.T) {
 			t.Errorf("%s's files were not copied: %v", c.Name, err)
 		}
 	}
-	junit, err := os.ReadFile(filepath.Join(root, "merged", "latest", "junit.xml"))
+	junit, err = os.ReadFile(filepath.Join(root, "merged", "latest", "junit.xml"))
 	if err != nil || strings.Contains(string(junit), "not run") || strings.Count(string(junit), "<testcase") < 4 {
 		t.Errorf("junit.xml (%v):\n%s", err, junit)
 	}
