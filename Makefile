@@ -7,7 +7,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := localhost
 COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
 
-.PHONY: help run build test unit integration bench vet nightly soak compose-up compose-down clean
+.PHONY: help run build test unit integration bench vet nightly nightly-shard nightly-merge soak compose-up compose-down clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -42,12 +42,36 @@ vet: ## gofmt and go vet
 NIGHTLY_STORE  ?= store/nightly
 NIGHTLY_TIME   ?= 60s
 NIGHTLY_FAULTS := partition-one partition-leader partition-halves kill restart pause stepdown wipe partition-leader+kill
+# The two runs of the nightly, their flags shared by nightly and its
+# sharded form.
+NIGHTLY_HEALTHY = --runtime docker --direct-get off --time-limit $(NIGHTLY_TIME) --nemesis-interval 10s \
+	  --nemesis none $(foreach f,$(NIGHTLY_FAULTS),--nemesis $(f))
+NIGHTLY_CONTROL = --runtime docker --direct-get on --nemesis none --time-limit $(NIGHTLY_TIME) --expect direct-get-on=stale-reads
 nightly: build ## CI nightly: Direct Get off must stay valid under every fault; Direct Get on must still show its stale reads
-	bin/chaos run --runtime docker --store $(NIGHTLY_STORE) --direct-get off --time-limit $(NIGHTLY_TIME) --nemesis-interval 10s \
-	  --nemesis none $(foreach f,$(NIGHTLY_FAULTS),--nemesis $(f)); h=$$?; \
-	bin/chaos run --runtime docker --store $(NIGHTLY_STORE) --direct-get on --nemesis none --time-limit $(NIGHTLY_TIME) \
-	  --expect direct-get-on=stale-reads; c=$$?; \
+	bin/chaos run --store $(NIGHTLY_STORE) $(NIGHTLY_HEALTHY); h=$$?; \
+	bin/chaos run --store $(NIGHTLY_STORE) $(NIGHTLY_CONTROL); c=$$?; \
 	echo "nightly: healthy matrix exit $$h, Direct Get on control exit $$c"; test $$h -eq 0 -a $$c -eq 0
+
+# The nightly over N machines: each runs nightly-shard NIGHTLY_SHARD=I/N with
+# one NIGHTLY_SEED, each run in its own store (healthy/, control/: a merge
+# joins the shards of one run); nightly-merge then joins the stores found
+# under NIGHTLY_SHARDS (one folder per shard, as CI downloads them) into
+# NIGHTLY_STORE and exits with the worse verdict.
+NIGHTLY_SHARD  ?= 1/1
+NIGHTLY_SEED   ?= 1
+NIGHTLY_SHARDS ?= shards
+nightly-shard: build ## one slice of the nightly: NIGHTLY_SHARD=I/N, the same NIGHTLY_SEED on every machine
+	bin/chaos run --store $(NIGHTLY_STORE)/healthy --shard $(NIGHTLY_SHARD) --seed $(NIGHTLY_SEED) $(NIGHTLY_HEALTHY); h=$$?; \
+	bin/chaos run --store $(NIGHTLY_STORE)/control --shard $(NIGHTLY_SHARD) --seed $(NIGHTLY_SEED) $(NIGHTLY_CONTROL); c=$$?; \
+	echo "nightly shard $(NIGHTLY_SHARD): healthy matrix exit $$h, Direct Get on control exit $$c"; test $$h -eq 0 -a $$c -eq 0
+
+# A run folder of a shard is a folder under <shard>/healthy/ or
+# <shard>/control/; latest (a link, or a copy once uploaded) is skipped.
+nightly-merge: build ## join the shards' stores under NIGHTLY_SHARDS into NIGHTLY_STORE and report each run
+	runs() { find $(NIGHTLY_SHARDS) -mindepth 3 -maxdepth 3 -type d -path "*/$$1/*" ! -name latest | sort; }; \
+	bin/chaos report --merge --store $(NIGHTLY_STORE) $$(runs healthy); h=$$?; \
+	bin/chaos report --merge --store $(NIGHTLY_STORE) $$(runs control); c=$$?; \
+	echo "nightly merged: healthy matrix exit $$h, Direct Get on control exit $$c"; test $$h -eq 0 -a $$c -eq 0
 
 SOAK_RUNS  ?= 10
 SOAK_TIME  ?= 10s

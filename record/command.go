@@ -6,8 +6,10 @@ import (
 )
 
 // Stripped are the flags that repeat a run or say where it is stored:
-// what a search (chaos shrink) or a single rerun (chaostest) sets itself.
-var Stripped = map[string]bool{"--runs": true, "--until-fail": true, "--same-seed": true, "--bisect": true, "--store": true, "--commits": true}
+// what a search (chaos shrink) or a single rerun (chaostest) sets itself;
+// and --shard: a shard of a smaller matrix holds other cells, so a search
+// shrinks the whole matrix.
+var Stripped = map[string]bool{"--runs": true, "--until-fail": true, "--same-seed": true, "--bisect": true, "--store": true, "--commits": true, "--shard": true}
 
 // ArgsOf turns a stored run command ("chaos run --a=b ...") into the
 // flags that run it once again, without the Stripped ones.

@@ -6,7 +6,7 @@ import (
 )
 
 func TestWordsAndArgsOf(t *testing.T) {
-	args, err := ArgsOf(`chaos run --direct-get=off --store='/tmp/my store' --nemesis=pause+kill,kill --runs=5 --until-fail=true --note='it'\''s' --seed=18`)
+	args, err := ArgsOf(`chaos run --direct-get=off --store='/tmp/my store' --nemesis=pause+kill,kill --runs=5 --until-fail=true --shard=2/3 --note='it'\''s' --seed=18`)
 	want := []string{"--direct-get=off", "--nemesis=pause+kill,kill", "--note=it's", "--seed=18"}
 	if err != nil || strings.Join(args, "|") != strings.Join(want, "|") {
 		t.Errorf("ArgsOf: %q, %v; want %q", args, err, want)

@@ -208,17 +208,26 @@ func judgedVerdict(checks []Judged) Verdict {
 }
 
 // JudgeRun judges every cell; unused lists expectations that matched no
-// cell (a typo in a nightly must not pass silently).
+// cell (a typo in a nightly must not pass silently). A shard's
+// expectation is used when it matches a cell of the whole matrix: the
+// cell it names may be another shard's, and the merged run judges it.
 func JudgeRun(res Result, exps []Expectation) (cells []JudgedCell, unused []Expectation) {
 	used := make([]bool, len(exps))
-	for _, c := range res.Cells {
-		j := Judge(c, exps)
+	mark := func(name string) {
 		for i, e := range exps {
-			if ok, _ := path.Match(e.Cells, c.Name); ok {
+			if ok, _ := path.Match(e.Cells, name); ok {
 				used[i] = true
 			}
 		}
-		cells = append(cells, j)
+	}
+	for _, c := range res.Cells {
+		mark(c.Name)
+		cells = append(cells, Judge(c, exps))
+	}
+	if res.Spec.Shard != nil {
+		for _, c := range res.Spec.AllCells() {
+			mark(c.Name)
+		}
 	}
 	for i, e := range exps {
 		if !used[i] {

@@ -45,6 +45,9 @@ type Spec struct {
 	// Bisect runs the ServerVersions (a range, in order) only as far as it
 	// takes to find the first release where the verdict changes.
 	Bisect bool `json:"bisect,omitempty"`
+	// Shard is the slice of the cells this run ran (--shard I/N), nil for
+	// all of them; Cells is then that slice.
+	Shard *Shard `json:"shard,omitempty"`
 }
 
 // Cell is one combination of the matrix.
@@ -87,10 +90,19 @@ func RepeatSeed(seed uint64, r int) uint64 {
 	return (z^(z>>31))%(1<<31) + 1
 }
 
-// Cells expands the matrix in a stable order: repeats, then versions, then
-// nemeses, then workload settings, then Direct Get (so on and off of one
-// setting stand side by side). Names carry only the axes that vary.
+// Cells is the cells this run runs: AllCells, or its Shard's slice of
+// them.
 func (s Spec) Cells() []Cell {
+	if s.Shard != nil {
+		return s.Shard.Of(s.AllCells())
+	}
+	return s.AllCells()
+}
+
+// AllCells expands the matrix in a stable order: repeats, then versions,
+// then nemeses, then workload settings, then Direct Get (so on and off of
+// one setting stand side by side). Names carry only the axes that vary.
+func (s Spec) AllCells() []Cell {
 	var cells []Cell
 	for r := 1; r <= max(s.Runs, 1); r++ {
 		cells = append(cells, s.CellsOf(s.ServerVersions, r)...)

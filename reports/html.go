@@ -166,6 +166,10 @@ func params(r *Run) []Param {
 	if x := s.Cluster.ExternalSummary(); x != "" {
 		p = append(p, Param{"external cluster", x})
 	}
+	if s.Shard != nil {
+		p = append(p, Param{"shard", fmt.Sprintf("%s: %d of the matrix's %d cells and runs (chaos report --merge joins the shards)",
+			s.Shard, len(s.Cells()), len(s.AllCells()))})
+	}
 	if st := StartedParam(r); st.V != "" {
 		p = append(p, st)
 	}

@@ -11,8 +11,8 @@ import (
 )
 
 // summarizeRepeats groups the cells by their base name, in order; planned
-// is --runs.
-func summarizeRepeats(cells []record.CellResult, command string, planned int) []record.RepeatSummary {
+// is how many runs of each base the run was to make (plannedRuns).
+func summarizeRepeats(cells []record.CellResult, command string, planned map[string]int) []record.RepeatSummary {
 	var out []record.RepeatSummary
 	at := map[string]int{}
 	for _, c := range cells {
@@ -24,7 +24,7 @@ func summarizeRepeats(cells []record.CellResult, command string, planned int) []
 		if !ok {
 			i = len(out)
 			at[base] = i
-			out = append(out, record.RepeatSummary{Cell: base, ServerVersion: c.ServerVersion, Planned: planned})
+			out = append(out, record.RepeatSummary{Cell: base, ServerVersion: c.ServerVersion, Planned: planned[base]})
 		}
 		s := &out[i]
 		s.Runs++
@@ -44,6 +44,16 @@ func summarizeRepeats(cells []record.CellResult, command string, planned int) []
 	return out
 }
 
+// plannedRuns is how many runs of each cell (by base name) units holds:
+// --runs, or a shard's part of them.
+func plannedRuns(units []record.Cell) map[string]int {
+	n := map[string]int{}
+	for _, c := range units {
+		n[c.Base]++
+	}
+	return n
+}
+
 // RerunOne is the command that runs one cell's run again: the run's own
 // command with that run's seed and version, once. A commit of --commits
 // is checked out in its --server-source first.
@@ -53,7 +63,7 @@ func RerunOne(command string, c record.CellResult) string {
 	for _, p := range strings.Fields(command) {
 		name, _, _ := strings.Cut(p, "=")
 		switch name {
-		case "--runs", "--until-fail", "--same-seed", "--bisect", "--seed", "--server-version", "--commits":
+		case "--runs", "--until-fail", "--same-seed", "--bisect", "--seed", "--server-version", "--commits", "--shard":
 			continue
 		case "--server-bin", "--server-source": // which of several local builds made this cell is not known here
 			if !local {

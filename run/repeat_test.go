@@ -46,11 +46,11 @@ func TestRepeatsCellsAndSeeds(t *testing.T) {
 }
 
 func TestSummarizeRepeatsAndRerun(t *testing.T) {
-	cmd := "chaos run --direct-get=off --nemesis=kill --runs=5 --until-fail=true --server-version=v2.14.5..v2.15.3 --seed=18"
+	cmd := "chaos run --direct-get=off --nemesis=kill --runs=5 --until-fail=true --server-version=v2.14.5..v2.15.3 --shard=2/3 --seed=18"
 	mk := func(rep int, seed uint64, v record.Verdict) record.CellResult {
 		return record.CellResult{Cell: record.Cell{Name: "x_run", Base: "x", Repeat: rep, Seed: seed, ServerVersion: "v2.14.9"}, Verdict: v, Dir: "d"}
 	}
-	reps := summarizeRepeats([]record.CellResult{mk(1, 18, record.Valid), mk(2, 77, record.Invalid), mk(3, 78, record.Invalid), mk(4, 79, record.Error)}, cmd, 5)
+	reps := summarizeRepeats([]record.CellResult{mk(1, 18, record.Valid), mk(2, 77, record.Invalid), mk(3, 78, record.Invalid), mk(4, 79, record.Error)}, cmd, map[string]int{"x": 5})
 	if len(reps) != 1 || reps[0].Runs != 4 || reps[0].Planned != 5 || reps[0].Failed != 2 || reps[0].Errors != 1 || reps[0].Rate != 0.5 {
 		t.Fatalf("%+v", reps)
 	}

@@ -28,6 +28,8 @@ type runner struct {
 	dir  string
 	out  *os.File
 	logf func(string, ...any)
+	// cell runs one cell: runCell, or a test's stand-in.
+	cell func(ctx context.Context, c record.Cell, dir string) record.CellResult
 }
 
 // Validate checks a spec before anything starts; errors are one line and
@@ -56,6 +58,9 @@ func Validate(s record.Spec) error {
 	}
 	if s.Bisect && len(s.ServerVersions) < 2 && !(len(s.ServerVersions) == 1 && strings.Contains(s.ServerVersions[0], "..")) {
 		return fmt.Errorf("--bisect needs a release range, e.g. --server-version v2.14.9..v2.15.3")
+	}
+	if err := validateShard(s); err != nil {
+		return err
 	}
 	if s.NemesisInterval < time.Second {
 		return fmt.Errorf("--nemesis-interval %s is below 1s", s.NemesisInterval)
@@ -149,12 +154,21 @@ func Refuse(s record.Spec, rt cluster.Runtime) error {
 // Execute runs every cell of spec on rt and stores the results. It returns
 // an error only when nothing could be stored; cell failures are results.
 func Execute(ctx context.Context, spec record.Spec, rt cluster.Runtime, out *os.File) (record.Result, error) {
+	return execute(ctx, spec, rt, out, nil)
+}
+
+// execute is Execute with each cell run by cell (nil: a real cell).
+func execute(ctx context.Context, spec record.Spec, rt cluster.Runtime, out *os.File,
+	cell func(context.Context, record.Cell, string) record.CellResult) (record.Result, error) {
 	spec.Cluster = spec.Cluster.WithDefaults()
 	id, dir, err := newRunDir(spec.Store, spec.Seed, time.Now())
 	if err != nil {
 		return record.Result{}, fmt.Errorf("store: %w", err)
 	}
-	r := &runner{spec: spec, rt: rt, id: id, dir: dir, out: out}
+	r := &runner{spec: spec, rt: rt, id: id, dir: dir, out: out, cell: cell}
+	if r.cell == nil {
+		r.cell = r.runCell
+	}
 	r.logf = func(format string, args ...any) { fmt.Fprintf(out, "  "+format+"\n", args...) }
 	res := record.Result{ID: id, Dir: dir, Command: spec.Command, Seed: spec.Seed, Runtime: rt.Name(), ClientVersion: natsGoVersion(),
 		GoVersion: goruntime.Version(), StartedAt: time.Now(), Spec: spec, Verdict: record.Valid}
@@ -162,11 +176,15 @@ func Execute(ctx context.Context, spec record.Spec, rt cluster.Runtime, out *os.
 		return res, err
 	}
 	fmt.Fprintf(out, "run %s: workload %s, runtime %s, seed %d, store %s\n", id, spec.Workload, rt.Name(), spec.Seed, dir)
+	units := spec.Cells()
+	if spec.Shard != nil {
+		fmt.Fprintf(out, "shard %s: %d of the matrix's %d cells and runs\n", spec.Shard, len(units), len(spec.AllCells()))
+	}
 	if spec.Bisect {
 		res.Bisect = r.bisect(ctx, &res)
 		PrintBisection(out, res.Bisect)
 	} else {
-		for _, cell := range spec.Cells() {
+		for _, cell := range units {
 			if ctx.Err() != nil {
 				break
 			}
@@ -178,7 +196,7 @@ func Execute(ctx context.Context, spec record.Spec, rt cluster.Runtime, out *os.
 		}
 	}
 	if spec.Runs > 1 {
-		res.Repeats = summarizeRepeats(res.Cells, spec.Command, spec.Runs)
+		res.Repeats = summarizeRepeats(res.Cells, spec.Command, plannedRuns(units))
 		PrintRepeats(out, res.Repeats)
 	}
 	if ctx.Err() != nil {
@@ -209,7 +227,7 @@ func (r *runner) runOne(ctx context.Context, res *record.Result, cell record.Cel
 		res.Verdict = record.Worse(res.Verdict, record.Error)
 		return cr
 	}
-	cr := r.runCell(ctx, cell, cdir)
+	cr := r.cell(ctx, cell, cdir)
 	PrintCell(r.out, cr)
 	if err := record.WriteCellResult(r.dir, cdir, cr); err != nil {
 		r.logf("write results: %v", err)

@@ -125,7 +125,7 @@ func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
 		{[]string{"run", "--bisect", "--commits", "a..b", "--server-source", "/nonexistent"}, "--server-source /nonexistent: no go.mod"},
 		{[]string{"report", "--index", "/nonexistent"}, "--index /nonexistent: not a store folder"},
 		{[]string{"report", "--index", "/nonexistent", "store/latest"}, "give no run folder (got store/latest)"},
-		{[]string{"report"}, "accepts 1 arg(s), received 0"},
+		{[]string{"report"}, "requires at least 1 arg(s), only received 0"},
 		{[]string{"shrink", "/nonexistent"}, "/nonexistent: "},
 		{[]string{"shrink", "x", "--runs", "0"}, "--runs 0: want 1 or more"},
 		{[]string{"shrink", "x", "--min-rate", "1.5"}, "--min-rate 1.5"},
@@ -138,6 +138,15 @@ func TestBadInputIsOneLineUsageErrorAndStartsNothing(t *testing.T) {
 		{[]string{"hunt", "--server-version", "2.15"}, `--server-version "2.15"`},
 		{[]string{"run", "--nemesis", "kill@earthquake"}, "want an event"},
 		{[]string{"run", "--nemesis", "partition-halves:leader"}, "only faults that hit one node take a role"},
+		{[]string{"run", "--shard", "0/2", "--seed", "1"}, "--shard 0/2: want 1 <= I <= N"},
+		{[]string{"run", "--shard", "3/2", "--seed", "1"}, "--shard 3/2: want 1 <= I <= N"},
+		{[]string{"run", "--shard", "a/b", "--seed", "1"}, `--shard "a/b": want I/N`},
+		{[]string{"run", "--shard", "1/2"}, "--shard 1/2 needs --seed"},
+		{[]string{"run", "--shard", "1/2", "--seed", "1", "--bisect", "--server-version", "v2.14.5..v2.15.3"}, "--shard does not go with --bisect"},
+		{[]string{"run", "--shard", "1/2", "--seed", "1", "--runs", "3", "--until-fail"}, "--shard does not go with --until-fail"},
+		{[]string{"report", "--merge", "nowhere"}, "nowhere holds no results.json: not a finished run"},
+		{[]string{"report", "a", "b"}, "report takes one run folder (2 given)"},
+		{[]string{"report", "--store", "x", "y"}, "--store goes with --merge"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -41,6 +41,7 @@ type runFlags struct {
 	runs                     int
 	untilFail, sameSeed      bool
 	bisect, stopOnAnomaly    bool
+	shard                    string // --shard I/N
 	probeTimeout             time.Duration
 	verifyTimeout            time.Duration
 	ext                      *externalFlags
@@ -108,6 +109,7 @@ Exit codes: 0 valid, 1 anomalies found, 2 unknown (a check could not decide),
 	fl.DurationVar(&f.probeTimeout, "probe-timeout", 2*time.Second, "bound on one monitoring request of the fault checks; a paused node is one that does not answer within it")
 	fl.DurationVar(&f.verifyTimeout, "fault-verify-timeout", 20*time.Second, "how long a fault check waits to see the fault's effect, and its heal's")
 	f.ext = bindExternal(fl)
+	f.bindShard(fl)
 	fl.StringArrayVar(&f.expect, "expect", nil, "a known anomaly kept as a positive control, CELLS=ANOMALY (e.g. direct-get-on=stale-reads): those cells pass only if it shows, and nothing else does; repeatable")
 	if w, err := workloads.Get(name); err == nil {
 		f.expand = w.Flags(fl)
@@ -185,6 +187,10 @@ func (f *runFlags) spec(cmd *cobra.Command) (record.Spec, error) {
 	if err != nil {
 		return record.Spec{}, err
 	}
+	shard, err := f.shardOf(cmd)
+	if err != nil {
+		return record.Spec{}, err
+	}
 	if f.seed == 0 {
 		f.seed = rand.Uint64N(1<<31) + 1
 	}
@@ -221,6 +227,7 @@ func (f *runFlags) spec(cmd *cobra.Command) (record.Spec, error) {
 		return record.Spec{}, fmt.Errorf("--until-fail and --same-seed go with --runs 2 or more")
 	}
 	s.Runs, s.UntilFail, s.SameSeed, s.Bisect, s.StopOnAnomaly = f.runs, f.untilFail, f.sameSeed, f.bisect, f.stopOnAnomaly
+	s.Shard = shard
 	settings, err := f.expand(changed)
 	if err != nil {
 		return record.Spec{}, err
@@ -303,10 +310,15 @@ func (f *runFlags) execute(cmd *cobra.Command) error {
 	ctx, stop := interruptible("healing, saving the history and tearing down")
 	defer stop()
 	rt, err := f.open(ctx, &spec)
-	if err != nil {
+	if errors.Is(err, errNothingToRun) {
+		return nil
+	} else if err != nil {
 		return err
 	}
 	defer rt.cleanup()
+	if nothingToRun(spec) != nil { // the servers of --runtime external named the versions
+		return nil
+	}
 	res, err := run.Execute(ctx, spec, rt, os.Stdout)
 	if err != nil {
 		return harnessErr(err)
@@ -340,13 +352,14 @@ func buildServers(ctx context.Context, spec record.Spec) error {
 		return nil
 	}
 	var todo []string
-	for _, v := range spec.ServerVersions {
+	versions := versionsToBuild(spec)
+	for _, v := range versions {
 		if !serverbin.Cached(v) {
 			todo = append(todo, v)
 		}
 	}
 	built := 0
-	for _, v := range spec.ServerVersions {
+	for _, v := range versions {
 		cached := serverbin.Cached(v)
 		if !cached {
 			built++
@@ -458,6 +471,9 @@ func (f *runFlags) open(ctx context.Context, spec *record.Spec) (chosenRuntime, 
 		return chosenRuntime{Runtime: rt, cleanup: func() { cleanupExternal(rt, os.Stdout) }}, nil
 	}
 	if err := expandRanges(ctx, spec); err != nil {
+		return chosenRuntime{}, err
+	}
+	if err := nothingToRun(*spec); err != nil {
 		return chosenRuntime{}, err
 	}
 	if err := buildServers(ctx, *spec); err != nil {
