@@ -65,3 +65,54 @@ func Words(s string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// DropFlags is command without the flags named (each as --name=value, the
+// way a stored command writes them), every other word kept as written,
+// quotes and all: a quoted path with a space stays one word.
+func DropFlags(command string, names ...string) string {
+	var out []string
+	for _, raw := range rawWords(command) {
+		name, _, _ := strings.Cut(raw, "=")
+		drop := false
+		for _, n := range names {
+			drop = drop || name == n
+		}
+		if !drop {
+			out = append(out, raw)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// rawWords splits s at the spaces outside single or double quotes, each
+// word as written.
+func rawWords(s string) []string {
+	var out []string
+	start, quote := -1, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '\\' && i+1 < len(s):
+			i++
+		case c == ' ' || c == '\t':
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
+	}
+	return out
+}

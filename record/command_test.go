@@ -17,3 +17,17 @@ func TestWordsAndArgsOf(t *testing.T) {
 		}
 	}
 }
+
+// TestDropFlags: the flags named go, every other word stays as written,
+// a quoted space included.
+func TestDropFlags(t *testing.T) {
+	cmd := `chaos run --shard=2/3 --store='/tmp/my store' --note="a b" --password="$NATS_PASSWORD" --seed=18`
+	got := DropFlags(cmd, "--shard", "--store")
+	want := `chaos run --note="a b" --password="$NATS_PASSWORD" --seed=18`
+	if got != want {
+		t.Fatalf("%s\nwant %s", got, want)
+	}
+	if got := DropFlags("chaos  run --x=1 ", "--y"); got != "chaos run --x=1" {
+		t.Fatalf("%q", got)
+	}
+}

@@ -31,7 +31,7 @@ func Merge(store string, dirs []string) (record.Result, error) {
 	}
 	spec := shards[0].res.Spec
 	spec.Shard, spec.Store = nil, store
-	spec.Command = withoutFlags(spec.Command, "--shard")
+	spec.Command = record.DropFlags(spec.Command, "--shard")
 	if err := checkShards(spec, shards); err != nil {
 		return record.Result{}, err
 	}

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
@@ -130,7 +129,7 @@ func checkShardCells(s shardRun, units []record.Cell) error {
 // between shards of one run: the shard, and the store each wrote to.
 func specFields(s record.Spec) map[string]string {
 	s.Shard, s.Store = nil, ""
-	s.Command = withoutFlags(s.Command, "--shard", "--store")
+	s.Command = record.DropFlags(s.Command, "--shard", "--store")
 	b, _ := json.Marshal(s)
 	var raw map[string]json.RawMessage
 	_ = json.Unmarshal(b, &raw)
@@ -155,16 +154,4 @@ func firstDiff(a, b map[string]string) string {
 		}
 	}
 	return ""
-}
-
-// withoutFlags is command without the flags named (as --name=value).
-func withoutFlags(command string, names ...string) string {
-	var out []string
-	for _, p := range strings.Fields(command) {
-		name, _, _ := strings.Cut(p, "=")
-		if !slices.Contains(names, name) {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, " ")
 }
