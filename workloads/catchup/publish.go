@@ -2,9 +2,6 @@ package catchup
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -15,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"golang.org/x/time/rate"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/history/msgid"
 )
 
@@ -98,17 +96,6 @@ func newPublisher(nc *nats.Conn, idx int, subject string, payload []byte, window
 	return p, nil
 }
 
-// pubAck is the JetStream publish acknowledgement.
-type pubAck struct {
-	Stream string `json:"stream"`
-	Seq    uint64 `json:"seq"`
-	Error  *struct {
-		Code        int    `json:"code"`
-		ErrCode     int    `json:"err_code"`
-		Description string `json:"description"`
-	} `json:"error"`
-}
-
 func (p *publisher) onAck(m *nats.Msg) {
 	now := time.Now()
 	n, err := strconv.ParseUint(m.Subject[strings.LastIndexByte(m.Subject, '.')+1:], 10, 64)
@@ -122,18 +109,9 @@ func (p *publisher) onAck(m *nats.Msg) {
 	if waiting {
 		<-p.slots
 	}
-	kind := ""
-	var ack pubAck
-	switch {
-	case len(m.Data) == 0 && m.Header.Get("Status") == "503":
-		kind = errNoResponders
+	seq, kind := client.PubAckOf(m)
+	if kind == client.ErrNameNoResponders {
 		p.pauseUntil.Store(now.Add(100 * time.Millisecond).UnixNano())
-	case json.Unmarshal(m.Data, &ack) != nil:
-		kind = errBadAck
-	case ack.Error != nil:
-		kind = fmt.Sprintf("api_%d", ack.Error.ErrCode)
-	case ack.Seq == 0:
-		kind = errBadAck
 	}
 	if kind != "" {
 		if waiting {
@@ -146,10 +124,10 @@ func (p *publisher) onAck(m *nats.Msg) {
 	p.acked.Add(msgid.ID{Pub: p.idx, N: n})
 	p.mu.Unlock()
 	if waiting {
-		p.stats.ok(pd.phase, pd.at, now, len(p.payload), ack.Seq)
-		p.record(n, pd, now, "", ack.Seq)
+		p.stats.ok(pd.phase, pd.at, now, len(p.payload), seq)
+		p.record(n, pd, now, "", seq)
 	} else {
-		p.stats.lateAck(len(p.payload), ack.Seq)
+		p.stats.lateAck(len(p.payload), seq)
 	}
 }
 
@@ -179,8 +157,8 @@ func (p *publisher) expire(now time.Time) {
 	p.mu.Unlock()
 	for n, pd := range expired {
 		<-p.slots
-		p.stats.fail(pd.phase, errTimeout)
-		p.record(n, pd, now, errTimeout, 0)
+		p.stats.fail(pd.phase, client.ErrNameTimeout)
+		p.record(n, pd, now, client.ErrNameTimeout, 0)
 	}
 }
 
@@ -226,7 +204,7 @@ func (p *publisher) send(ctx context.Context, lim *rate.Limiter, more func() boo
 			p.mu.Unlock()
 			if still {
 				<-p.slots
-				kind := "publish_" + errKind(err)
+				kind := "publish_" + client.SendErrName(err)
 				now := time.Now()
 				p.stats.fail(pd.phase, kind)
 				p.record(n, pd, now, kind, 0)
@@ -238,18 +216,6 @@ func (p *publisher) send(ctx context.Context, lim *rate.Limiter, more func() boo
 			}
 		}
 	}
-}
-
-func errKind(err error) string {
-	switch {
-	case errors.Is(err, nats.ErrConnectionClosed):
-		return "closed"
-	case errors.Is(err, nats.ErrReconnectBufExceeded):
-		return "reconnect_buffer_full"
-	case errors.Is(err, nats.ErrConnectionReconnecting):
-		return "reconnecting"
-	}
-	return "other"
 }
 
 // inFlight is how many publishes await an ack.
@@ -279,7 +245,7 @@ func (p *publisher) abandon(now time.Time) {
 	p.pending = map[uint64]pending{}
 	p.mu.Unlock()
 	for n, pd := range left {
-		p.record(n, pd, now, errTimeout, 0)
+		p.record(n, pd, now, client.ErrNameTimeout, 0)
 	}
 }
 

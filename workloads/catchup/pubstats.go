@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/latency"
 )
 
@@ -62,7 +63,7 @@ func (s *pubStats) fail(ph Phase, kind string) {
 		s.errs[ph] = m
 	}
 	m[kind]++
-	if kind == errTimeout {
+	if kind == client.ErrNameTimeout {
 		s.timedOut++
 	} else {
 		s.failed++
@@ -93,13 +94,6 @@ func (s *pubStats) counts() (sent, acked, failed, timedOut int64) {
 	defer s.mu.Unlock()
 	return s.sent, s.acked, s.failed, s.timedOut
 }
-
-// Error kinds of a publish.
-const (
-	errTimeout      = "timeout"       // no ack within PublishTimeout: indeterminate
-	errNoResponders = "no_responders" // 503: no stream leader took it; not stored
-	errBadAck       = "bad_ack"       // an answer that is no publish ack: indeterminate
-)
 
 // PublishSummary is what catchup.json says about publishing.
 type PublishSummary struct {

@@ -82,11 +82,11 @@ func (r *reader) run(ctx context.Context, perSec float64) {
 				r.sum.FirstNotFoundMs = t
 			}
 			r.sum.LastNotFoundMs = t
-		default:
+		default: // "disconnected" apart from "timeout": the connection goes to the target alone
 			if r.sum.Errors == nil {
 				r.sum.Errors = map[string]int64{}
 			}
-			r.sum.Errors[readErrName(err)]++
+			r.sum.Errors[client.Classify(err).Name()]++
 		}
 		r.mu.Unlock()
 	}
@@ -99,7 +99,7 @@ func (r *reader) record(start, end time.Time, seq uint64, err error) {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
 		kind = string(history.ErrNotFound)
 	case err != nil:
-		kind = readErrName(err)
+		kind = client.Classify(err).Name()
 	}
 	ph := PhaseCatchup
 	if r.ph != nil {
@@ -114,17 +114,4 @@ func (r *reader) summary() ReadSummary {
 	s := r.sum
 	s.Latency = r.hist.Summary()
 	return s
-}
-
-// readErrName names a failed get in ReadSummary.Errors: its cause, a
-// refusal by its code ("api_10008"). Unlike kv-update's and queue's
-// histories, which record a disconnection as a timeout, the reader counts
-// it apart: its connection goes to the catching-up node alone, so
-// "disconnected" says that node was down, "timeout" that it was slow.
-func readErrName(err error) string {
-	e := client.Classify(err)
-	if e.Cause == client.Refused {
-		return "api_" + itoa(e.Code)
-	}
-	return e.Cause.String()
 }
