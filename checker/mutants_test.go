@@ -386,12 +386,11 @@ var mutants = []mutant{
 	{"catchup headline: a censored demand told as the sampled peak", "workloads/catchup/catchupview/sentence.go",
 		"if r.Counts[catchup.CountTargetCensored] == 1 {", "if false {", []string{"TestCatchupHeadline"}},
 	// catchup.json's paths: relative to the cell
-	{"catchup paths: stored as the machine's", "workloads/catchup/register.go",
-		"*p = filepath.ToSlash(rel)", "_ = rel", []string{"TestStoredPathsRelative"}},
+	// (the rewriting itself is record/paths.go's, mutated with results.json's)
+	{"catchup paths: stored as the machine's", "workloads/catchup/files.go",
+		"record.Relative(dir, stored.machinePaths()...)", "record.Relative(dir)", []string{"TestStoredPathsRelative"}},
 	{"catchup paths: a stored relative path not resolved on load", "workloads/catchup/register.go",
-		"*p = filepath.Join(dir, filepath.FromSlash(*p))", "*p += \"\"", []string{"TestStoredPathsRelative"}},
-	{"catchup paths: an old absolute path joined to the cell", "workloads/catchup/register.go",
-		"if *p != \"\" && !filepath.IsAbs(*p) {", "if *p != \"\" {", []string{"TestStoredPathsRelative"}},
+		"record.ResolvePaths(dir, r.machinePaths()...)", "_ = dir", []string{"TestStoredPathsRelative"}},
 	// fix-kvstream: the kv-update stream's loaders, merge and checks (audit
 	// cells kv/i1min, rb2, rb3, b4, b3c and the unseen-sequence rule)
 	{"parts: a sequence's page not made, so what it holds is lost", "history/seqset.go",
@@ -647,8 +646,8 @@ var mutants = []mutant{
 		"e.Outcome(op.IsWrite())", "e.Outcome(false)", []string{"TestRecordErr"}},
 	{"queue: a publish's timeout recorded as failed", "workloads/queue/conn.go",
 		"e.Outcome(mayApply)", "e.Outcome(false)", []string{"TestRecordErr"}},
-	{"catchup: a refused read not counted by its code", "workloads/catchup/reader.go",
-		"return \"api_\" + itoa(e.Code)", "return e.Cause.String()", []string{"TestReadErrName"}},
+	{"catchup: a refused read not counted by its code", "client/pubreply.go",
+		"return \"api_\" + strconv.Itoa(e.Code)", "return e.Cause.String()", []string{"TestErrorName"}},
 	{"catchup: connections with nats.go's reconnect buffer", "workloads/catchup/clients.go",
 		"var reconnectBuf = nats.ReconnectBufSize(32 << 20)", "var reconnectBuf = nats.ReconnectBufSize(8 << 20)", []string{"TestConnectionsCarryTheDial"}},
 

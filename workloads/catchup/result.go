@@ -24,7 +24,7 @@ type Result struct {
 	GoMemLimit    int64          `json:"gomemlimit"` // what the nodes run with (0: unset)
 	StartedAt     time.Time      `json:"started_at"`
 	// Dir is the cell's folder. It and Cluster.Dir are stored relative to
-	// it (relativeTo) and resolved on Load; older files hold absolute paths.
+	// it (Save) and resolved on Load; older files hold absolute paths.
 	Dir string `json:"dir"`
 
 	Target       string `json:"target"`      // the node that was wiped and caught up
