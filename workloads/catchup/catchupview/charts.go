@@ -204,7 +204,7 @@ func catchupMemory(cellDir string, _ record.CellResult) (*reports.Memory, error)
 	if m == nil || err != nil {
 		return nil, err
 	}
-	return memoryOfCatchup(m.Result), nil
+	return memoryOfCatchup(*m), nil
 }
 
 // memoryOfCatchup is catchup.json's memory in the chart's shape; its times

@@ -20,22 +20,22 @@ type CatchupSummary struct {
 
 // SummarizeCatchup reads a catch-up cell: its checks from results.json,
 // its measurements from catchup.json (m nil when there is none).
-func SummarizeCatchup(c record.CellResult, m *measured) CatchupSummary {
+func SummarizeCatchup(c record.CellResult, m *catchup.Result) CatchupSummary {
 	s := CatchupSummary{Verdict: c.Verdict, Error: c.Error, Checks: len(c.Checks), byName: map[string]*checker.Result{}}
 	for i := range c.Checks {
 		s.byName[c.Checks[i].Name] = &c.Checks[i]
 	}
 	if m != nil {
-		s.R = &m.Result
+		s.R = m
 		// catchup.json of older runs held the checks and the error too:
 		// they fill in for a cell cut short, whose results.json is missing.
-		for i := range m.OldChecks {
-			if s.byName[m.OldChecks[i].Name] == nil {
-				s.byName[m.OldChecks[i].Name] = &m.OldChecks[i]
+		for i := range m.Checks {
+			if s.byName[m.Checks[i].Name] == nil {
+				s.byName[m.Checks[i].Name] = &m.Checks[i]
 			}
 		}
 		if s.Error == "" {
-			s.Error = m.OldError
+			s.Error = m.Error
 		}
 	}
 	return s
@@ -116,15 +116,4 @@ func (s CatchupSummary) eventTimes(node string, kind observe.EventKind) []int64 
 		}
 	}
 	return out
-}
-
-// OOMKills is the number of OOM kills over all nodes.
-func (s CatchupSummary) OOMKills() int {
-	n := 0
-	if s.R != nil {
-		for _, d := range s.R.Deaths {
-			n += d.OOMKills
-		}
-	}
-	return n
 }

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"html/template"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
@@ -26,35 +24,23 @@ func init() {
 	reports.RegisterMemorySource(catchupMemory)
 }
 
-// measured is a cell's catchup.json: what the workload measured. Older
-// runs kept the checks and the harness error there too; they are read
-// only for a cell whose results.json is missing.
-type measured struct {
-	catchup.Result
-	OldChecks []checker.Result `json:"checks"`
-	OldError  string           `json:"error"`
-}
-
-// readMeasured reads a cell's catchup.json; nil, nil when there is none.
-func readMeasured(cellDir string) (*measured, error) {
-	p := filepath.Join(cellDir, catchup.ResultFile)
-	b, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) {
+// readMeasured reads a cell's catchup.json, which in older runs also held
+// the checks and the harness error (read only for a cell whose
+// results.json is missing); nil, nil when there is none.
+func readMeasured(cellDir string) (*catchup.Result, error) {
+	r, err := catchup.Read(cellDir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, nil
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
-	var m measured
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	return &m, catchup.Complete(cellDir, &m.Result)
+	return &r, catchup.Complete(cellDir, &r)
 }
 
 // measuredOf is what the view loaded for a cell, nil when nothing.
-func measuredOf(c *reports.Cell) *measured {
-	m, _ := c.Data.(*measured)
+func measuredOf(c *reports.Cell) *catchup.Result {
+	m, _ := c.Data.(*catchup.Result)
 	return m
 }
 
@@ -65,7 +51,7 @@ func (catchupView) Load(cellDir string, c *reports.Cell) error {
 	}
 	m, err := readMeasured(cellDir)
 	if m != nil {
-		c.Data, c.Memory = m, memoryOfCatchup(m.Result)
+		c.Data, c.Memory = m, memoryOfCatchup(*m)
 	}
 	return err
 }
@@ -171,7 +157,7 @@ func catchupLabels(cells []record.CellResult) []string {
 func catchupSummaries(r *reports.Run) []CatchupSummary {
 	out := make([]CatchupSummary, len(r.Result.Cells))
 	for i, c := range r.Result.Cells {
-		var m *measured
+		var m *catchup.Result
 		if i < len(r.Cells) {
 			m = measuredOf(r.Cells[i])
 		}
