@@ -48,7 +48,7 @@ func Save(dir string, r Result) error {
 		stored.Memory, stored.Lag, stored.Health, stored.States, stored.Deaths = nil, nil, nil, nil, nil
 		stored.Events = nil
 		for _, e := range r.Events {
-			if Asked(e) {
+			if !e.Unasked() {
 				stored.Events = append(stored.Events, e)
 			}
 		}

@@ -3,8 +3,8 @@ package catchup
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -153,14 +153,7 @@ func Preset(name string) (Options, error) {
 }
 
 // PresetNames lists the presets, sorted.
-func PresetNames() []string {
-	names := make([]string, 0, len(Presets))
-	for n := range Presets {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func PresetNames() []string { return slices.Sorted(maps.Keys(Presets)) }
 
 // WithDefaults fills unset fields from Defaults, but for those where zero
 // means something (Rate, WriteFor, MemoryLimit, MaxOutstandingCatchup,

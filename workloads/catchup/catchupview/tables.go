@@ -69,7 +69,7 @@ func eventRows(r *catchup.Result) (rows []cuEventRow, more int) {
 		if e.Kind == catchup.EvLimit && (e.Detail == "" || e.Detail == "none" || e.Detail == "0B") {
 			row.What, row.Detail = "memory limit lifted", ""
 		}
-		if !catchup.Asked(e) {
+		if e.Unasked() {
 			row.Class = reports.ClassBad
 		}
 		rows = append(rows, row)
