@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 )
 
 // armedStream is the first seeded stream of the triggered windows: armed
@@ -34,7 +36,7 @@ func (s Schedule) runArmed(ctx context.Context, env *Env, k int, t Triggered, no
 			}
 			return
 		}
-		if t.Trigger.Delay > 0 && !sleep(ctx, t.Trigger.Delay) {
+		if t.Trigger.Delay > 0 && !ctxtime.Sleep(ctx, t.Trigger.Delay) {
 			record(Window{Fault: t.Name(), Trigger: t.Trigger.String(), Event: &e, Start: now(), End: now(),
 				Detail: fmt.Sprintf("not injected: the run ended within the %s delay after %s", t.Trigger.Delay, e.String())})
 			return
@@ -46,7 +48,7 @@ func (s Schedule) runArmed(ctx context.Context, env *Env, k int, t Triggered, no
 		w.Trigger, w.Event = t.Trigger.String(), &e
 		w.Detail = "fired by " + e.String() + "; " + w.Detail
 		record(w)
-		if !sleep(ctx, s.Interval) {
+		if !ctxtime.Sleep(ctx, s.Interval) {
 			return
 		}
 		mark = env.Watch.Mark()
