@@ -14,6 +14,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/history/msgid"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 )
 
 // Publishers send plain core NATS requests, many in flight, each with the
@@ -35,7 +36,8 @@ const (
 	PhaseVerify  Phase = "verify"
 )
 
-var phaseOrder = []Phase{PhaseFill, PhaseDown, PhaseCatchup, PhaseSettle, PhaseHeal, PhaseVerify}
+// Phases are the phases in the order they run.
+var Phases = []Phase{PhaseFill, PhaseDown, PhaseCatchup, PhaseSettle, PhaseHeal, PhaseVerify}
 
 // phaseNow is the current phase, shared by the publishers and the reader.
 type phaseNow struct{ p atomic.Value }
@@ -110,24 +112,20 @@ func (p *publisher) onAck(m *nats.Msg) {
 		<-p.slots
 	}
 	seq, kind := client.PubAckOf(m)
+	switch {
+	case kind == "":
+		p.mu.Lock()
+		p.acked.Add(msgid.ID{Pub: p.idx, N: n})
+		p.mu.Unlock()
+		p.stats.ok(pd.phase, pd.at, now, len(p.payload), seq, !waiting)
+	case waiting:
+		p.stats.fail(pd.phase, kind)
+	}
 	if kind == client.ErrNameNoResponders {
 		p.pauseUntil.Store(now.Add(100 * time.Millisecond).UnixNano())
 	}
-	if kind != "" {
-		if waiting {
-			p.stats.fail(pd.phase, kind)
-			p.record(n, pd, now, kind, 0)
-		}
-		return
-	}
-	p.mu.Lock()
-	p.acked.Add(msgid.ID{Pub: p.idx, N: n})
-	p.mu.Unlock()
 	if waiting {
-		p.stats.ok(pd.phase, pd.at, now, len(p.payload), seq)
-		p.record(n, pd, now, "", seq)
-	} else {
-		p.stats.lateAck(len(p.payload), seq)
+		p.record(n, pd, now, kind, seq)
 	}
 }
 
@@ -176,12 +174,8 @@ func (p *publisher) send(ctx context.Context, lim *rate.Limiter, more func() boo
 		if lim != nil && lim.Wait(ctx) != nil {
 			return
 		}
-		if d := time.Until(time.Unix(0, p.pauseUntil.Load())); d > 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(d):
-			}
+		if d := time.Until(time.Unix(0, p.pauseUntil.Load())); d > 0 && !ctxtime.Sleep(ctx, d) {
+			return
 		}
 		select {
 		case p.slots <- struct{}{}:
@@ -209,11 +203,7 @@ func (p *publisher) send(ctx context.Context, lim *rate.Limiter, more func() boo
 				p.stats.fail(pd.phase, kind)
 				p.record(n, pd, now, kind, 0)
 			}
-			// The connection is down or its buffer full: do not spin.
-			select {
-			case <-ctx.Done():
-			case <-time.After(50 * time.Millisecond):
-			}
+			ctxtime.Sleep(ctx, 50*time.Millisecond) // the connection is down or its buffer full: do not spin
 		}
 	}
 }
@@ -227,12 +217,8 @@ func (p *publisher) drain(ctx context.Context) {
 		p.mu.Lock()
 		n := len(p.pending)
 		p.mu.Unlock()
-		if n == 0 || ctx.Err() != nil {
+		if n == 0 || !ctxtime.Sleep(ctx, 20*time.Millisecond) {
 			return
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }

@@ -2,6 +2,8 @@ package catchup
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,25 +32,19 @@ func newPubStats() *pubStats {
 	return &pubStats{byPhase: map[Phase]*latency.Hist{}, errs: map[Phase]map[string]int64{}}
 }
 
-func (s *pubStats) ok(ph Phase, sent, now time.Time, bytes int, seq uint64) {
-	d := now.Sub(sent)
+// ok counts an ack of a publish sent at sent and still awaited (late:
+// after it timed out, so without a latency).
+func (s *pubStats) ok(ph Phase, sent, now time.Time, bytes int, seq uint64, late bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	h := s.byPhase[ph]
-	if h == nil {
-		h = &latency.Hist{}
-		s.byPhase[ph] = h
+	if late {
+		s.lateAcks++
+	} else {
+		if s.byPhase[ph] == nil {
+			s.byPhase[ph] = &latency.Hist{}
+		}
+		s.byPhase[ph].Add(now.Sub(sent))
 	}
-	h.Add(d)
-	s.acked++
-	s.ackedB += int64(bytes)
-	s.maxSeq = max(s.maxSeq, seq)
-}
-
-func (s *pubStats) lateAck(bytes int, seq uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lateAcks++
 	s.acked++
 	s.ackedB += int64(bytes)
 	s.maxSeq = max(s.maxSeq, seq)
@@ -57,12 +53,10 @@ func (s *pubStats) lateAck(bytes int, seq uint64) {
 func (s *pubStats) fail(ph Phase, kind string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.errs[ph]
-	if m == nil {
-		m = map[string]int64{}
-		s.errs[ph] = m
+	if s.errs[ph] == nil {
+		s.errs[ph] = map[string]int64{}
 	}
-	m[kind]++
+	s.errs[ph][kind]++
 	if kind == client.ErrNameTimeout {
 		s.timedOut++
 	} else {
@@ -135,10 +129,7 @@ func (s *pubStats) summary() PublishSummary {
 		out.Latency[ph] = h.Summary()
 	}
 	for ph, m := range s.errs {
-		out.Errors[ph] = map[string]int64{}
-		for k, v := range m {
-			out.Errors[ph][k] = v
-		}
+		out.Errors[ph] = maps.Clone(m)
 	}
 	return out
 }
@@ -151,10 +142,7 @@ func errorTotals(m map[Phase]map[string]int64) string {
 			tot[kind] += n
 		}
 	}
-	kinds := make([]string, 0, len(tot))
-	for k := range tot {
-		kinds = append(kinds, k)
-	}
+	kinds := slices.Collect(maps.Keys(tot))
 	sort.Slice(kinds, func(i, j int) bool { return tot[kinds[i]] > tot[kinds[j]] })
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {

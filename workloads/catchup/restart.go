@@ -12,6 +12,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
@@ -42,10 +43,8 @@ func (r *cell) takeDown(ctx context.Context, faults *nemesis.Script) error {
 		r.obs.Limit(r.target, int64(o.MemoryLimit))
 	}
 	r.logf("%s killed and wiped%s; publishing %s/s for %s", name, limitNote(o.MemoryLimit), o.Rate, o.Down)
-	select {
-	case <-ctx.Done():
+	if !ctxtime.Sleep(ctx, time.Until(killed.Add(o.Down))) {
 		return ctx.Err()
-	case <-time.After(time.Until(killed.Add(o.Down))):
 	}
 	return nil
 }
@@ -182,7 +181,7 @@ func (r *cell) waitCurrent(ctx context.Context) {
 			r.endCatchup(restart)
 			r.logf("crash loop: %s; giving up the wait", cu.Detail)
 			r.stopLive()
-			r.watchMore(ctx, 5*time.Second) // catch a few more restarts for the record
+			ctxtime.Sleep(ctx, 5*time.Second) // the observer catches a few more restarts for the record
 			return
 		}
 		if !st.Running && !st.StartedAt.IsZero() {
@@ -286,10 +285,8 @@ func (r *cell) settle(ctx context.Context) {
 func (r *cell) watchUntil(ctx context.Context, t time.Time) bool {
 	last := time.Now()
 	for time.Now().Before(t) {
-		select {
-		case <-ctx.Done():
+		if !ctxtime.Sleep(ctx, 250*time.Millisecond) {
 			return false
-		case <-time.After(250 * time.Millisecond):
 		}
 		st := r.lastState()
 		if restarts := st.Restarts - r.base.Restarts; restarts >= r.opts.CrashLoop {
@@ -303,14 +300,6 @@ func (r *cell) watchUntil(ctx context.Context, t time.Time) bool {
 		}
 	}
 	return true
-}
-
-// watchMore waits d while the observer samples, without judging.
-func (r *cell) watchMore(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
 }
 
 func (r *cell) status(st cluster.NodeState) {
