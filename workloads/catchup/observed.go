@@ -89,7 +89,7 @@ func (r *Result) derivePeaks() {
 		}
 	}
 	cu := &r.CatchUp
-	t := targetMemory(*r)
+	t := r.TargetMemory()
 	if t == nil || from <= 0 {
 		return
 	}

@@ -38,22 +38,17 @@ func (r *cell) takeDown(ctx context.Context, faults *nemesis.Script) error {
 		return fmt.Errorf("catch-up fault on %s: %w", name, err)
 	}
 	r.event(r.target, EvWipe, "store deleted, as a new volume")
+	limit := ""
 	if o.MemoryLimit > 0 {
 		r.event(r.target, EvLimit, o.MemoryLimit.String())
 		r.obs.Limit(r.target, int64(o.MemoryLimit))
+		limit = ", memory limit " + o.MemoryLimit.String() + " set"
 	}
-	r.logf("%s killed and wiped%s; publishing %s/s for %s", name, limitNote(o.MemoryLimit), o.Rate, o.Down)
+	r.logf("%s killed and wiped%s; publishing %s/s for %s", name, limit, o.Rate, o.Down)
 	if !ctxtime.Sleep(ctx, time.Until(killed.Add(o.Down))) {
 		return ctx.Err()
 	}
 	return nil
-}
-
-func limitNote(l bytesize.Bytes) string {
-	if l <= 0 {
-		return ""
-	}
-	return ", memory limit " + l.String() + " set"
 }
 
 // restart starts the target and the reader on it.

@@ -99,7 +99,7 @@ func slopePoint(r *Result, cell string) (SlopeCell, string) {
 		return SlopeCell{}, "the target never restarted, so no catch-up was measured"
 	}
 	peak := r.CatchUp.PeakRSSDuring
-	t := targetMemory(*r)
+	t := r.TargetMemory()
 	if t != nil {
 		peak = t.PeakRSS
 	}

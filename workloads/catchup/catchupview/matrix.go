@@ -130,7 +130,7 @@ func (t *cuTable) memory() {
 		return peakShort(v, ratio) + " at " + reports.FormatAt(at)
 	}
 	t.row("Target: peak RSS", "the server process's resident memory; x is the ratio to the stream at the restart", func(s CatchupSummary, r *catchup.Result) reports.MatrixVal {
-		n := s.node(r.Target)
+		n := r.TargetMemory()
 		if n == nil {
 			return reports.NA
 		}
@@ -144,7 +144,7 @@ func (t *cuTable) memory() {
 		return v
 	})
 	t.row("Target: peak cgroup usage", "what the memory limit counts, page cache included", func(s CatchupSummary, r *catchup.Result) reports.MatrixVal {
-		n := s.node(r.Target)
+		n := r.TargetMemory()
 		if n == nil {
 			return reports.NA
 		}
@@ -153,7 +153,7 @@ func (t *cuTable) memory() {
 	t.row("Fits the limit", "no OOM kill of the target; its peak RSS as a share of the hard limit", func(s CatchupSummary, r *catchup.Result) reports.MatrixVal {
 		lim := s.limit()
 		d := s.deaths(r.Target)
-		n := s.node(r.Target)
+		n := r.TargetMemory()
 		switch {
 		case d.OOMKills > 0:
 			return bad(fmt.Sprintf("no: OOM-killed %s at its %s limit", reports.Times(d.OOMKills), reports.FormatSize(lim)))

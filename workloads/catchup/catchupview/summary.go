@@ -63,7 +63,7 @@ func (s CatchupSummary) limit() int64 {
 	if s.R.Options.MemoryLimit > 0 {
 		return int64(s.R.Options.MemoryLimit)
 	}
-	if m := s.node(s.R.Target); m != nil {
+	if m := s.R.TargetMemory(); m != nil {
 		l, _ := m.Limit.Peak()
 		return max(l, 0)
 	}
@@ -79,18 +79,6 @@ func (s CatchupSummary) goMemLimit() int64 {
 		return s.R.GoMemLimit
 	}
 	return s.R.Options.GoMemLimit.Bytes(int64(s.R.Options.MemoryLimit))
-}
-
-func (s CatchupSummary) node(name string) *catchup.NodeMemory {
-	if s.R == nil {
-		return nil
-	}
-	for i := range s.R.Memory {
-		if s.R.Memory[i].Node == name {
-			return &s.R.Memory[i]
-		}
-	}
-	return nil
 }
 
 func (s CatchupSummary) deaths(node string) observe.Deaths {
