@@ -267,7 +267,7 @@ func TestEndCatchupCountsPublished(t *testing.T) {
 	r.ackedAtRestart = r.fleet.stats.ackedBytes() // as restart takes it
 	r.fleet.stats.ok(PhaseCatchup, now, now, 4096, 2, false)
 	r.fleet.stats.ok(PhaseCatchup, now, now, 4096, 3, true)
-	r.endCatchup(now)
+	r.endCatchup("", "")
 	if got := r.res.CatchUp.PublishedBytes; got != 2*4096 {
 		t.Errorf("PublishedBytes %d, want %d", got, 2*4096)
 	}

@@ -50,6 +50,40 @@ type reader struct {
 	hist latency.Hist
 }
 
+// startReader starts the reader on a connection to the target alone. It
+// binds the stream while the target may still be slow to answer, retrying
+// for a few seconds: the handle's cached info carries allow_direct, which
+// picks direct or leader gets.
+func (r *cell) startReader(ctx context.Context) error {
+	nc, err := client.Connect(r.c.Nodes(), []int{r.target}, "catchup-reader", reconnectBuf)
+	if err != nil {
+		return err
+	}
+	js, err := jetstream.New(nc)
+	var s jetstream.Stream
+	for try := 0; err == nil && s == nil; try++ {
+		if try > 0 {
+			time.Sleep(250 * time.Millisecond)
+		}
+		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		s, err = js.Stream(sctx, r.opts.Stream)
+		cancel()
+		if err != nil && try < 19 {
+			err = nil // asked again
+		}
+	}
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	r.reader = &reader{nc: nc, stream: s, t0: r.t0, last: r.fleet.stats.lastSeq, rec: r.rec, client: r.opts.Publishers, ph: &r.ph}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); r.reader.run(rctx, r.opts.ReadRate) }()
+	r.readStop = func() { cancel(); <-done }
+	return nil
+}
+
 func (r *reader) run(ctx context.Context, perSec float64) {
 	lim := rate.NewLimiter(rate.Limit(perSec), 1)
 	rng := rand.New(rand.NewPCG(uint64(r.t0.UnixNano()), 7))
