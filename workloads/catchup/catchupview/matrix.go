@@ -33,15 +33,12 @@ type cuTable struct {
 
 // row adds a row read from catchup.json; a cell without one shows a dash.
 func (t *cuTable) row(label, hint string, f func(s CatchupSummary, r *catchup.Result) reports.MatrixVal) {
-	mr := reports.MatrixRow{Label: label, Hint: hint}
-	for _, s := range t.sums {
-		if s.R == nil {
-			mr.Vals = append(mr.Vals, reports.NA)
-			continue
+	t.rows = append(t.rows, t.p.Row(label, hint, func(i int, _ *reports.Cell) reports.MatrixVal {
+		if i < len(t.sums) && t.sums[i].R != nil {
+			return f(t.sums[i], t.sums[i].R)
 		}
-		mr.Vals = append(mr.Vals, f(s, s.R))
-	}
-	t.rows = append(t.rows, mr)
+		return reports.NA
+	}))
 }
 
 func (t *cuTable) group(label string) { t.rows = append(t.rows, reports.GroupRow(label)) }
