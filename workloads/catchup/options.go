@@ -10,6 +10,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -271,14 +272,6 @@ func (o Options) Refuse(supports func(cluster.Capability) error) error {
 	return workloads.Refuse(Name, o.Plan(cluster.Config{}).Needs, supports)
 }
 
-// onOff names a Direct Get setting as cells do.
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
 // Describe is the options in one line, for the terminal.
 func (o Options) Describe() string {
 	writes, limit, gml := "no writes after the fill", "no memory limit", "GOMEMLIMIT unset"
@@ -298,5 +291,5 @@ func (o Options) Describe() string {
 	if o.MaxOutstandingCatchup > 0 {
 		parts = append(parts, "max_outstanding_catchup "+o.MaxOutstandingCatchup.String())
 	}
-	return strings.Join(append(parts, "Direct Get "+onOff(o.DirectGet)), ", ")
+	return strings.Join(append(parts, "Direct Get "+record.OnOff(o.DirectGet)), ", ")
 }
