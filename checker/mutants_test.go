@@ -589,7 +589,7 @@ var mutants = []mutant{
 	// floor-client: the client package (client/), the one Connect and
 	// Classify every workload and the external runtime use, and the
 	// policies each workload keeps (kvupdate's and queue's recordErr,
-	// catchup's readErrName and reconnect buffer).
+	// catchup's reconnect buffer; a read's name by its code is client's Error.Name).
 	{"client: a create's 10071 not key_exists", "client/errors.go",
 		"if errors.Is(err, jetstream.ErrKeyExists) && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {", "if false {", []string{"TestClassify"}},
 	{"client: an update's 10071 told as key_exists", "client/errors.go",
