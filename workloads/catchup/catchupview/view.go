@@ -1,12 +1,12 @@
 package catchupview
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
@@ -78,7 +78,14 @@ func (catchupView) Page(p *reports.Page) {
 		// One version a row: Direct Get on and off side by side.
 		p.Cols = 2
 	}
-	p.Params = catchupParams(r)
+	// The run's parameters but the time limit and check timeout, which bind
+	// no catch-up cell (it runs to its own bounds, the catch-up options).
+	p.Params = slices.DeleteFunc(p.Params, func(x reports.Param) bool {
+		return x.K == "time limit per cell" || x.K == "recovery timeout / check timeout"
+	})
+	if o := specOptions(r.Result.Spec); o != nil {
+		p.Params = reports.InsertParams(p.Params, "cluster", optionParams(*o)...)
+	}
 	if b, ok := slopeBlock(r); ok {
 		p.Blocks = append([]reports.Block{b}, p.Blocks...)
 	}
@@ -197,28 +204,6 @@ func pairedByDirectGet(cells []record.CellResult) bool {
 		}
 	}
 	return true
-}
-
-// catchupParams are the run's parameters: the matrix, then the catch-up options.
-func catchupParams(r *reports.Run) []reports.Param {
-	s := r.Result.Spec
-	p := []reports.Param{
-		{K: "run", V: r.Result.ID},
-		{K: "workload", V: s.Workload},
-		{K: "runtime", V: cmp.Or(r.Result.Runtime, s.Runtime)},
-		{K: "seed", V: fmt.Sprint(r.Result.Seed)},
-		{K: "Direct Get", V: reports.JoinOnOff(s.DirectGet)},
-		{K: "nats-server", V: strings.Join(s.ServerVersions, ", ")},
-		{K: "nats.go (client)", V: r.ClientVersion + " (" + r.ClientVersionSource + ")"},
-		{K: "cluster", V: fmt.Sprintf("%d nodes, route ping %s", s.Cluster.Nodes, s.Cluster.RoutePingInterval)},
-	}
-	if o := specOptions(s); o != nil {
-		p = append(p, optionParams(*o)...)
-	}
-	if st := reports.StartedParam(r); st.V != "" {
-		p = append(p, st)
-	}
-	return p
 }
 
 // optionParams say every catch-up option.
