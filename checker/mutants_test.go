@@ -386,12 +386,11 @@ var mutants = []mutant{
 	{"catchup headline: a censored demand told as the sampled peak", "workloads/catchup/catchupview/sentence.go",
 		"if r.Counts[catchup.CountTargetCensored] == 1 {", "if false {", []string{"TestCatchupHeadline"}},
 	// catchup.json's paths: relative to the cell
-	{"catchup paths: stored as the machine's", "workloads/catchup/register.go",
-		"*p = filepath.ToSlash(rel)", "_ = rel", []string{"TestStoredPathsRelative"}},
+	// (the rewriting itself is record/paths.go's, mutated with results.json's)
+	{"catchup paths: stored as the machine's", "workloads/catchup/files.go",
+		"record.Relative(dir, stored.machinePaths()...)", "record.Relative(dir)", []string{"TestStoredPathsRelative"}},
 	{"catchup paths: a stored relative path not resolved on load", "workloads/catchup/register.go",
-		"*p = filepath.Join(dir, filepath.FromSlash(*p))", "*p += \"\"", []string{"TestStoredPathsRelative"}},
-	{"catchup paths: an old absolute path joined to the cell", "workloads/catchup/register.go",
-		"if *p != \"\" && !filepath.IsAbs(*p) {", "if *p != \"\" {", []string{"TestStoredPathsRelative"}},
+		"record.ResolvePaths(dir, r.machinePaths()...)", "_ = dir", []string{"TestStoredPathsRelative"}},
 	// fix-kvstream: the kv-update stream's loaders, merge and checks (audit
 	// cells kv/i1min, rb2, rb3, b4, b3c and the unseen-sequence rule)
 	{"parts: a sequence's page not made, so what it holds is lost", "history/seqset.go",
@@ -532,9 +531,9 @@ var mutants = []mutant{
 	{"catchup slope: a run of one backlog in all judged", "workloads/catchup/slope_lines.go",
 		"if l.Backlogs < 2 {", "if false {", []string{"TestSlopeOneBacklog", "TestSlopeRules"}},
 	{"catchup slope: a line's left-out cell not named", "workloads/catchup/slope_lines.go",
-		"groups[k].LeftOut = append(groups[k].LeftOut, LeftOutCell{cellName(d), why})", "_ = why", []string{"TestSlopeLeftOut", "TestSlopeLeavesOutSilentTargets"}},
+		"groups[k].LeftOut = append(groups[k].LeftOut, LeftOutCell{name, why})", "_ = why", []string{"TestSlopeLeftOut", "TestSlopeLeavesOutSilentTargets"}},
 	{"catchup slope: an unreadable cell not named", "workloads/catchup/slope_lines.go",
-		"fit.LeftOut = append(fit.LeftOut, LeftOutCell{cellName(d), \"cannot be read: \" + err.Error()})", "_ = err", []string{"TestSlopeLeftOut"}},
+		"fit.LeftOut = append(fit.LeftOut, LeftOutCell{name, \"cannot be read: \" + err.Error()})", "_ = err", []string{"TestSlopeLeftOut"}},
 	{"catchup slope: a cell without --backlog fitted at 0 B of backlog", "workloads/catchup/slope_lines.go",
 		"case r.Options.Backlog <= 0:", "case false:", []string{"TestSlopeLeftOut"}},
 	{"catchup slope: a cell that never restarted told as silent", "workloads/catchup/slope_lines.go",
@@ -590,7 +589,7 @@ var mutants = []mutant{
 	// floor-client: the client package (client/), the one Connect and
 	// Classify every workload and the external runtime use, and the
 	// policies each workload keeps (kvupdate's and queue's recordErr,
-	// catchup's readErrName and reconnect buffer).
+	// catchup's reconnect buffer; a read's name by its code is client's Error.Name).
 	{"client: a create's 10071 not key_exists", "client/errors.go",
 		"if errors.Is(err, jetstream.ErrKeyExists) && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {", "if false {", []string{"TestClassify"}},
 	{"client: an update's 10071 told as key_exists", "client/errors.go",
@@ -647,8 +646,8 @@ var mutants = []mutant{
 		"e.Outcome(op.IsWrite())", "e.Outcome(false)", []string{"TestRecordErr"}},
 	{"queue: a publish's timeout recorded as failed", "workloads/queue/conn.go",
 		"e.Outcome(mayApply)", "e.Outcome(false)", []string{"TestRecordErr"}},
-	{"catchup: a refused read not counted by its code", "workloads/catchup/reader.go",
-		"return \"api_\" + itoa(e.Code)", "return e.Cause.String()", []string{"TestReadErrName"}},
+	{"catchup: a refused read not counted by its code", "client/pubreply.go",
+		"return \"api_\" + strconv.Itoa(e.Code)", "return e.Cause.String()", []string{"TestErrorName"}},
 	{"catchup: connections with nats.go's reconnect buffer", "workloads/catchup/clients.go",
 		"var reconnectBuf = nats.ReconnectBufSize(32 << 20)", "var reconnectBuf = nats.ReconnectBufSize(8 << 20)", []string{"TestConnectionsCarryTheDial"}},
 

@@ -29,8 +29,7 @@ const (
 var causeNames = [...]string{None: "none", Refused: "refused", NoResponders: "no_responders",
 	TimedOut: "timeout", Disconnected: "disconnected", Unplaced: "other"}
 
-// String is the cause's name as catchup.json counts it (a refusal by its
-// code there: "api_10008").
+// String is the cause's name (Error.Name adds a refusal's code).
 func (c Cause) String() string {
 	if c < 0 || int(c) >= len(causeNames) {
 		return "cause(" + strconv.Itoa(int(c)) + ")"

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 	"github.com/jetstream-chaos/jetstream-chaos/watch"
 )
 
@@ -36,7 +37,7 @@ func (s Schedule) runArmed(ctx context.Context, env *Env, k int, t Triggered, no
 			}
 			return
 		}
-		if wait := t.wait(e, now()); wait > 0 && !sleep(ctx, wait) {
+		if wait := t.wait(e, now()); wait > 0 && !ctxtime.Sleep(ctx, wait) {
 			record(Window{Fault: t.Name(), Trigger: t.Trigger.String(), Event: &e, Start: now(), End: now(),
 				Detail: fmt.Sprintf("not injected: the run ended within the %s wait after %s", wait, e.String())})
 			return
@@ -48,7 +49,7 @@ func (s Schedule) runArmed(ctx context.Context, env *Env, k int, t Triggered, no
 		w.Trigger, w.Event = t.Trigger.String(), &e
 		w.Detail = "fired by " + e.String() + aimedAt(e, w.Start) + "; " + w.Detail
 		record(w)
-		if !sleep(ctx, s.Interval) {
+		if !ctxtime.Sleep(ctx, s.Interval) {
 			return
 		}
 		mark = env.Watch.Mark()

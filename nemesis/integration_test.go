@@ -16,6 +16,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 )
 
 // Integration tests run every fault against a real 3-node cluster with an
@@ -113,7 +114,7 @@ func startReal(t *testing.T, rt cluster.Runtime, cfg cluster.Config) *realCluste
 			pctx, cancel := context.WithTimeout(wctx, time.Second)
 			js.Publish(pctx, "chaos.w", payload)
 			cancel()
-			sleep(wctx, 20*time.Millisecond)
+			ctxtime.Sleep(wctx, 20*time.Millisecond)
 		}
 	})
 	t.Cleanup(func() { stop(); wg.Wait() })

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 	"github.com/jetstream-chaos/jetstream-chaos/watch"
 )
 
@@ -138,7 +139,7 @@ func (s Schedule) runClock(ctx context.Context, env *Env, faults []Fault, now fu
 		return
 	}
 	pick := rand.New(rand.NewPCG(s.Seed, pickStream))
-	for i := 0; sleep(ctx, s.Interval); i++ {
+	for i := 0; ctxtime.Sleep(ctx, s.Interval); i++ {
 		f := faults[pick.IntN(len(faults))]
 		wenv := *env
 		wenv.Rand = s.rngFor(i)
@@ -168,7 +169,7 @@ func (s Schedule) window(ctx context.Context, env *Env, f Fault, now func() time
 	}
 	s.changed(f.Name())
 	defer s.changed("")
-	sleep(ctx, s.Interval)
+	ctxtime.Sleep(ctx, s.Interval)
 	healWindow(ctx, &w, act, inj, now, s.healWithin())
 	return w
 }
@@ -262,19 +263,4 @@ func Restore(ctx context.Context, env *Env) error {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
-}
-
-// sleep waits d or until ctx is done; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

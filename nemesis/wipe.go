@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 )
 
 // wipe kills a random node and deletes its store; healing starts it empty
@@ -86,7 +87,7 @@ func restartWiped(ctx context.Context, env *Env, i int, before uint64, had bool)
 					s = sighting{d.State.Msgs, true}
 					break
 				}
-				sleep(pctx, 10*time.Millisecond)
+				ctxtime.Sleep(pctx, 10*time.Millisecond)
 			}
 		}
 		sighted <- s

@@ -29,20 +29,16 @@ func (res Result) relativeTo(runDir string) (Result, error) {
 			out.Repeats[i].FirstFailure = &f
 		}
 	}
-	for _, p := range out.paths() {
-		if err := relative(runDir, p); err != nil {
-			return res, err
-		}
+	if err := Relative(runDir, out.paths()...); err != nil {
+		return res, err
 	}
 	return out, nil
 }
 
 // relativeTo is c with its folders relative to runDir.
 func (c CellResult) relativeTo(runDir string) (CellResult, error) {
-	for _, p := range c.paths() {
-		if err := relative(runDir, p); err != nil {
-			return c, err
-		}
+	if err := Relative(runDir, c.paths()...); err != nil {
+		return c, err
 	}
 	return c, nil
 }
@@ -54,16 +50,12 @@ func (res *Result) Resolve(runDir string) {
 	for i := range res.Cells {
 		res.Cells[i].Resolve(runDir)
 	}
-	for _, p := range res.paths() {
-		resolve(runDir, p)
-	}
+	ResolvePaths(runDir, res.paths()...)
 }
 
 // Resolve is Result.Resolve for a cell's results.json.
 func (c *CellResult) Resolve(runDir string) {
-	for _, p := range c.paths() {
-		resolve(runDir, p)
-	}
+	ResolvePaths(runDir, c.paths()...)
 }
 
 // paths are the run's own folders: its own and its repeats' first failures.
@@ -80,31 +72,36 @@ func (res *Result) paths() []*string {
 // paths are a cell's folders: its own and its cluster's.
 func (c *CellResult) paths() []*string { return []*string{&c.Dir, &c.Cluster.Dir} }
 
-// relative rewrites *p relative to base ("." for base itself), in the
-// slashes of any machine.
-func relative(base string, p *string) error {
-	if *p == "" {
-		return nil
-	}
+// Relative rewrites each path relative to base ("." for base itself), in
+// the slashes of any machine; an empty one stays empty.
+func Relative(base string, paths ...*string) error {
 	absBase, err := filepath.Abs(base)
 	if err != nil {
 		return err
 	}
-	abs, err := filepath.Abs(*p)
-	if err != nil {
-		return err
+	for _, p := range paths {
+		if *p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(absBase, abs)
+		if err != nil {
+			return fmt.Errorf("%s relative to %s: %w", *p, base, err)
+		}
+		*p = filepath.ToSlash(rel)
 	}
-	rel, err := filepath.Rel(absBase, abs)
-	if err != nil {
-		return fmt.Errorf("%s relative to the run folder %s: %w", *p, base, err)
-	}
-	*p = filepath.ToSlash(rel)
 	return nil
 }
 
-// resolve joins a relative *p to base.
-func resolve(base string, p *string) {
-	if *p != "" && !filepath.IsAbs(*p) {
-		*p = filepath.Join(base, filepath.FromSlash(*p))
+// ResolvePaths joins each relative path to base; absolute ones (stored
+// before paths were relative) and empty ones stay as they are.
+func ResolvePaths(base string, paths ...*string) {
+	for _, p := range paths {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(base, filepath.FromSlash(*p))
+		}
 	}
 }

@@ -152,11 +152,13 @@ func (c Cell) name(withVersion, withNemesis bool) string {
 	if c.Tag != "" {
 		parts = append(parts, c.Tag)
 	}
-	parts = append(parts, "direct-get-"+onOff(c.DirectGet))
+	parts = append(parts, "direct-get-"+OnOff(c.DirectGet))
 	return strings.Join(parts, "_")
 }
 
-func onOff(b bool) string {
+// OnOff writes a setting as the flags take it and cells are named: on or
+// off.
+func OnOff(b bool) string {
 	if b {
 		return "on"
 	}
@@ -165,7 +167,7 @@ func onOff(b bool) string {
 
 // Label is how a person reads the cell's name.
 func (c Cell) Label() string {
-	s := "Direct Get " + onOff(c.DirectGet)
+	s := "Direct Get " + OnOff(c.DirectGet)
 	if c.Nemesis != "" && c.Nemesis != "none" {
 		s += ", nemesis " + c.Nemesis
 	}

@@ -58,12 +58,7 @@ func ShortLabels(cells []record.CellResult, tags []string) []string {
 }
 
 // OnOff writes a setting as the flags take it: on or off.
-func OnOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
+func OnOff(b bool) string { return record.OnOff(b) }
 
 // CheckSentence is a cell's finding said from its checks alone, without
 // the cell's name: "none (all 6 checks passed)", "did not run to the end:

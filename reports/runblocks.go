@@ -47,10 +47,29 @@ func runBlocks(res record.Result) []Block {
 	return out
 }
 
-// htmlTable is a small escaped table for a block.
+// htmlTable is a small escaped table of plain values for a block.
 func htmlTable(head []string, rows [][]string) template.HTML {
+	tds := make([][]Td, len(rows))
+	for i, r := range rows {
+		for _, v := range r {
+			tds[i] = append(tds[i], Td{Text: v})
+		}
+	}
+	return ListTable("", head, tds)
+}
+
+// Td is one value of a ListTable, escaped: its CSS class ("num",
+// "detail", ClassBad, ...), and Code for text shown as code, a line each.
+type Td struct {
+	Text, Class string
+	Code        bool
+}
+
+// ListTable is a small escaped table in the page's list style, with class
+// added to the table's when given.
+func ListTable(class string, head []string, rows [][]Td) template.HTML {
 	var b strings.Builder
-	b.WriteString(`<table class="list"><thead><tr>`)
+	fmt.Fprintf(&b, `<table class="%s"><thead><tr>`, strings.TrimSpace("list "+html.EscapeString(class)))
 	for _, h := range head {
 		fmt.Fprintf(&b, "<th>%s</th>", html.EscapeString(h))
 	}
@@ -58,7 +77,15 @@ func htmlTable(head []string, rows [][]string) template.HTML {
 	for _, r := range rows {
 		b.WriteString("<tr>")
 		for _, v := range r {
-			fmt.Fprintf(&b, "<td>%s</td>", html.EscapeString(v))
+			text := html.EscapeString(v.Text)
+			if v.Code {
+				text = "<code>" + strings.ReplaceAll(text, "\n", "</code><br><code>") + "</code>"
+			}
+			if v.Class != "" {
+				fmt.Fprintf(&b, `<td class="%s">%s</td>`, html.EscapeString(v.Class), text)
+			} else {
+				fmt.Fprintf(&b, "<td>%s</td>", text)
+			}
 		}
 		b.WriteString("</tr>")
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 )
 
 // Lines nats-server logs when leadership changes (server/jetstream_cluster.go:
@@ -31,7 +32,7 @@ func (w *Watcher) follow(ctx context.Context, f cluster.LogFollower, i int) {
 			// Not running: follow it as soon as it runs again. What a new
 			// process logs before then is not seen (the runtimes follow
 			// from "now"), so ask often.
-			sleepCtx(ctx, refollowEvery)
+			ctxtime.Sleep(ctx, refollowEvery)
 			continue
 		}
 		sc := bufio.NewScanner(rc)
@@ -93,13 +94,4 @@ func (w *Watcher) fromLine(i int, line string, started time.Time) (Event, bool) 
 func matchStream(re *regexp.Regexp, line, stream string) bool {
 	m := re.FindStringSubmatch(line)
 	return m != nil && m[1] == stream
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

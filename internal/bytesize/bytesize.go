@@ -111,3 +111,30 @@ func (b *Bytes) Set(s string) error {
 
 // Type implements pflag.Value.
 func (b *Bytes) Type() string { return "size" }
+
+// List is a comma list of sizes, as a flag takes it.
+type List []Bytes
+
+func (l *List) String() string {
+	parts := make([]string, len(*l))
+	for i, b := range *l {
+		parts[i] = b.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set implements pflag.Value: the list given replaces the default.
+func (l *List) Set(s string) error {
+	*l = (*l)[:0]
+	for _, part := range strings.Split(s, ",") {
+		b, err := Parse(part)
+		if err != nil {
+			return err
+		}
+		*l = append(*l, b)
+	}
+	return nil
+}
+
+// Type implements pflag.Value.
+func (l *List) Type() string { return "sizes" }

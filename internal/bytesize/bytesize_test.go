@@ -51,3 +51,19 @@ func TestBytesString(t *testing.T) {
 		}
 	}
 }
+
+func TestList(t *testing.T) {
+	l := List{1 << 30}
+	if err := l.Set("512MiB,4096,2GiB"); err != nil {
+		t.Fatal(err)
+	}
+	if want := (List{512 << 20, 4096, 2 << 30}); len(l) != 3 || l[0] != want[0] || l[1] != want[1] || l[2] != want[2] {
+		t.Errorf("Set gave %v, want %v (the default replaced)", l, want)
+	}
+	if got := l.String(); got != "512MiB,4KiB,2GiB" {
+		t.Errorf("String = %q", got)
+	}
+	if err := l.Set("1GiB,nope"); err == nil {
+		t.Error("a list with a bad size set without an error")
+	}
+}

@@ -250,7 +250,7 @@ func WriteRun(t testing.TB, s SynthRun) string {
 func CellOf(dg bool, nemesis string, checks ChecksOpts, harness string) record.CellResult {
 	spec := KVSpec()
 	c := record.Cell{DirectGet: dg, ServerVersion: "v2.15.3", Nemesis: nemesis}
-	c.Name = "direct-get-" + onOff(dg)
+	c.Name = "direct-get-" + record.OnOff(dg)
 	if nemesis != "none" {
 		c.Name = nemesis + "_" + c.Name
 	}
@@ -312,11 +312,4 @@ func oomNodes() []observe.Sample {
 		}
 	}
 	return append(out, observe.Sample{T: 20e9 + 1e6, Kind: observe.KindStop})
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 )
 
@@ -170,18 +171,12 @@ func (r *cell) fill(ctx context.Context) error {
 		return r.fleet.stats.ackedBytes()+int64(r.fleet.inFlight()+1)*int64(o.Payload) <= int64(o.Backlog)
 	}
 	start := time.Now()
-	done := make(chan struct{})
+	progress, stop := context.WithCancel(ctx)
+	defer stop()
 	go func() {
-		t := time.NewTicker(5 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				s := r.fleet.stats.summary()
-				r.logf("  fill: %s acked (%.0f MB/s)", bytesize.Bytes(s.AckedB), float64(s.AckedB)/1e6/time.Since(start).Seconds())
-			}
+		for ctxtime.Sleep(progress, 5*time.Second) {
+			acked := r.fleet.stats.ackedBytes()
+			r.logf("  fill: %s acked (%.0f MB/s)", bytesize.Bytes(acked), float64(acked)/1e6/time.Since(start).Seconds())
 		}
 	}()
 	// Rounds: publishers stop when what is acked and in flight reaches the
@@ -190,7 +185,6 @@ func (r *cell) fill(ctx context.Context) error {
 		before := r.fleet.stats.ackedBytes()
 		r.fleet.run(ctx, 0, more)
 		if ctx.Err() != nil {
-			close(done)
 			return ctx.Err()
 		}
 		acked := r.fleet.stats.ackedBytes()
@@ -199,13 +193,12 @@ func (r *cell) fill(ctx context.Context) error {
 		}
 		if acked == before {
 			if round >= 20 {
-				close(done)
 				return fmt.Errorf("the fill stalled at %s of %s: nothing acknowledged in 20 rounds", bytesize.Bytes(acked), o.Backlog)
 			}
 			time.Sleep(500 * time.Millisecond)
 		}
 	}
-	close(done)
+	stop()
 	info, err := r.streamInfo(ctx)
 	if err != nil {
 		return fmt.Errorf("stream info after the fill: %w", err)

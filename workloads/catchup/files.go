@@ -9,6 +9,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // Files of a cell's dir, beside the pipeline's (observe.File, history.jsonl).
@@ -39,15 +40,15 @@ func (r *cell) writeFiles() error {
 // Observed set, what Load puts back from that file (the series, the events
 // nobody asked for) is left out: it is stored once.
 func Save(dir string, r Result) error {
-	stored, err := relativeTo(dir, r)
-	if err != nil {
+	stored := r // the cell copied elsewhere names no folder of the machine that ran it
+	if err := record.Relative(dir, stored.machinePaths()...); err != nil {
 		return err
 	}
 	if stored.Observed != "" {
 		stored.Memory, stored.Lag, stored.Health, stored.States, stored.Deaths = nil, nil, nil, nil, nil
 		stored.Events = nil
 		for _, e := range r.Events {
-			if Asked(e) {
+			if !e.Unasked() {
 				stored.Events = append(stored.Events, e)
 			}
 		}

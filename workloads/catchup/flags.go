@@ -18,30 +18,7 @@ type Flags struct {
 	fs       *pflag.FlagSet
 	o        Options
 	preset   string
-	backlogs bytesList
-}
-
-// bytesList is a comma list of sizes.
-type bytesList []bytesize.Bytes
-
-func (l *bytesList) String() string {
-	var parts []string
-	for _, b := range *l {
-		parts = append(parts, b.String())
-	}
-	return strings.Join(parts, ",")
-}
-func (l *bytesList) Type() string { return "sizes" }
-func (l *bytesList) Set(s string) error {
-	*l = (*l)[:0]
-	for _, part := range strings.Split(s, ",") {
-		b, err := bytesize.Parse(part)
-		if err != nil {
-			return err
-		}
-		*l = append(*l, b)
-	}
-	return nil
+	backlogs bytesize.List
 }
 
 // BindFlags registers the flags on fs, with Defaults as defaults.

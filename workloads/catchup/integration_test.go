@@ -91,7 +91,7 @@ func TestIntegrationDockerCatchupValid(t *testing.T) {
 		t.Errorf("%d get-msg ops, %d gets", n, res.Reads.Gets)
 	}
 	// Memory of every node, at least 4 samples a second over the run.
-	tm := targetMemory(res)
+	tm := res.TargetMemory()
 	if tm == nil {
 		t.Fatal("no memory series of the target")
 	}
@@ -222,7 +222,7 @@ func TestIntegrationLocalCatchup(t *testing.T) {
 	if res.Error != "" || res.Verdict != checker.Valid {
 		t.Fatalf("verdict %s, error %q", res.Verdict, res.Error)
 	}
-	if tm := targetMemory(res); tm == nil || tm.PeakRSS <= 0 || tm.PeakUsage <= 0 {
+	if tm := res.TargetMemory(); tm == nil || tm.PeakRSS <= 0 || tm.PeakUsage <= 0 {
 		t.Errorf("target memory %+v", tm)
 	}
 }

@@ -263,11 +263,11 @@ func TestMemoryCheckPublished(t *testing.T) {
 func TestEndCatchupCountsPublished(t *testing.T) {
 	now := time.Now()
 	r := &cell{t0: now, fleet: &fleet{stats: newPubStats()}}
-	r.fleet.stats.ok(PhaseFill, now, now, 4096, 1)
+	r.fleet.stats.ok(PhaseFill, now, now, 4096, 1, false)
 	r.ackedAtRestart = r.fleet.stats.ackedBytes() // as restart takes it
-	r.fleet.stats.ok(PhaseCatchup, now, now, 4096, 2)
-	r.fleet.stats.lateAck(4096, 3)
-	r.endCatchup(now)
+	r.fleet.stats.ok(PhaseCatchup, now, now, 4096, 2, false)
+	r.fleet.stats.ok(PhaseCatchup, now, now, 4096, 3, true)
+	r.endCatchup("", "")
 	if got := r.res.CatchUp.PublishedBytes; got != 2*4096 {
 		t.Errorf("PublishedBytes %d, want %d", got, 2*4096)
 	}

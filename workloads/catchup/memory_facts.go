@@ -68,7 +68,7 @@ func catchupMemory(r *Result) (memoryFacts, string) {
 		return f, "the target never restarted, so no catch-up was measured"
 	}
 	f.from, f.to = memoryWindow(r)
-	t := targetMemory(*r)
+	t := r.TargetMemory()
 	if t == nil {
 		return f, "no memory series of the target " + r.Target
 	}

@@ -7,23 +7,14 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
 
-// What the harness did to the target (the events nobody asked for are
-// package observe's).
+// What the harness did to the target; the rest are observe's, which
+// Event.Unasked tells apart.
 const (
 	EvKill  observe.EventKind = "kill"         // SIGKILL, asked
 	EvWipe  observe.EventKind = "wipe"         // store deleted, asked
 	EvStart observe.EventKind = "start"        // start, asked
 	EvLimit observe.EventKind = "memory-limit" // hard limit changed, asked (Detail has the value)
 )
-
-// Asked says whether the harness did it (kill, wipe, start, limit).
-func Asked(e observe.Event) bool {
-	switch e.Kind {
-	case EvKill, EvWipe, EvStart, EvLimit:
-		return true
-	}
-	return false
-}
 
 // NodeMemory is one node's memory over the cell, with its peaks from the
 // target's restart to the heal (the whole cell without a restart).
@@ -98,7 +89,7 @@ func (r *Result) derivePeaks() {
 		}
 	}
 	cu := &r.CatchUp
-	t := targetMemory(*r)
+	t := r.TargetMemory()
 	if t == nil || from <= 0 {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -57,7 +58,7 @@ func outcomeOf(kind string) history.Outcome {
 	switch kind {
 	case "", string(history.ErrNotFound):
 		return history.OK
-	case errTimeout, errBadAck:
+	case client.ErrNameTimeout, client.ErrNameBadAck:
 		return history.Info
 	}
 	return history.Fail

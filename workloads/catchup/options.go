@@ -3,13 +3,14 @@ package catchup
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
@@ -153,14 +154,7 @@ func Preset(name string) (Options, error) {
 }
 
 // PresetNames lists the presets, sorted.
-func PresetNames() []string {
-	names := make([]string, 0, len(Presets))
-	for n := range Presets {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func PresetNames() []string { return slices.Sorted(maps.Keys(Presets)) }
 
 // WithDefaults fills unset fields from Defaults, but for those where zero
 // means something (Rate, WriteFor, MemoryLimit, MaxOutstandingCatchup,
@@ -278,43 +272,24 @@ func (o Options) Refuse(supports func(cluster.Capability) error) error {
 	return workloads.Refuse(Name, o.Plan(cluster.Config{}).Needs, supports)
 }
 
-// onOff names a Direct Get setting as cells do.
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
 // Describe is the options in one line, for the terminal.
 func (o Options) Describe() string {
-	parts := []string{
-		fmt.Sprintf("backlog %s of %s messages", o.Backlog, o.Payload),
-		fmt.Sprintf("target %s", o.Target),
-		fmt.Sprintf("down %s", o.Down),
-	}
-	if o.Rate > 0 {
-		w := "until current"
-		if o.WriteFor > 0 {
-			w = "for " + o.WriteFor.String() + " after the restart"
-		}
-		parts = append(parts, fmt.Sprintf("writes %s/s %s", o.Rate, w))
-	} else {
-		parts = append(parts, "no writes after the fill")
+	writes, limit, gml := "no writes after the fill", "no memory limit", "GOMEMLIMIT unset"
+	switch {
+	case o.Rate > 0 && o.WriteFor > 0:
+		writes = fmt.Sprintf("writes %s/s for %s after the restart", o.Rate, o.WriteFor)
+	case o.Rate > 0:
+		writes = fmt.Sprintf("writes %s/s until current", o.Rate)
 	}
 	if o.MemoryLimit > 0 {
-		parts = append(parts, fmt.Sprintf("memory limit %s on the target", o.MemoryLimit))
-	} else {
-		parts = append(parts, "no memory limit")
+		limit = fmt.Sprintf("memory limit %s on the target", o.MemoryLimit)
 	}
 	if g := o.GoMemLimitBytes(); g > 0 {
-		parts = append(parts, "GOMEMLIMIT "+bytesize.Bytes(g).String())
-	} else {
-		parts = append(parts, "GOMEMLIMIT unset")
+		gml = "GOMEMLIMIT " + bytesize.Bytes(g).String()
 	}
+	parts := []string{fmt.Sprintf("backlog %s of %s messages", o.Backlog, o.Payload), "target " + string(o.Target), "down " + o.Down.String(), writes, limit, gml}
 	if o.MaxOutstandingCatchup > 0 {
 		parts = append(parts, "max_outstanding_catchup "+o.MaxOutstandingCatchup.String())
 	}
-	parts = append(parts, "Direct Get "+onOff(o.DirectGet))
-	return strings.Join(slices.Clip(parts), ", ")
+	return strings.Join(append(parts, "Direct Get "+record.OnOff(o.DirectGet)), ", ")
 }

@@ -2,9 +2,6 @@ package catchup
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -15,7 +12,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"golang.org/x/time/rate"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/history/msgid"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 )
 
 // Publishers send plain core NATS requests, many in flight, each with the
@@ -37,7 +36,8 @@ const (
 	PhaseVerify  Phase = "verify"
 )
 
-var phaseOrder = []Phase{PhaseFill, PhaseDown, PhaseCatchup, PhaseSettle, PhaseHeal, PhaseVerify}
+// Phases are the phases in the order they run.
+var Phases = []Phase{PhaseFill, PhaseDown, PhaseCatchup, PhaseSettle, PhaseHeal, PhaseVerify}
 
 // phaseNow is the current phase, shared by the publishers and the reader.
 type phaseNow struct{ p atomic.Value }
@@ -98,17 +98,6 @@ func newPublisher(nc *nats.Conn, idx int, subject string, payload []byte, window
 	return p, nil
 }
 
-// pubAck is the JetStream publish acknowledgement.
-type pubAck struct {
-	Stream string `json:"stream"`
-	Seq    uint64 `json:"seq"`
-	Error  *struct {
-		Code        int    `json:"code"`
-		ErrCode     int    `json:"err_code"`
-		Description string `json:"description"`
-	} `json:"error"`
-}
-
 func (p *publisher) onAck(m *nats.Msg) {
 	now := time.Now()
 	n, err := strconv.ParseUint(m.Subject[strings.LastIndexByte(m.Subject, '.')+1:], 10, 64)
@@ -122,34 +111,21 @@ func (p *publisher) onAck(m *nats.Msg) {
 	if waiting {
 		<-p.slots
 	}
-	kind := ""
-	var ack pubAck
+	seq, kind := client.PubAckOf(m)
 	switch {
-	case len(m.Data) == 0 && m.Header.Get("Status") == "503":
-		kind = errNoResponders
+	case kind == "":
+		p.mu.Lock()
+		p.acked.Add(msgid.ID{Pub: p.idx, N: n})
+		p.mu.Unlock()
+		p.stats.ok(pd.phase, pd.at, now, len(p.payload), seq, !waiting)
+	case waiting:
+		p.stats.fail(pd.phase, kind)
+	}
+	if kind == client.ErrNameNoResponders {
 		p.pauseUntil.Store(now.Add(100 * time.Millisecond).UnixNano())
-	case json.Unmarshal(m.Data, &ack) != nil:
-		kind = errBadAck
-	case ack.Error != nil:
-		kind = fmt.Sprintf("api_%d", ack.Error.ErrCode)
-	case ack.Seq == 0:
-		kind = errBadAck
 	}
-	if kind != "" {
-		if waiting {
-			p.stats.fail(pd.phase, kind)
-			p.record(n, pd, now, kind, 0)
-		}
-		return
-	}
-	p.mu.Lock()
-	p.acked.Add(msgid.ID{Pub: p.idx, N: n})
-	p.mu.Unlock()
 	if waiting {
-		p.stats.ok(pd.phase, pd.at, now, len(p.payload), ack.Seq)
-		p.record(n, pd, now, "", ack.Seq)
-	} else {
-		p.stats.lateAck(len(p.payload), ack.Seq)
+		p.record(n, pd, now, kind, seq)
 	}
 }
 
@@ -179,8 +155,8 @@ func (p *publisher) expire(now time.Time) {
 	p.mu.Unlock()
 	for n, pd := range expired {
 		<-p.slots
-		p.stats.fail(pd.phase, errTimeout)
-		p.record(n, pd, now, errTimeout, 0)
+		p.stats.fail(pd.phase, client.ErrNameTimeout)
+		p.record(n, pd, now, client.ErrNameTimeout, 0)
 	}
 }
 
@@ -198,12 +174,8 @@ func (p *publisher) send(ctx context.Context, lim *rate.Limiter, more func() boo
 		if lim != nil && lim.Wait(ctx) != nil {
 			return
 		}
-		if d := time.Until(time.Unix(0, p.pauseUntil.Load())); d > 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(d):
-			}
+		if d := time.Until(time.Unix(0, p.pauseUntil.Load())); d > 0 && !ctxtime.Sleep(ctx, d) {
+			return
 		}
 		select {
 		case p.slots <- struct{}{}:
@@ -226,30 +198,14 @@ func (p *publisher) send(ctx context.Context, lim *rate.Limiter, more func() boo
 			p.mu.Unlock()
 			if still {
 				<-p.slots
-				kind := "publish_" + errKind(err)
+				kind := "publish_" + client.SendErrName(err)
 				now := time.Now()
 				p.stats.fail(pd.phase, kind)
 				p.record(n, pd, now, kind, 0)
 			}
-			// The connection is down or its buffer full: do not spin.
-			select {
-			case <-ctx.Done():
-			case <-time.After(50 * time.Millisecond):
-			}
+			ctxtime.Sleep(ctx, 50*time.Millisecond) // the connection is down or its buffer full: do not spin
 		}
 	}
-}
-
-func errKind(err error) string {
-	switch {
-	case errors.Is(err, nats.ErrConnectionClosed):
-		return "closed"
-	case errors.Is(err, nats.ErrReconnectBufExceeded):
-		return "reconnect_buffer_full"
-	case errors.Is(err, nats.ErrConnectionReconnecting):
-		return "reconnecting"
-	}
-	return "other"
 }
 
 // inFlight is how many publishes await an ack.
@@ -261,12 +217,8 @@ func (p *publisher) drain(ctx context.Context) {
 		p.mu.Lock()
 		n := len(p.pending)
 		p.mu.Unlock()
-		if n == 0 || ctx.Err() != nil {
+		if n == 0 || !ctxtime.Sleep(ctx, 20*time.Millisecond) {
 			return
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
@@ -279,7 +231,7 @@ func (p *publisher) abandon(now time.Time) {
 	p.pending = map[uint64]pending{}
 	p.mu.Unlock()
 	for n, pd := range left {
-		p.record(n, pd, now, errTimeout, 0)
+		p.record(n, pd, now, client.ErrNameTimeout, 0)
 	}
 }
 

@@ -2,11 +2,14 @@ package catchup
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/latency"
 )
 
@@ -29,25 +32,19 @@ func newPubStats() *pubStats {
 	return &pubStats{byPhase: map[Phase]*latency.Hist{}, errs: map[Phase]map[string]int64{}}
 }
 
-func (s *pubStats) ok(ph Phase, sent, now time.Time, bytes int, seq uint64) {
-	d := now.Sub(sent)
+// ok counts an ack of a publish sent at sent and still awaited (late:
+// after it timed out, so without a latency).
+func (s *pubStats) ok(ph Phase, sent, now time.Time, bytes int, seq uint64, late bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	h := s.byPhase[ph]
-	if h == nil {
-		h = &latency.Hist{}
-		s.byPhase[ph] = h
+	if late {
+		s.lateAcks++
+	} else {
+		if s.byPhase[ph] == nil {
+			s.byPhase[ph] = &latency.Hist{}
+		}
+		s.byPhase[ph].Add(now.Sub(sent))
 	}
-	h.Add(d)
-	s.acked++
-	s.ackedB += int64(bytes)
-	s.maxSeq = max(s.maxSeq, seq)
-}
-
-func (s *pubStats) lateAck(bytes int, seq uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lateAcks++
 	s.acked++
 	s.ackedB += int64(bytes)
 	s.maxSeq = max(s.maxSeq, seq)
@@ -56,13 +53,11 @@ func (s *pubStats) lateAck(bytes int, seq uint64) {
 func (s *pubStats) fail(ph Phase, kind string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.errs[ph]
-	if m == nil {
-		m = map[string]int64{}
-		s.errs[ph] = m
+	if s.errs[ph] == nil {
+		s.errs[ph] = map[string]int64{}
 	}
-	m[kind]++
-	if kind == errTimeout {
+	s.errs[ph][kind]++
+	if kind == client.ErrNameTimeout {
 		s.timedOut++
 	} else {
 		s.failed++
@@ -93,13 +88,6 @@ func (s *pubStats) counts() (sent, acked, failed, timedOut int64) {
 	defer s.mu.Unlock()
 	return s.sent, s.acked, s.failed, s.timedOut
 }
-
-// Error kinds of a publish.
-const (
-	errTimeout      = "timeout"       // no ack within PublishTimeout: indeterminate
-	errNoResponders = "no_responders" // 503: no stream leader took it; not stored
-	errBadAck       = "bad_ack"       // an answer that is no publish ack: indeterminate
-)
 
 // PublishSummary is what catchup.json says about publishing.
 type PublishSummary struct {
@@ -141,10 +129,7 @@ func (s *pubStats) summary() PublishSummary {
 		out.Latency[ph] = h.Summary()
 	}
 	for ph, m := range s.errs {
-		out.Errors[ph] = map[string]int64{}
-		for k, v := range m {
-			out.Errors[ph][k] = v
-		}
+		out.Errors[ph] = maps.Clone(m)
 	}
 	return out
 }
@@ -157,10 +142,7 @@ func errorTotals(m map[Phase]map[string]int64) string {
 			tot[kind] += n
 		}
 	}
-	kinds := make([]string, 0, len(tot))
-	for k := range tot {
-		kinds = append(kinds, k)
-	}
+	kinds := slices.Collect(maps.Keys(tot))
 	sort.Slice(kinds, func(i, j int) bool { return tot[kinds[i]] > tot[kinds[j]] })
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {

@@ -50,6 +50,40 @@ type reader struct {
 	hist latency.Hist
 }
 
+// startReader starts the reader on a connection to the target alone. It
+// binds the stream while the target may still be slow to answer, retrying
+// for a few seconds: the handle's cached info carries allow_direct, which
+// picks direct or leader gets.
+func (r *cell) startReader(ctx context.Context) error {
+	nc, err := client.Connect(r.c.Nodes(), []int{r.target}, "catchup-reader", reconnectBuf)
+	if err != nil {
+		return err
+	}
+	js, err := jetstream.New(nc)
+	var s jetstream.Stream
+	for try := 0; err == nil && s == nil; try++ {
+		if try > 0 {
+			time.Sleep(250 * time.Millisecond)
+		}
+		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		s, err = js.Stream(sctx, r.opts.Stream)
+		cancel()
+		if err != nil && try < 19 {
+			err = nil // asked again
+		}
+	}
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	r.reader = &reader{nc: nc, stream: s, t0: r.t0, last: r.fleet.stats.lastSeq, rec: r.rec, client: r.opts.Publishers, ph: &r.ph}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); r.reader.run(rctx, r.opts.ReadRate) }()
+	r.readStop = func() { cancel(); <-done }
+	return nil
+}
+
 func (r *reader) run(ctx context.Context, perSec float64) {
 	lim := rate.NewLimiter(rate.Limit(perSec), 1)
 	rng := rand.New(rand.NewPCG(uint64(r.t0.UnixNano()), 7))
@@ -82,11 +116,11 @@ func (r *reader) run(ctx context.Context, perSec float64) {
 				r.sum.FirstNotFoundMs = t
 			}
 			r.sum.LastNotFoundMs = t
-		default:
+		default: // "disconnected" apart from "timeout": the connection goes to the target alone
 			if r.sum.Errors == nil {
 				r.sum.Errors = map[string]int64{}
 			}
-			r.sum.Errors[readErrName(err)]++
+			r.sum.Errors[client.Classify(err).Name()]++
 		}
 		r.mu.Unlock()
 	}
@@ -99,7 +133,7 @@ func (r *reader) record(start, end time.Time, seq uint64, err error) {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
 		kind = string(history.ErrNotFound)
 	case err != nil:
-		kind = readErrName(err)
+		kind = client.Classify(err).Name()
 	}
 	ph := PhaseCatchup
 	if r.ph != nil {
@@ -114,17 +148,4 @@ func (r *reader) summary() ReadSummary {
 	s := r.sum
 	s.Latency = r.hist.Summary()
 	return s
-}
-
-// readErrName names a failed get in ReadSummary.Errors: its cause, a
-// refusal by its code ("api_10008"). Unlike kv-update's and queue's
-// histories, which record a disconnection as a timeout, the reader counts
-// it apart: its connection goes to the catching-up node alone, so
-// "disconnected" says that node was down, "timeout" that it was slow.
-func readErrName(err error) string {
-	e := client.Classify(err)
-	if e.Cause == client.Refused {
-		return "api_" + itoa(e.Code)
-	}
-	return e.Cause.String()
 }

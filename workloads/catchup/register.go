@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -80,6 +79,16 @@ func (workload) Summary(dir string) ([]string, error) {
 
 // Load reads a cell's catchup.json and completes it (Complete).
 func Load(dir string) (Result, error) {
+	r, err := Read(dir)
+	if err != nil {
+		return r, err
+	}
+	return r, Complete(dir, &r)
+}
+
+// Read reads a cell's catchup.json as stored, its paths resolved against
+// dir (absolute ones, stored before paths were relative, stay).
+func Read(dir string) (Result, error) {
 	var r Result
 	b, err := os.ReadFile(filepath.Join(dir, ResultFile))
 	if err != nil {
@@ -88,12 +97,8 @@ func Load(dir string) (Result, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return r, fmt.Errorf("%s: %w", filepath.Join(dir, ResultFile), err)
 	}
-	for _, p := range r.machinePaths() {
-		if *p != "" && !filepath.IsAbs(*p) { // absolute: written before paths were stored relative
-			*p = filepath.Join(dir, filepath.FromSlash(*p))
-		}
-	}
-	return r, Complete(dir, &r)
+	record.ResolvePaths(dir, r.machinePaths()...)
+	return r, nil
 }
 
 // nodeNames names the cell's nodes, in order.
@@ -121,30 +126,6 @@ func Complete(dir string, r *Result) error {
 
 // machinePaths are the Result's paths on the machine that ran the cell.
 func (r *Result) machinePaths() []*string { return []*string{&r.Dir, &r.Cluster.Dir} }
-
-// relativeTo returns r with its paths relative to the cell's folder dir,
-// so that a cell copied elsewhere names no folder of the machine that ran it.
-func relativeTo(dir string, r Result) (Result, error) {
-	base, err := filepath.Abs(dir)
-	if err != nil {
-		return r, err
-	}
-	for _, p := range r.machinePaths() {
-		if *p == "" {
-			continue
-		}
-		abs, err := filepath.Abs(*p)
-		if err != nil {
-			return r, err
-		}
-		rel, err := filepath.Rel(base, abs)
-		if err != nil {
-			return r, fmt.Errorf("%s relative to the cell %s: %w", *p, dir, err)
-		}
-		*p = filepath.ToSlash(rel)
-	}
-	return r, nil
-}
 
 // Tags: catch-up cells differ by the backlog when a list is given.
 func (o Options) Tags() []record.Tag {
@@ -214,5 +195,3 @@ func (i *instance) Finish(ctx context.Context) error {
 	}
 	return i.r.writeFiles()
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

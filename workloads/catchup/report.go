@@ -27,7 +27,7 @@ func Print(w io.Writer, r Result) {
 		}
 		fmt.Fprintln(w)
 	}
-	if t := targetMemory(r); t != nil {
+	if t := r.TargetMemory(); t != nil {
 		fmt.Fprintf(w, "  %s peak from the restart to the heal: rss %s (%.2fx the stream) at %s, cgroup usage %s\n",
 			r.Target, bytesize.Bytes(t.PeakRSS), t.PeakRSSRatio, observe.Secs(t.PeakRSSAt), bytesize.Bytes(t.PeakUsage))
 	}
@@ -54,7 +54,8 @@ func Print(w io.Writer, r Result) {
 	}
 }
 
-func targetMemory(r Result) *NodeMemory {
+// TargetMemory is the target's memory, nil when it has none.
+func (r *Result) TargetMemory() *NodeMemory {
 	for i := range r.Memory {
 		if r.Memory[i].Node == r.Target {
 			return &r.Memory[i]

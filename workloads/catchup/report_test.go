@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/latency"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
@@ -18,7 +19,7 @@ func TestPrint(t *testing.T) {
 		Memory:  []NodeMemory{{NodeMemory: observe.NodeMemory{Node: "n1"}, PeakRSS: 1 << 30, PeakRSSRatio: 0.5, PeakRSSAt: 25_000}},
 		Deaths:  []observe.Deaths{{Node: "n1", OOMKills: 3, Restarts: 3, CrashLoop: true}},
 		Publish: PublishSummary{Sent: 10, Acked: 9, TimedOut: 1, Latency: map[Phase]latency.Summary{PhaseCatchup: {Count: 4, P99Ms: 12.5}},
-			Errors: map[Phase]map[string]int64{PhaseCatchup: {errTimeout: 1}}},
+			Errors: map[Phase]map[string]int64{PhaseCatchup: {client.ErrNameTimeout: 1}}},
 		LogLines: []LogMatch{{Node: "n1", Pattern: "Catchup for stream", Count: 7}},
 	}
 	var b bytes.Buffer

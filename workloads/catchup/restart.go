@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 	"github.com/jetstream-chaos/jetstream-chaos/nemesis"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
@@ -37,24 +35,17 @@ func (r *cell) takeDown(ctx context.Context, faults *nemesis.Script) error {
 		return fmt.Errorf("catch-up fault on %s: %w", name, err)
 	}
 	r.event(r.target, EvWipe, "store deleted, as a new volume")
+	limit := ""
 	if o.MemoryLimit > 0 {
 		r.event(r.target, EvLimit, o.MemoryLimit.String())
 		r.obs.Limit(r.target, int64(o.MemoryLimit))
+		limit = ", memory limit " + o.MemoryLimit.String() + " set"
 	}
-	r.logf("%s killed and wiped%s; publishing %s/s for %s", name, limitNote(o.MemoryLimit), o.Rate, o.Down)
-	select {
-	case <-ctx.Done():
+	r.logf("%s killed and wiped%s; publishing %s/s for %s", name, limit, o.Rate, o.Down)
+	if !ctxtime.Sleep(ctx, time.Until(killed.Add(o.Down))) {
 		return ctx.Err()
-	case <-time.After(time.Until(killed.Add(o.Down))):
 	}
 	return nil
-}
-
-func limitNote(l bytesize.Bytes) string {
-	if l <= 0 {
-		return ""
-	}
-	return ", memory limit " + l.String() + " set"
 }
 
 // restart starts the target and the reader on it.
@@ -99,47 +90,11 @@ func (r *cell) restart(ctx context.Context) error {
 		r.liveStop = func() { t.Stop(); stop() }
 	}
 	if r.opts.ReadRate > 0 {
-		nc, err := client.Connect(r.c.Nodes(), []int{r.target}, "catchup-reader", reconnectBuf)
-		if err == nil {
-			// Bound while it may still be down: the handle's cached info
-			// carries allow_direct, which picks direct or leader gets.
-			rs, serr := r.readerStream(ctx, nc)
-			if serr != nil {
-				nc.Close()
-				r.note("reader not started: %v", serr)
-				return nil
-			}
-			r.reader = &reader{nc: nc, stream: rs, t0: r.t0, last: r.fleet.stats.lastSeq, rec: r.rec, client: r.opts.Publishers, ph: &r.ph}
-			rctx, cancel := context.WithCancel(ctx)
-			done := make(chan struct{})
-			go func() { defer close(done); r.reader.run(rctx, r.opts.ReadRate) }()
-			r.readStop = func() { cancel(); <-done }
-		} else {
+		if err := r.startReader(ctx); err != nil {
 			r.note("reader not started: %v", err)
 		}
 	}
 	return nil
-}
-
-// readerStream binds the stream on the reader's connection, retrying for
-// a few seconds: the target may be slow to answer.
-func (r *cell) readerStream(ctx context.Context, nc *nats.Conn) (jetstream.Stream, error) {
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, err
-	}
-	var last error
-	for range 20 {
-		sctx, cancel := context.WithTimeout(ctx, time.Second)
-		s, err := js.Stream(sctx, r.opts.Stream)
-		cancel()
-		if err == nil {
-			return s, nil
-		}
-		last = err
-		time.Sleep(250 * time.Millisecond)
-	}
-	return nil, last
 }
 
 // waitCurrent waits until the target is current (then settles), the bound
@@ -147,8 +102,7 @@ func (r *cell) readerStream(ctx context.Context, nc *nats.Conn) (jetstream.Strea
 func (r *cell) waitCurrent(ctx context.Context) {
 	o := r.opts
 	cu := &r.res.CatchUp
-	restart := r.t0.Add(time.Duration(cu.RestartAtMs) * time.Millisecond)
-	deadline := restart.Add(o.CatchupTimeout)
+	deadline := r.t0.Add(time.Duration(cu.RestartAtMs)*time.Millisecond + o.CatchupTimeout)
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	lastStatus := time.Now()
@@ -157,8 +111,7 @@ func (r *cell) waitCurrent(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			cu.Outcome, cu.Detail = OutcomeInterrupted, "interrupted while catching up"
-			r.endCatchup(restart)
+			r.endCatchup(OutcomeInterrupted, "interrupted while catching up")
 			return
 		case <-tick.C:
 		}
@@ -167,9 +120,7 @@ func (r *cell) waitCurrent(ctx context.Context) {
 			prev := r.lagBefore(cur)
 			r.track(cur, prev)
 			if cu.CurrentAtMs > 0 {
-				cu.Outcome = OutcomeCurrent
-				cu.Detail = fmt.Sprintf("holds last seq %d, the leader had %d; /healthz OK", cur.TargetLastSeq, prev.LeaderLastSeq)
-				r.endCatchup(restart)
+				r.endCatchup(OutcomeCurrent, fmt.Sprintf("holds last seq %d, the leader had %d; /healthz OK", cur.TargetLastSeq, prev.LeaderLastSeq))
 				r.logf("%s current after %.1fs", r.res.Target, cu.Seconds)
 				r.settle(ctx)
 				return
@@ -177,12 +128,10 @@ func (r *cell) waitCurrent(ctx context.Context) {
 		}
 		st := r.lastState()
 		if restarts := st.Restarts - r.base.Restarts; restarts >= o.CrashLoop {
-			cu.Outcome = OutcomeCrashLoop
-			cu.Detail = fmt.Sprintf("%s restarted by the runtime %d times (%d OOM kills) since its restart", r.res.Target, restarts, st.OOMKills-r.base.OOMKills)
-			r.endCatchup(restart)
+			r.endCatchup(OutcomeCrashLoop, fmt.Sprintf("%s restarted by the runtime %d times (%d OOM kills) since its restart", r.res.Target, restarts, st.OOMKills-r.base.OOMKills))
 			r.logf("crash loop: %s; giving up the wait", cu.Detail)
 			r.stopLive()
-			r.watchMore(ctx, 5*time.Second) // catch a few more restarts for the record
+			ctxtime.Sleep(ctx, 5*time.Second) // the observer catches a few more restarts for the record
 			return
 		}
 		if !st.Running && !st.StartedAt.IsZero() {
@@ -190,9 +139,7 @@ func (r *cell) waitCurrent(ctx context.Context) {
 				downSince = time.Now()
 			}
 			if !r.c.Config().AutoRestart && time.Since(downSince) > 5*time.Second {
-				cu.Outcome = OutcomeDown
-				cu.Detail = fmt.Sprintf("%s died (exit %d, OOM killed %v) and nothing restarts it", r.res.Target, st.ExitCode, st.OOMKilled)
-				r.endCatchup(restart)
+				r.endCatchup(OutcomeDown, fmt.Sprintf("%s died (exit %d, OOM killed %v) and nothing restarts it", r.res.Target, st.ExitCode, st.OOMKilled))
 				r.logf("%s", cu.Detail)
 				return
 			}
@@ -201,9 +148,7 @@ func (r *cell) waitCurrent(ctx context.Context) {
 		}
 		if time.Now().After(deadline) {
 			cur, _ := r.lagNow()
-			cu.Outcome = OutcomeTimeout
-			cu.Detail = fmt.Sprintf("after %s: %d msgs behind the leader, /healthz: %s", o.CatchupTimeout, cur.Behind, cmp.Or(cur.TargetHealth, "OK"))
-			r.endCatchup(restart)
+			r.endCatchup(OutcomeTimeout, fmt.Sprintf("after %s: %d msgs behind the leader, /healthz: %s", o.CatchupTimeout, cur.Behind, cmp.Or(cur.TargetHealth, "OK")))
 			r.logf("not current within %s: %s", o.CatchupTimeout, cu.Detail)
 			return
 		}
@@ -249,9 +194,10 @@ func (r *cell) track(cur, prev LagSample) {
 	}
 }
 
-func (r *cell) endCatchup(restart time.Time) {
+// endCatchup ends the wait with its outcome.
+func (r *cell) endCatchup(outcome, detail string) {
 	cu := &r.res.CatchUp
-	cu.Completed = cu.Outcome == OutcomeCurrent
+	cu.Outcome, cu.Detail, cu.Completed = outcome, detail, outcome == OutcomeCurrent
 	end := r.now()
 	if cu.Completed {
 		end = cu.CurrentAtMs
@@ -286,10 +232,8 @@ func (r *cell) settle(ctx context.Context) {
 func (r *cell) watchUntil(ctx context.Context, t time.Time) bool {
 	last := time.Now()
 	for time.Now().Before(t) {
-		select {
-		case <-ctx.Done():
+		if !ctxtime.Sleep(ctx, 250*time.Millisecond) {
 			return false
-		case <-time.After(250 * time.Millisecond):
 		}
 		st := r.lastState()
 		if restarts := st.Restarts - r.base.Restarts; restarts >= r.opts.CrashLoop {
@@ -303,14 +247,6 @@ func (r *cell) watchUntil(ctx context.Context, t time.Time) bool {
 		}
 	}
 	return true
-}
-
-// watchMore waits d while the observer samples, without judging.
-func (r *cell) watchMore(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
 }
 
 func (r *cell) status(st cluster.NodeState) {

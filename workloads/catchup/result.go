@@ -24,7 +24,7 @@ type Result struct {
 	GoMemLimit    int64          `json:"gomemlimit"` // what the nodes run with (0: unset)
 	StartedAt     time.Time      `json:"started_at"`
 	// Dir is the cell's folder. It and Cluster.Dir are stored relative to
-	// it (relativeTo) and resolved on Load; older files hold absolute paths.
+	// it (Save) and resolved on Load; older files hold absolute paths.
 	Dir string `json:"dir"`
 
 	Target       string `json:"target"`      // the node that was wiped and caught up
@@ -135,22 +135,14 @@ type CatchUp struct {
 // buildChecks decides every check from a filled Result.
 func buildChecks(r *Result) []checker.Result {
 	o := r.Options
-	checks := []struct {
-		name string
-		run  func() checker.Result
-	}{
-		{CheckOOMKill, func() checker.Result { return oomCheck(r.Deaths, o.MemoryLimit, r.Target) }},
-		{CheckCrashLoop, func() checker.Result { return crashLoopCheck(r.Deaths, o.CrashLoop, r.Cluster.AutoRestart) }},
-		{CheckCatchUp, func() checker.Result { return catchUpCheck(r.CatchUp) }},
-		{CheckMemory, func() checker.Result { return memoryCheck(r) }},
-		{CheckReplicasAgree, func() checker.Result { return agreementCheck(r.Integrity) }},
-		{CheckAckedPresent, func() checker.Result { return ackedCheck(r.Integrity) }},
+	return []checker.Result{
+		checker.Guard(CheckOOMKill, func() checker.Result { return oomCheck(r.Deaths, o.MemoryLimit, r.Target) }),
+		checker.Guard(CheckCrashLoop, func() checker.Result { return crashLoopCheck(r.Deaths, o.CrashLoop, r.Cluster.AutoRestart) }),
+		checker.Guard(CheckCatchUp, func() checker.Result { return catchUpCheck(r.CatchUp) }),
+		checker.Guard(CheckMemory, func() checker.Result { return memoryCheck(r) }),
+		checker.Guard(CheckReplicasAgree, func() checker.Result { return agreementCheck(r.Integrity) }),
+		checker.Guard(CheckAckedPresent, func() checker.Result { return ackedCheck(r.Integrity) }),
 	}
-	out := make([]checker.Result, 0, len(checks))
-	for _, c := range checks {
-		out = append(out, checker.Guard(c.name, c.run))
-	}
-	return out
 }
 
 func result(name string, v checker.Verdict, summary string, counts map[string]int) checker.Result {

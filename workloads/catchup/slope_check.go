@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // CheckSlope names the cross-cell check of memory against backlog, and its counts.
@@ -80,7 +81,7 @@ func (workload) CheckRun(cellDirs []string) ([]checker.Result, error) {
 				counts[CountSlopeCensored]++
 			}
 		}
-		parts = append(parts, fmt.Sprintf("%s (Direct Get %s): %s", l.ServerVersion, onOff(l.DirectGet), words))
+		parts = append(parts, fmt.Sprintf("%s (Direct Get %s): %s", l.ServerVersion, record.OnOff(l.DirectGet), words))
 	}
 	if len(fit.LeftOut) > 0 {
 		if len(fit.Lines) == 0 { // the cells read hold one --backlog a line, those left out may hold others

@@ -2,6 +2,7 @@ package catchup
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -44,13 +45,14 @@ func SlopeLines(cellDirs []string) SlopeFit {
 	groups := map[lineKey]*SlopeLine{}
 	backlogs := map[lineKey]map[int64]bool{}
 	for _, d := range cellDirs {
+		name := filepath.Base(d)
 		r, err := Load(d)
 		switch {
 		case err != nil:
-			fit.LeftOut = append(fit.LeftOut, LeftOutCell{cellName(d), "cannot be read: " + err.Error()})
+			fit.LeftOut = append(fit.LeftOut, LeftOutCell{name, "cannot be read: " + err.Error()})
 			continue
 		case r.Options.Backlog <= 0:
-			fit.LeftOut = append(fit.LeftOut, LeftOutCell{cellName(d), ResultFile + " records no --backlog"})
+			fit.LeftOut = append(fit.LeftOut, LeftOutCell{name, ResultFile + " records no --backlog"})
 			continue
 		}
 		b := r.Options.MaxMemorySlope
@@ -65,8 +67,8 @@ func SlopeLines(cellDirs []string) SlopeFit {
 			groups[k], backlogs[k] = &SlopeLine{ServerVersion: k.version, DirectGet: k.directGet}, map[int64]bool{}
 		}
 		backlogs[k][int64(r.Options.Backlog)] = true
-		if p, why := slopePoint(&r, cellName(d)); why != "" {
-			groups[k].LeftOut = append(groups[k].LeftOut, LeftOutCell{cellName(d), why})
+		if p, why := slopePoint(&r, name); why != "" {
+			groups[k].LeftOut = append(groups[k].LeftOut, LeftOutCell{name, why})
 		} else {
 			groups[k].Points = append(groups[k].Points, p)
 		}
@@ -97,7 +99,7 @@ func slopePoint(r *Result, cell string) (SlopeCell, string) {
 		return SlopeCell{}, "the target never restarted, so no catch-up was measured"
 	}
 	peak := r.CatchUp.PeakRSSDuring
-	t := targetMemory(*r)
+	t := r.TargetMemory()
 	if t != nil {
 		peak = t.PeakRSS
 	}
@@ -145,12 +147,4 @@ func leftOutWords(cs []LeftOutCell) string {
 		s = append(s, fmt.Sprintf("%s (%s)", c.Cell, c.Why))
 	}
 	return strings.Join(s, "; ")
-}
-
-func cellName(dir string) string {
-	dir = strings.TrimRight(dir, "/")
-	if i := strings.LastIndex(dir, "/"); i >= 0 {
-		return dir[i+1:]
-	}
-	return dir
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jetstream-chaos/jetstream-chaos/client/streamread"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 )
 
 // The headers a firing carries (nats-server stream.go: JSScheduler,
@@ -43,7 +44,7 @@ func (i *instance) consume(ctx context.Context, nc *nats.Conn) {
 		cons, err := js.OrderedConsumer(cctx, i.o.Targets(), cfg)
 		cancel()
 		if err != nil {
-			sleep(ctx, 250*time.Millisecond)
+			ctxtime.Sleep(ctx, 250*time.Millisecond)
 			continue
 		}
 		cc, err := cons.Consume(func(m jetstream.Msg) {
@@ -59,7 +60,7 @@ func (i *instance) consume(ctx context.Context, nc *nats.Conn) {
 			i.saw(f, nc.ConnectedServerName())
 		})
 		if err != nil {
-			sleep(ctx, 250*time.Millisecond)
+			ctxtime.Sleep(ctx, 250*time.Millisecond)
 			continue
 		}
 		select {
@@ -98,11 +99,4 @@ func (i *instance) saw(f Firing, node string) {
 // and the repeating schedules' creator ids.
 func (i *instance) consumerClient() int {
 	return i.o.Clients*len(i.nodes) + i.o.Repeating
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
 }

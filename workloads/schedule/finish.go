@@ -16,6 +16,7 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/client/streamread"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
+	"github.com/jetstream-chaos/jetstream-chaos/internal/ctxtime"
 )
 
 // FinalFile holds the targets as read back after the heal (a Final).
@@ -53,7 +54,7 @@ func (i *instance) Finish(ctx context.Context) error {
 	i.env.Phase("waiting for the schedules to fire")
 	i.awaitFirings(ctx)
 	i.stopRepeats(ctx)
-	sleep(ctx, time.Second) // a firing in flight as the stop landed
+	ctxtime.Sleep(ctx, time.Second) // a firing in flight as the stop landed
 	if i.watchStop != nil {
 		i.watchStop()
 		<-i.watchDone
@@ -95,7 +96,7 @@ func (i *instance) awaitFirings(ctx context.Context) {
 		if left == 0 && time.Now().After(atLeast) {
 			return
 		}
-		sleep(ctx, 100*time.Millisecond)
+		ctxtime.Sleep(ctx, 100*time.Millisecond)
 	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
@@ -187,7 +188,7 @@ func joinDetail(a, b string) string {
 func (i *instance) readStates(ctx context.Context) []replicas.Replica {
 	i.env.Phase("reading every replica's state")
 	rd := replicaread.Reader{Nodes: i.env.Cluster.Nodes(), Stream: i.o.Stream}
-	for start := time.Now(); ; sleep(ctx, time.Second) {
+	for start := time.Now(); ; ctxtime.Sleep(ctx, time.Second) {
 		states := rd.States(ctx)
 		if statesAgree(states) == "" || time.Since(start) > replicaBound || ctx.Err() != nil {
 			return states

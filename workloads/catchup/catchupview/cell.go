@@ -43,13 +43,13 @@ func catchupCell(r *reports.Run, c *reports.Cell, v *reports.CellSection, s Catc
 	// The history's charts stay; the memory chart is drawn again with the phases.
 	history := slices.DeleteFunc(slices.Clone(v.Charts), func(ch *reports.Chart) bool { return ch.Kind == reports.KindMemory })
 	v.ChartNote, v.Recovery, v.Charts = "", "", history
-	m := measuredOf(c)
+	cr := measuredOf(c)
 	if c.Rel != "" {
 		files := catchupFiles
 		switch {
-		case m != nil && m.Observed == "":
+		case cr != nil && cr.Observed == "":
 			files = unobservedFiles
-		case m != nil && len(m.Publish.PerSecond) > 0: // stored before the history charted publishes, so per second too
+		case cr != nil && len(cr.Publish.PerSecond) > 0: // stored before the history charted publishes, so per second too
 			files = slices.Concat(catchupFiles, []cellFile{publishFile})
 		}
 		v.Files = nil
@@ -57,12 +57,11 @@ func catchupCell(r *reports.Run, c *reports.Cell, v *reports.CellSection, s Catc
 			v.Files = append(v.Files, reports.FileLink(r.Dir, path.Join(c.Rel, f.rel), f.rel+" ("+f.what+")"))
 		}
 	}
-	if m == nil {
+	if cr == nil {
 		why := cmp.Or(c.DataErr, "no "+catchup.ResultFile)
 		v.ChartNote = "No catch-up charts: " + why + " (the cell did not get far enough to save its measurements)."
 		return
 	}
-	cr := &m.Result
 	v.Facts = catchupFacts(c, cr)
 	xmax := catchupXMax(cr)
 	bands := catchupBands(cr)

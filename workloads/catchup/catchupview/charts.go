@@ -19,24 +19,21 @@ const (
 	kindLag    = "Catch-up progress"
 )
 
-// Band colours of a catch-up cell's phases.
-const (
-	colDownBand    = "#cfcfcf"
-	colCatchupBand = "#b9d6ee"
-)
-
 // catchupBands shade the target's absence and its catch-up on every chart
 // of the cell, so a jump in memory or latency has its phase next to it.
 func catchupBands(r *catchup.Result) []reports.Band {
 	var out []reports.Band
-	t := cmp.Or(r.Target, "target")
-	if p := r.Phase(catchup.PhaseDown); p.Name != "" {
-		out = append(out, reports.Band{From: float64(p.StartMs) / 1000, To: float64(p.EndMs) / 1000, Label: t + " down",
-			Color: colDownBand, Legend: "target down (killed, wiped)"})
-	}
-	if p := r.Phase(catchup.PhaseCatchup); p.Name != "" {
-		out = append(out, reports.Band{From: float64(p.StartMs) / 1000, To: float64(p.EndMs) / 1000, Label: "catching up",
-			Color: colCatchupBand, Legend: "catching up"})
+	for _, b := range []struct {
+		ph catchup.Phase
+		reports.Band
+	}{
+		{catchup.PhaseDown, reports.Band{Label: cmp.Or(r.Target, "target") + " down", Color: "#cfcfcf", Legend: "target down (killed, wiped)"}},
+		{catchup.PhaseCatchup, reports.Band{Label: "catching up", Color: "#b9d6ee", Legend: "catching up"}},
+	} {
+		if p := r.Phase(b.ph); p.Name != "" {
+			b.From, b.To = float64(p.StartMs)/1000, float64(p.EndMs)/1000
+			out = append(out, b.Band)
+		}
 	}
 	return out
 }
@@ -204,7 +201,7 @@ func catchupMemory(cellDir string, _ record.CellResult) (*reports.Memory, error)
 	if m == nil || err != nil {
 		return nil, err
 	}
-	return memoryOfCatchup(m.Result), nil
+	return memoryOfCatchup(*m), nil
 }
 
 // memoryOfCatchup is catchup.json's memory in the chart's shape; its times

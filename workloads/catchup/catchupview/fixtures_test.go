@@ -283,8 +283,10 @@ func writeCatchupRun(t testing.TB, res record.Result, cus ...any) string {
 
 // oldShape is catchup.json as runs before results.json became the home of
 // the checks wrote it: the measurements, the checks and the harness error.
-func oldShape(r *catchup.Result, c record.CellResult) *measured {
-	return &measured{Result: *r, OldChecks: c.Checks, OldError: c.Error}
+func oldShape(r *catchup.Result, c record.CellResult) *catchup.Result {
+	old := *r
+	old.Checks, old.Error = c.Checks, c.Error
+	return &old
 }
 
 // pageOf renders a run folder and returns the page.
@@ -305,8 +307,6 @@ func isNil(v any) bool {
 	case nil:
 		return true
 	case *catchup.Result:
-		return v == nil
-	case *measured:
 		return v == nil
 	}
 	return false

@@ -46,7 +46,7 @@ var eventNames = map[observe.EventKind]string{
 // publishErrors: "catchup: 12 timeout, 3 no_responders; settle: 1 timeout".
 func publishErrors(p catchup.PublishSummary) string {
 	var parts []string
-	for _, ph := range []catchup.Phase{catchup.PhaseFill, catchup.PhaseDown, catchup.PhaseCatchup, catchup.PhaseSettle, catchup.PhaseHeal, catchup.PhaseVerify} {
+	for _, ph := range catchup.Phases {
 		var ks []string
 		for _, k := range slices.Sorted(maps.Keys(p.Errors[ph])) {
 			if n := p.Errors[ph][k]; n > 0 {

@@ -33,15 +33,12 @@ type cuTable struct {
 
 // row adds a row read from catchup.json; a cell without one shows a dash.
 func (t *cuTable) row(label, hint string, f func(s CatchupSummary, r *catchup.Result) reports.MatrixVal) {
-	mr := reports.MatrixRow{Label: label, Hint: hint}
-	for _, s := range t.sums {
-		if s.R == nil {
-			mr.Vals = append(mr.Vals, reports.NA)
-			continue
+	t.rows = append(t.rows, t.p.Row(label, hint, func(i int, _ *reports.Cell) reports.MatrixVal {
+		if i < len(t.sums) && t.sums[i].R != nil {
+			return f(t.sums[i], t.sums[i].R)
 		}
-		mr.Vals = append(mr.Vals, f(s, s.R))
-	}
-	t.rows = append(t.rows, mr)
+		return reports.NA
+	}))
 }
 
 func (t *cuTable) group(label string) { t.rows = append(t.rows, reports.GroupRow(label)) }
@@ -130,7 +127,7 @@ func (t *cuTable) memory() {
 		return peakShort(v, ratio) + " at " + reports.FormatAt(at)
 	}
 	t.row("Target: peak RSS", "the server process's resident memory; x is the ratio to the stream at the restart", func(s CatchupSummary, r *catchup.Result) reports.MatrixVal {
-		n := s.node(r.Target)
+		n := r.TargetMemory()
 		if n == nil {
 			return reports.NA
 		}
@@ -144,7 +141,7 @@ func (t *cuTable) memory() {
 		return v
 	})
 	t.row("Target: peak cgroup usage", "what the memory limit counts, page cache included", func(s CatchupSummary, r *catchup.Result) reports.MatrixVal {
-		n := s.node(r.Target)
+		n := r.TargetMemory()
 		if n == nil {
 			return reports.NA
 		}
@@ -153,7 +150,7 @@ func (t *cuTable) memory() {
 	t.row("Fits the limit", "no OOM kill of the target; its peak RSS as a share of the hard limit", func(s CatchupSummary, r *catchup.Result) reports.MatrixVal {
 		lim := s.limit()
 		d := s.deaths(r.Target)
-		n := s.node(r.Target)
+		n := r.TargetMemory()
 		switch {
 		case d.OOMKills > 0:
 			return bad(fmt.Sprintf("no: OOM-killed %s at its %s limit", reports.Times(d.OOMKills), reports.FormatSize(lim)))

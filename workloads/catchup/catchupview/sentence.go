@@ -174,7 +174,7 @@ func (s CatchupSummary) afterHealClauses(cl *clauses) {
 // memoryClause: "peak 0.98 GiB RSS (0.94x the stream)", with "under its
 // 1.5 GiB limit" when one was set and kept to.
 func (s CatchupSummary) memoryClause(limit int64, kept bool) string {
-	m := s.node(s.Target())
+	m := s.R.TargetMemory()
 	if m == nil || m.PeakRSS <= 0 {
 		return ""
 	}

@@ -20,22 +20,22 @@ type CatchupSummary struct {
 
 // SummarizeCatchup reads a catch-up cell: its checks from results.json,
 // its measurements from catchup.json (m nil when there is none).
-func SummarizeCatchup(c record.CellResult, m *measured) CatchupSummary {
+func SummarizeCatchup(c record.CellResult, m *catchup.Result) CatchupSummary {
 	s := CatchupSummary{Verdict: c.Verdict, Error: c.Error, Checks: len(c.Checks), byName: map[string]*checker.Result{}}
 	for i := range c.Checks {
 		s.byName[c.Checks[i].Name] = &c.Checks[i]
 	}
 	if m != nil {
-		s.R = &m.Result
+		s.R = m
 		// catchup.json of older runs held the checks and the error too:
 		// they fill in for a cell cut short, whose results.json is missing.
-		for i := range m.OldChecks {
-			if s.byName[m.OldChecks[i].Name] == nil {
-				s.byName[m.OldChecks[i].Name] = &m.OldChecks[i]
+		for i := range m.Checks {
+			if s.byName[m.Checks[i].Name] == nil {
+				s.byName[m.Checks[i].Name] = &m.Checks[i]
 			}
 		}
 		if s.Error == "" {
-			s.Error = m.OldError
+			s.Error = m.Error
 		}
 	}
 	return s
@@ -63,7 +63,7 @@ func (s CatchupSummary) limit() int64 {
 	if s.R.Options.MemoryLimit > 0 {
 		return int64(s.R.Options.MemoryLimit)
 	}
-	if m := s.node(s.R.Target); m != nil {
+	if m := s.R.TargetMemory(); m != nil {
 		l, _ := m.Limit.Peak()
 		return max(l, 0)
 	}
@@ -79,18 +79,6 @@ func (s CatchupSummary) goMemLimit() int64 {
 		return s.R.GoMemLimit
 	}
 	return s.R.Options.GoMemLimit.Bytes(int64(s.R.Options.MemoryLimit))
-}
-
-func (s CatchupSummary) node(name string) *catchup.NodeMemory {
-	if s.R == nil {
-		return nil
-	}
-	for i := range s.R.Memory {
-		if s.R.Memory[i].Node == name {
-			return &s.R.Memory[i]
-		}
-	}
-	return nil
 }
 
 func (s CatchupSummary) deaths(node string) observe.Deaths {
@@ -116,15 +104,4 @@ func (s CatchupSummary) eventTimes(node string, kind observe.EventKind) []int64 
 		}
 	}
 	return out
-}
-
-// OOMKills is the number of OOM kills over all nodes.
-func (s CatchupSummary) OOMKills() int {
-	n := 0
-	if s.R != nil {
-		for _, d := range s.R.Deaths {
-			n += d.OOMKills
-		}
-	}
-	return n
 }

@@ -81,7 +81,7 @@ func TestMakeCatchupTestdata(t *testing.T) {
 		if m.Observed == "" {
 			t.Fatalf("%s was stored before the pipeline observed the nodes: its series are in catchup.json", from)
 		}
-		cu := &m.Result
+		cu := m
 		cu.Dir, cu.Cluster.Dir = to, to // stored as "." (catchup.Save writes them relative to the cell)
 		if err := catchup.Save(to, *cu); err != nil {
 			t.Fatal(err)

@@ -1,16 +1,14 @@
 package catchupview
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 
-	"github.com/jetstream-chaos/jetstream-chaos/checker"
 	"github.com/jetstream-chaos/jetstream-chaos/cluster"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/bytesize"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
@@ -26,35 +24,23 @@ func init() {
 	reports.RegisterMemorySource(catchupMemory)
 }
 
-// measured is a cell's catchup.json: what the workload measured. Older
-// runs kept the checks and the harness error there too; they are read
-// only for a cell whose results.json is missing.
-type measured struct {
-	catchup.Result
-	OldChecks []checker.Result `json:"checks"`
-	OldError  string           `json:"error"`
-}
-
-// readMeasured reads a cell's catchup.json; nil, nil when there is none.
-func readMeasured(cellDir string) (*measured, error) {
-	p := filepath.Join(cellDir, catchup.ResultFile)
-	b, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) {
+// readMeasured reads a cell's catchup.json, which in older runs also held
+// the checks and the harness error (read only for a cell whose
+// results.json is missing); nil, nil when there is none.
+func readMeasured(cellDir string) (*catchup.Result, error) {
+	r, err := catchup.Read(cellDir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, nil
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
-	var m measured
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	return &m, catchup.Complete(cellDir, &m.Result)
+	return &r, catchup.Complete(cellDir, &r)
 }
 
 // measuredOf is what the view loaded for a cell, nil when nothing.
-func measuredOf(c *reports.Cell) *measured {
-	m, _ := c.Data.(*measured)
+func measuredOf(c *reports.Cell) *catchup.Result {
+	m, _ := c.Data.(*catchup.Result)
 	return m
 }
 
@@ -65,7 +51,7 @@ func (catchupView) Load(cellDir string, c *reports.Cell) error {
 	}
 	m, err := readMeasured(cellDir)
 	if m != nil {
-		c.Data, c.Memory = m, memoryOfCatchup(m.Result)
+		c.Data, c.Memory = m, memoryOfCatchup(*m)
 	}
 	return err
 }
@@ -92,7 +78,14 @@ func (catchupView) Page(p *reports.Page) {
 		// One version a row: Direct Get on and off side by side.
 		p.Cols = 2
 	}
-	p.Params = catchupParams(r)
+	// The run's parameters but the time limit and check timeout, which bind
+	// no catch-up cell (it runs to its own bounds, the catch-up options).
+	p.Params = slices.DeleteFunc(p.Params, func(x reports.Param) bool {
+		return x.K == "time limit per cell" || x.K == "recovery timeout / check timeout"
+	})
+	if o := specOptions(r.Result.Spec); o != nil {
+		p.Params = reports.InsertParams(p.Params, "cluster", optionParams(*o)...)
+	}
 	if b, ok := slopeBlock(r); ok {
 		p.Blocks = append([]reports.Block{b}, p.Blocks...)
 	}
@@ -171,7 +164,7 @@ func catchupLabels(cells []record.CellResult) []string {
 func catchupSummaries(r *reports.Run) []CatchupSummary {
 	out := make([]CatchupSummary, len(r.Result.Cells))
 	for i, c := range r.Result.Cells {
-		var m *measured
+		var m *catchup.Result
 		if i < len(r.Cells) {
 			m = measuredOf(r.Cells[i])
 		}
@@ -211,28 +204,6 @@ func pairedByDirectGet(cells []record.CellResult) bool {
 		}
 	}
 	return true
-}
-
-// catchupParams are the run's parameters: the matrix, then the catch-up options.
-func catchupParams(r *reports.Run) []reports.Param {
-	s := r.Result.Spec
-	p := []reports.Param{
-		{K: "run", V: r.Result.ID},
-		{K: "workload", V: s.Workload},
-		{K: "runtime", V: cmp.Or(r.Result.Runtime, s.Runtime)},
-		{K: "seed", V: fmt.Sprint(r.Result.Seed)},
-		{K: "Direct Get", V: reports.JoinOnOff(s.DirectGet)},
-		{K: "nats-server", V: strings.Join(s.ServerVersions, ", ")},
-		{K: "nats.go (client)", V: r.ClientVersion + " (" + r.ClientVersionSource + ")"},
-		{K: "cluster", V: fmt.Sprintf("%d nodes, route ping %s", s.Cluster.Nodes, s.Cluster.RoutePingInterval)},
-	}
-	if o := specOptions(s); o != nil {
-		p = append(p, optionParams(*o)...)
-	}
-	if st := reports.StartedParam(r); st.V != "" {
-		p = append(p, st)
-	}
-	return p
 }
 
 // optionParams say every catch-up option.

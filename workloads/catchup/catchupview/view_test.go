@@ -52,9 +52,9 @@ func TestCatchupHeadline(t *testing.T) {
 			c, r := mkCatchupCell(tt.opts)
 			res := catchupRunOf(c)
 			judged, _ := record.JudgeRun(res, nil)
-			var m *measured
+			var m *catchup.Result
 			if r != nil {
-				m = &measured{Result: *r}
+				m = r
 				if tt.opts.noResult {
 					t.Fatal("noResult made a catchup.json")
 				}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/jetstream-chaos/jetstream-chaos/findings"
+	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads/counter"
 )
 
@@ -13,7 +14,7 @@ func init() { findings.RegisterDescriber(counter.Name, findings.Describe(finding
 
 func findingSetup(o counter.Options, directGet bool) string {
 	return fmt.Sprintf("stream `%s` on `%s.>`, %d replicas, file storage, `AllowMsgCounter`, Direct Get %s. %s; %s.",
-		o.Stream, o.Stream, o.Replicas, onOff(directGet), adders(o), readers(directGet))
+		o.Stream, o.Stream, o.Replicas, record.OnOff(directGet), adders(o), readers(directGet))
 }
 
 func findingSteps(o counter.Options, directGet bool) string {
@@ -37,13 +38,6 @@ func readers(directGet bool) string {
 		return "a reader on every node reading each counter in turn, by turns through Direct Get and from the leader (`$JS.API.STREAM.MSG.GET` with `last_by_subj`)"
 	}
 	return "a reader on every node reading each counter in turn from the leader (`$JS.API.STREAM.MSG.GET` with `last_by_subj`)"
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }
 
 func plural(n int, one, many string) string {
