@@ -276,12 +276,13 @@ func hooksIn(t *testing.T, text string) []string {
 }
 
 // needs is what the kubectl commands of a hook ask the API server for.
-// delete and wait watch the object until it is gone or ready (a list, then
-// a watch); a client-side apply reads the object, then creates it.
+// delete (its default --wait) and wait read the object, then list and
+// watch it until it is gone or ready; a client-side apply reads the object,
+// then creates it.
 func needs(hook string) []rbacv1.PolicyRule {
 	verbs := map[string][]string{
 		"get":    {"get"},
-		"delete": {"delete", "list", "watch"},
+		"delete": {"delete", "get", "list", "watch"},
 		"wait":   {"get", "list", "watch"},
 		"apply":  {"get", "create"},
 	}
