@@ -7,7 +7,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := localhost
 COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
 
-.PHONY: help run build test unit integration bench vet nightly nightly-shard nightly-merge soak compose-up compose-down clean
+.PHONY: help run build image test unit integration bench vet nightly nightly-shard nightly-merge soak compose-up compose-down clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -17,6 +17,10 @@ run: ## the main job: kv-update, Direct Get on and off side by side (ARGS="..." 
 
 build: ## a static chaos binary in bin/
 	CGO_ENABLED=0 $(GO) build -o bin/chaos ./cmd/chaos
+
+IMAGE ?= jetstream-chaos/chaos:dev
+image: build ## the chaos image, FROM scratch with bin/chaos alone; nothing is pulled (IMAGE=name:tag)
+	docker build -t $(IMAGE) .
 
 # The suites follow internal/testenv's rule: a test that needs a cluster,
 # Docker, FUSE, Chromium or the module proxy has Integration in its name and

@@ -85,6 +85,10 @@ func (n *node) srv() string { return *n.server.Load() }
 func (c *dockerCluster) Runtime() string        { return "docker" }
 func (c *dockerCluster) Config() cluster.Config { return c.cfg }
 
+// Network names the cluster's private bridge, on which every node answers
+// to its slot (n1:4222, n1:8222, ...): a container run on it reaches them.
+func (c *dockerCluster) Network() string { return c.netName }
+
 func (c *dockerCluster) Nodes() []cluster.Node {
 	out := make([]cluster.Node, len(c.nodes))
 	for i, n := range c.nodes {

@@ -70,6 +70,7 @@ the background (its output in <store>/cluster/up.log) until ` + "`chaos cluster 
 				_ = c.Close(cctx)
 				_ = os.Remove(filepath.Join(dir, "pid"))
 				_ = os.Remove(filepath.Join(dir, HookSelectorFile))
+				_ = os.Remove(filepath.Join(dir, NetworkFile))
 				fmt.Println("cluster down; logs in", filepath.Join(dir, "logs"))
 			}()
 			b, _ := json.MarshalIndent(c.Nodes(), "", "  ")
@@ -90,6 +91,12 @@ the background (its output in <store>/cluster/up.log) until ` + "`chaos cluster 
 			}
 			fmt.Printf("  nats --server %s%s stream ls\n", strings.Join(urls, ","), login)
 			_ = os.Remove(filepath.Join(dir, HookSelectorFile))
+			_ = os.Remove(filepath.Join(dir, NetworkFile))
+			if nw, ok := c.(interface{ Network() string }); ok {
+				_ = os.WriteFile(filepath.Join(dir, NetworkFile), []byte(nw.Network()+"\n"), 0o644)
+				fmt.Printf("  a container on its network (docker run --network %s, also in %s) reaches node n1 at nats://n1:4222 and http://n1:8222\n",
+					nw.Network(), filepath.Join(dir, NetworkFile))
+			}
 			if rt.Name() == "docker" {
 				sel := docker.HookSelector(runID)
 				_ = os.WriteFile(filepath.Join(dir, HookSelectorFile), []byte(sel+"\n"), 0o644)
@@ -142,6 +149,11 @@ the background (its output in <store>/cluster/up.log) until ` + "`chaos cluster 
 // selects one node of the cluster `chaos cluster up` started on the docker
 // runtime, for --fault-hook commands: sel="$(cat store/cluster/hook-selector)".
 const HookSelectorFile = "hook-selector"
+
+// NetworkFile, in <store>/cluster, names the docker network of the cluster
+// `chaos cluster up` started, for a chaos container run on it (the image's
+// --runtime external): docker run --network "$(cat store/cluster/network)".
+const NetworkFile = "network"
 
 func readPid(dir string) (int, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "pid"))
