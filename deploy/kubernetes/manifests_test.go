@@ -95,6 +95,9 @@ func TestJobs(t *testing.T) {
 	if spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion {
 		t.Fatalf("Job/chaos-shards completionMode %v, want Indexed", val(spec.CompletionMode))
 	}
+	if !regexp.MustCompile(`--seed \d+`).MatchString(script(t, sharded)) {
+		t.Error("Job/chaos-shards: no --seed; chaos run refuses --shard without one, and every shard needs the same")
+	}
 	m := regexp.MustCompile(`--shard "\$\(\(JOB_COMPLETION_INDEX \+ 1\)\)/(\d+)"`).FindStringSubmatch(script(t, sharded))
 	if m == nil {
 		t.Fatal("Job/chaos-shards: no --shard $((JOB_COMPLETION_INDEX + 1))/N")
