@@ -297,3 +297,36 @@ func CopyRun(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRunInProgress: a run folder without results.json is running while
+// its live.json is fresh and not done, with a pointer to chaos serve's
+// /live; a stale or finished live.json, or none, is an error as before.
+func TestRunInProgress(t *testing.T) {
+	now := time.Now()
+	cases := []struct {
+		name    string
+		live    *record.Live
+		age     time.Duration
+		verdict string
+		note    string
+	}{
+		{"fresh", &record.Live{Cell: "direct-get-off", Phase: "workload"}, 0, Running, "in progress: workload of direct-get-off; chaos serve follows it at /live?run=r"},
+		{"stale", &record.Live{Cell: "direct-get-off", Phase: "workload"}, LiveStale + time.Second, string(record.Error), "its live.json stopped at"},
+		{"done", &record.Live{Phase: "done", Done: true}, 0, string(record.Error), "interrupted or is still running"},
+		{"none", nil, 0, string(record.Error), "interrupted or is still running"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if c.live != nil {
+				if err := record.WriteLive(dir, *c.live); err != nil {
+					t.Fatal(err)
+				}
+			}
+			v, note := inProgress(dir, "r", now.Add(c.age))
+			if v != c.verdict || !strings.Contains(note, c.note) {
+				t.Fatalf("%s %q, want %s with %q", v, note, c.verdict, c.note)
+			}
+		})
+	}
+}

@@ -26,7 +26,7 @@ type Row struct {
 	Seeds    []uint64 // the run's seed, then every other seed its cells ran with
 	Runs     int      // --runs (1 without)
 	// Verdict is the run's verdict once its --expect excused what it
-	// expected (record.EffectiveVerdict), or Unreadable.
+	// expected (record.EffectiveVerdict), Running, or Unreadable.
 	Verdict string
 	Note    string // why unreadable, cut short, or excused
 	Cells   []Tally
@@ -121,8 +121,7 @@ func readRow(store, id string) Row {
 	row.fill(res)
 	switch {
 	case partial:
-		row.Verdict = string(record.Error)
-		row.Note = "no results.json: the run was interrupted or is still running"
+		row.Verdict, row.Note = inProgress(dir, id, time.Now())
 	case len(res.Cells) == 0:
 		row.Verdict = string(res.Verdict)
 	default:
@@ -214,4 +213,27 @@ func judge(res record.Result) (verdict, note string) {
 		return string(v), fmt.Sprintf("%s before --expect %s", res.Verdict, strings.Join(res.Spec.Expect, " "))
 	}
 	return string(v), ""
+}
+
+// Running is the verdict of a run still in progress: no results.json yet,
+// and a live.json (record.LiveFile) rewritten within LiveStale.
+const Running = "running"
+
+// LiveStale is how old a run's live.json may be for the run to count as
+// running: the run rewrites it every second, and its phases (a recovery
+// wait, a read-back) write it at least at their start and end.
+const LiveStale = 2 * time.Minute
+
+// inProgress judges a run folder without results.json: running, when its
+// live.json says so and is fresh; else an error, interrupted or killed.
+func inProgress(dir, id string, now time.Time) (verdict, note string) {
+	l, ok, err := record.ReadLive(dir)
+	switch {
+	case err != nil || !ok || l.Done:
+		return string(record.Error), "no results.json: the run was interrupted or is still running"
+	case now.Sub(l.Updated) > LiveStale:
+		return string(record.Error), fmt.Sprintf("no results.json, and its live.json stopped at %s (%s of %s): the run was interrupted or killed",
+			l.Updated.UTC().Format("15:04:05"), l.Phase, l.Cell)
+	}
+	return Running, fmt.Sprintf("in progress: %s of %s; chaos serve follows it at /live?run=%s", l.Phase, l.Cell, id)
 }
