@@ -292,5 +292,8 @@ func readOrdered(ctx context.Context, js jetstream.JetStream, stream string, wit
 			return nil
 		}
 	}
+	if err == nil {
+		err = ctx.Err() // the step's time was up before a try
+	}
 	return fmt.Errorf("%d ordered consumers, each given %s, delivered nothing: %w", tries, within/tries, err)
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
 
-// refuseUnduly refuses a fault aimed at due times (@due) in a cell whose
+// refuseAimWithNothingDue refuses a fault aimed at due times (@due) in a cell whose
 // workload announces none: it would wait the whole run and never fire.
-func refuseUnduly(workload string, nemeses []string, settings []workloads.Settings, base cluster.Config) error {
+func refuseAimWithNothingDue(workload string, nemeses []string, settings []workloads.Settings, base cluster.Config) error {
 	for _, list := range nemeses {
 		faults, err := nemesis.Parse(list)
 		if err != nil || !nemesis.AimsAtDue(faults) {

@@ -243,7 +243,7 @@ func (f *runFlags) spec(cmd *cobra.Command) (record.Spec, error) {
 		}
 		s.DirectGet = []bool{false}
 	}
-	if err := refuseUnduly(f.workload, f.nemeses, settings, s.Cluster); err != nil {
+	if err := refuseAimWithNothingDue(f.workload, f.nemeses, settings, s.Cluster); err != nil {
 		return record.Spec{}, err
 	}
 	if err := run.SetSettings(&s, settings); err != nil {
