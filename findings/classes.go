@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/observe"
 )
@@ -32,9 +33,16 @@ var classes = append([]Class{
 	{nodeHealth, "oom_kill", "oom-kill", "A server was killed for running out of memory", promiseAlive, 1},
 	{nodeHealth, "restart", "unexplained-restart", "A server died by itself and was restarted", promiseAlive, 1},
 	{nodeHealth, "died", "server-died", "A server died by itself", promiseAlive, 1},
+	{replicas.NameDivergence, replicas.KindStuckCurrent, "replica-stuck-current",
+		"A replica stayed behind while the cluster called it current", promiseCurrent, 3},
 }, kvClasses...)
 
 const nodeHealth = observe.CheckName
+
+const promiseCurrent = "A stream's info (`js.Stream(...).Info()`, `nats stream info`) calls a replica current when it has caught up " +
+	"with the leader (nats-server jetstream_cluster.go, clusterInfo: `PeerInfo.Current` is the raft peer's `Current`). Operators read " +
+	"it before a restart or a peer removal, and the cluster may elect a current replica leader: one called current must hold what " +
+	"the leader holds, or catch up within a moment once no client is writing."
 
 const promiseAlive = "A nats-server keeps running until it is stopped: it does not exit by itself, and it keeps within the memory " +
 	"it is given (its container's or machine's memory limit, against which the kernel kills a process that goes over it), " +

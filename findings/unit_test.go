@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jetstream-chaos/jetstream-chaos/checker"
+	"github.com/jetstream-chaos/jetstream-chaos/checker/replicas"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
@@ -272,6 +273,25 @@ func TestNodeHealthClasses(t *testing.T) {
 		if s.f.Class != want.slug || s.f.Count != want.count || s.promise != promiseAlive || !strings.Contains(strings.Join(s.happened, "\n"), want.example) {
 			t.Errorf("section %d: %s, %d cases, promise %q, %q", i, s.f.Class, s.f.Count, s.promise, s.happened)
 		}
+	}
+}
+
+// TestStuckCurrentClass: a replica stuck behind while its leader called it
+// current is a section of its own, before the divergence's generic ones.
+func TestStuckCurrentClass(t *testing.T) {
+	reps := []replicas.Replica{{Node: "n1", Complete: true, Entries: []history.Entry{{Seq: 1, Key: "k", Value: "a"}}},
+		{Node: "n2", Complete: true, Entries: []history.Entry{{Seq: 1, Key: "k", Value: "a"}, {Seq: 2, Key: "k", Value: "b"}}},
+		{Node: "n3", Complete: true, Entries: []history.Entry{{Seq: 1, Key: "k", Value: "a"}, {Seq: 2, Key: "k", Value: "b"}}}}
+	yes := true
+	reps[0].CalledCurrent = &yes
+	first := replicas.ReadingOf(reps, 0, checker.Options{})
+	r := replicas.CheckConverged(reps, []replicas.Reading{first, replicas.ReadingOf(reps, 60*time.Second, checker.Options{})}, checker.Options{})
+	secs := sections(&cell{res: record.CellResult{Checks: []checker.Result{r}}})
+	if len(secs) < 2 || secs[0].f.Class != "replica-stuck-current" || secs[0].f.Count != 1 || secs[0].promise != promiseCurrent {
+		t.Fatalf("sections %+v", secs)
+	}
+	if h := strings.Join(secs[0].happened, "\n"); !strings.Contains(h, "n1 stayed behind for 1m0s of readings") {
+		t.Errorf("the section does not name the stuck replica: %s", h)
 	}
 }
 

@@ -18,6 +18,11 @@ const (
 	// CountReplicasBehind is how many replicas the last read found behind
 	// (a last sequence below the highest), agreeing or not.
 	CountReplicasBehind = "replicas_behind"
+	// KindStuckCurrent is a replica behind at the first reading and still
+	// behind at the last, which the stream's leader called current at the
+	// last: stuck, not late, while the cluster says it is caught up. It is
+	// an anomaly kind and the count of such replicas.
+	KindStuckCurrent = "stuck_current"
 )
 
 // Reading is one reading of every replica after the heal. The workload
@@ -62,7 +67,12 @@ func lastSeqs(reps []Replica) map[string]uint64 {
 // may be empty (cells stored before the replicas were read again): the
 // verdict is then CheckDivergence's alone.
 //
-// Counts: CheckDivergence's, plus reads, converge_ms and replicas_behind.
+// A replica behind at the first reading and at the last that the stream's
+// leader called current is stuck_current, its own anomaly kind: a late
+// replica catches up; this one does not while the cluster says it has.
+//
+// Counts: CheckDivergence's, plus reads, converge_ms, replicas_behind and
+// stuck_current.
 func CheckConverged(reps []Replica, reads []Reading, opts checker.Options) checker.Result {
 	r := CheckDivergence(reps, opts)
 	r.Counts[CountReads] = max(len(reads), 1)
@@ -82,6 +92,11 @@ func CheckConverged(reps []Replica, reads []Reading, opts checker.Options) check
 		if len(behind) > 0 {
 			r.Summary += ", behind: " + strings.Join(behind, ", ")
 		}
+		if stuck := stuckCurrent(reps, first, span); len(stuck) > 0 {
+			r.Counts[KindStuckCurrent] = len(stuck)
+			r.Anomalies = append(stuck[:min(len(stuck), opts.WithDefaults().MaxExamples)], r.Anomalies...)
+			r.Summary += fmt.Sprintf("; %d of them stuck behind while the stream's leader called them current", len(stuck))
+		}
 	default:
 		if first.Differ {
 			r.Counts[CountConvergeMs] = int(span.Milliseconds())
@@ -90,6 +105,37 @@ func CheckConverged(reps []Replica, reads []Reading, opts checker.Options) check
 		}
 	}
 	return r
+}
+
+// stuckCurrent are the replicas behind at the first reading and at the
+// last (reps), which the stream's leader called current at the last: its
+// info's "current" comes from the raft layer (nats-server
+// jetstream_cluster.go, clusterInfo: PeerInfo.Current is the raft peer's
+// Current), so a replica whose log is caught up while its store stays
+// behind is reported current.
+func stuckCurrent(reps []Replica, first Reading, span time.Duration) []checker.Anomaly {
+	last := lastSeqs(reps)
+	top, firstTop := highest(last), highest(first.LastSeq)
+	var out []checker.Anomaly
+	for _, rp := range reps {
+		s, ok := last[rp.Node]
+		f, was := first.LastSeq[rp.Node]
+		if !ok || s >= top || !was || f >= firstTop || rp.CalledCurrent == nil || !*rp.CalledCurrent {
+			continue
+		}
+		out = append(out, checker.Anomaly{Kind: KindStuckCurrent, Description: fmt.Sprintf(
+			"%s stayed behind for %s of readings (last seq %d, %d below %d at the first reading; %d, %d below %d at the last) while the stream's leader called it current",
+			rp.Node, span, f, firstTop-f, firstTop, s, top-s, top)})
+	}
+	return out
+}
+
+func highest(last map[string]uint64) uint64 {
+	var top uint64
+	for _, s := range last {
+		top = max(top, s)
+	}
+	return top
 }
 
 // lateDetail describes the first read's difference by who was behind.
@@ -103,10 +149,7 @@ func lateDetail(first Reading) string {
 // behindNames names each replica whose last sequence is below the highest,
 // with how far: "n1 (last seq 5, 1 below 6)".
 func behindNames(last map[string]uint64) []string {
-	var top uint64
-	for _, s := range last {
-		top = max(top, s)
-	}
+	top := highest(last)
 	var out []string
 	for node, s := range last {
 		if s < top {

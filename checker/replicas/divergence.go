@@ -45,6 +45,11 @@ type Replica struct {
 	// stream's peers (a stream of fewer replicas than servers): it takes
 	// no part in the comparison.
 	NotReplica bool `json:"not_replica,omitempty"`
+	// CalledCurrent is what the stream's info, answered by its leader at
+	// this reading, said of the server: current (the leader itself, or a
+	// replica with "current": true) or not. nil: not asked (cells stored
+	// before it was) or not named by the info.
+	CalledCurrent *bool `json:"called_current,omitempty"`
 }
 
 // CheckDivergence compares the replicas of one stream, read after the heal

@@ -73,8 +73,12 @@ func (r Reader) Read(ctx context.Context) []replicas.Replica {
 			rp.Error = "jsz: " + err.Error()
 		}
 		rp.State = st
+		current, isPeer := peers[rp.Node]
+		if isPeer && perr == nil {
+			rp.CalledCurrent = &current
+		}
 		switch {
-		case st == nil && err == nil && perr == nil && !peers[rp.Node]:
+		case st == nil && err == nil && perr == nil && !isPeer:
 			rp.NotReplica = true // a stream of fewer replicas than servers
 		case st == nil && err == nil:
 			rp.Error = "the server reports no copy of " + r.Stream + " although it is one of its peers"
@@ -91,8 +95,9 @@ func (r Reader) Read(ctx context.Context) []replicas.Replica {
 	return out
 }
 
-// streamPeers are the servers the stream info names as its leader and
-// replicas.
+// streamPeers are the servers the stream info (its leader's answer) names
+// as its leader and replicas, each with whether it called it current (the
+// leader always: it is current with itself).
 func (r Reader) streamPeers(ctx context.Context) (map[string]bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -104,9 +109,12 @@ func (r Reader) streamPeers(ctx context.Context) (map[string]bool, error) {
 	if ci == nil {
 		return map[string]bool{}, nil // one server, not clustered
 	}
-	peers := map[string]bool{ci.Leader: true}
+	peers := map[string]bool{}
+	if ci.Leader != "" {
+		peers[ci.Leader] = true
+	}
 	for _, p := range ci.Replicas {
-		peers[p.Name] = true
+		peers[p.Name] = p.Current
 	}
 	return peers, nil
 }
