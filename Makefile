@@ -7,7 +7,7 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE := localhost
 COMPOSE := $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
 
-.PHONY: help run build image test unit integration bench vet nightly nightly-shard nightly-merge soak compose-up compose-down clean
+.PHONY: help run build image test unit integration bench vet nightly nightly-shard nightly-merge soak releases compose-up compose-down clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -84,6 +84,13 @@ soak: build ## false-positive campaign: SOAK_RUNS healthy cells per runtime (Dir
 	bin/chaos run --runtime local --store $(SOAK_STORE) --direct-get off --nemesis none --time-limit $(SOAK_TIME) --runs $(SOAK_RUNS); l=$$?; \
 	bin/chaos run --runtime docker --store $(SOAK_STORE) --direct-get off --nemesis none --time-limit $(SOAK_TIME) --runs $(SOAK_RUNS); d=$$?; \
 	echo "soak: local exit $$l, docker exit $$d ($(SOAK_RUNS) healthy runs each)"; test $$l -eq 0 -a $$d -eq 0
+
+# The release matrix: docs/releases.jsonl keeps every cell run it was
+# given, so a clone without a store renders it alone; a STORE that exists
+# adds its runs (a missing one is left out, not an error).
+STORE ?= store
+releases: ## docs/releases.md, the release matrix, from docs/releases.jsonl and the runs of STORE (store by default) when it exists
+	$(GO) run ./cmd/chaos releases $(wildcard $(STORE))
 
 compose-up: ## the same 3-node cluster with docker compose (ports 4222-4224, 8222-8224 on 127.0.0.1)
 	CGO_ENABLED=0 GOBIN=$(CURDIR)/compose $(GO) install github.com/nats-io/nats-server/v2@$$($(GO) list -m -f '{{.Version}}' github.com/nats-io/nats-server/v2)

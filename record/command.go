@@ -3,6 +3,8 @@ package record
 import (
 	"fmt"
 	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/cluster/serverbin"
 )
 
 // Stripped are the flags that repeat a run or say where it is stored:
@@ -115,4 +117,42 @@ func rawWords(s string) []string {
 		out = append(out, s[start:])
 	}
 	return out
+}
+
+// RerunOne is the command that runs one cell's run again: the run's own
+// command with that run's seed and version, once. A commit of --commits
+// is checked out in its --server-source first.
+func RerunOne(command string, c CellResult) string {
+	var parts []string
+	local := serverbin.IsLocal(c.ServerVersion)
+	for _, p := range strings.Fields(command) {
+		name, _, _ := strings.Cut(p, "=")
+		switch name {
+		case "--runs", "--until-fail", "--same-seed", "--bisect", "--seed", "--server-version", "--commits", "--shard":
+			continue
+		case "--server-bin", "--server-source": // which of several local builds made this cell is not known here
+			if !local {
+				continue
+			}
+		}
+		parts = append(parts, p)
+	}
+	if dir, sha, ok := serverbin.CommitOf(c.ServerVersion); ok {
+		parts = append([]string{"git", "-C", ShellQuote(dir), "checkout", "--detach", sha, "&&"}, parts...)
+	} else if c.ServerVersion != "" && !local {
+		parts = append(parts, "--server-version="+c.ServerVersion)
+	}
+	return strings.Join(append(parts, fmt.Sprintf("--seed=%d", c.SeedOr(0))), " ")
+}
+
+// ShellQuote is s as one shell word: as it is when it holds only
+// characters no shell treats specially, else in single quotes.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == ',' || r == '/' || r == ':' || r == '+' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -36,7 +36,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
-	root.AddCommand(runCmd(os.Args[1:]), checkCmd(), reportCmd(), clusterCmd(), versionCmd(), huntCmd(), shrinkCmd(), serveCmd())
+	root.AddCommand(runCmd(os.Args[1:]), checkCmd(), reportCmd(), clusterCmd(), versionCmd(), huntCmd(), shrinkCmd(), serveCmd(), releasesCmd())
 	err := root.Execute()
 	if err == nil {
 		return

@@ -61,3 +61,40 @@ func TestRunWritesTheStoreIndex(t *testing.T) {
 		t.Errorf("stdout %q, want %q", stdout.String(), want)
 	}
 }
+
+// TestReleases: chaos releases adds a store's cell runs to the ledger and
+// writes the matrix; without a store it renders the ledger alone, the same
+// page; a STORE that is missing or a run folder is a one-line usage error
+// that writes nothing.
+func TestReleases(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "store")
+	run := "20260302T020000Z-s12"
+	if err := os.CopyFS(filepath.Join(store, run), os.DirFS(filepath.Join("..", "..", "reports", "index", "testdata", "nightly", run))); err != nil {
+		t.Fatal(err)
+	}
+	docs := t.TempDir()
+	out, ledger := filepath.Join(docs, "releases.md"), filepath.Join(docs, "releases.jsonl")
+	code, stdout, stderr := chaos(t, t.TempDir(), "releases", "--out", out, "--ledger", ledger, store)
+	page, err := os.ReadFile(out)
+	if code != 0 || err != nil || !strings.Contains(stdout, "(4 runs of a cell, 4 read from 1 stores)") {
+		t.Fatalf("exit %d, page read: %v\nstdout: %s\nstderr: %s", code, err, stdout, stderr)
+	}
+	if !strings.Contains(string(page), "| [linearizable](#linearizable) (`linearizable`) | 3/4 |") {
+		t.Errorf("the page lacks linearizable's 3 of 4 runs on v2.15.3:\n%s", page)
+	}
+	code, _, stderr = chaos(t, t.TempDir(), "releases", "--out", out, "--ledger", ledger)
+	again, _ := os.ReadFile(out)
+	if code != 0 || string(again) != string(page) {
+		t.Errorf("from the ledger alone: exit %d (stderr %q), the page changed: %v", code, stderr, string(again) != string(page))
+	}
+	for _, bad := range []string{filepath.Join(store, "missing"), filepath.Join(store, run)} {
+		os.Remove(out)
+		code, _, stderr = chaos(t, t.TempDir(), "releases", "--out", out, "--ledger", ledger, bad)
+		if lines := strings.Split(strings.TrimSpace(stderr), "\n"); code != record.ExitUsage || len(lines) != 1 {
+			t.Errorf("releases %s: exit %d, stderr %q; want %d and one line", bad, code, stderr, record.ExitUsage)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("releases %s wrote the page", bad)
+		}
+	}
+}

@@ -286,11 +286,11 @@ func rerunCommand(cmd *cobra.Command, seed uint64) string {
 		}
 		if sv, ok := fl.Value.(pflag.SliceValue); ok {
 			for _, v := range sv.GetSlice() {
-				parts = append(parts, fmt.Sprintf("--%s=%s", fl.Name, run.ShellQuote(v)))
+				parts = append(parts, fmt.Sprintf("--%s=%s", fl.Name, record.ShellQuote(v)))
 			}
 			return
 		}
-		parts = append(parts, fmt.Sprintf("--%s=%s", fl.Name, run.ShellQuote(fl.Value.String())))
+		parts = append(parts, fmt.Sprintf("--%s=%s", fl.Name, record.ShellQuote(fl.Value.String())))
 	})
 	return strings.Join(append(parts, fmt.Sprintf("--seed=%d", seed)), " ")
 }

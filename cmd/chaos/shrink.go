@@ -14,7 +14,6 @@ import (
 	"github.com/jetstream-chaos/jetstream-chaos/hunt"
 	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
-	"github.com/jetstream-chaos/jetstream-chaos/run"
 	"github.com/jetstream-chaos/jetstream-chaos/shrink"
 )
 
@@ -123,7 +122,7 @@ func commandOf(args []string) string {
 	parts := []string{"chaos", "run"}
 	for _, a := range args {
 		name, v, _ := strings.Cut(a, "=")
-		parts = append(parts, name+"="+run.ShellQuote(v))
+		parts = append(parts, name+"="+record.ShellQuote(v))
 	}
 	return strings.Join(parts, " ")
 }

@@ -17,14 +17,12 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/jetstream-chaos/jetstream-chaos/internal/atomicfile"
-	"github.com/jetstream-chaos/jetstream-chaos/record"
 )
 
 // FileName is the index's name in the store.
@@ -40,18 +38,13 @@ type Index struct {
 // Build reads every run folder of store. A folder that cannot be read is
 // a row saying why; only a store that cannot be listed is an error.
 func Build(store string) (*Index, error) {
-	entries, err := os.ReadDir(store)
+	ids, err := RunDirs(store)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(store, record.SpecFile)); err == nil {
-		return nil, fmt.Errorf("%s is a run folder (it holds %s); give the store that holds the runs", store, record.SpecFile)
-	}
 	ix := &Index{Store: store}
-	for _, e := range entries {
-		if isRunDir(store, e) {
-			ix.Rows = append(ix.Rows, readRow(store, e.Name()))
-		}
+	for _, id := range ids {
+		ix.Rows = append(ix.Rows, readRow(store, id))
 	}
 	// Newest first; runs of one instant by id, so the order is stable;
 	// undated rows (unreadable, named otherwise) last.

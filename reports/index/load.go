@@ -83,6 +83,37 @@ func (k CellKey) Label() string {
 // when two runs started in the same second.
 var runID = regexp.MustCompile(`^(\d{8}T\d{6}Z)-s\d+(-\d+)?$`)
 
+// RunDirs are the names of store's run folders, in name order: those
+// named as run/ names them, or holding a run's files; a hunt's findings/,
+// the latest link and other files are left out. A store that cannot be
+// listed, or that is itself a run folder, is an error.
+func RunDirs(store string) ([]string, error) {
+	entries, err := os.ReadDir(store)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(store, record.SpecFile)); err == nil {
+		return nil, fmt.Errorf("%s is a run folder (it holds %s); give the store that holds the runs", store, record.SpecFile)
+	}
+	var ids []string
+	for _, e := range entries {
+		if isRunDir(store, e) {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids, nil
+}
+
+// IDDate is when the run named id started, as run/ names its folders
+// (20260301T020000Z-s11); zero for a folder named otherwise.
+func IDDate(id string) time.Time {
+	if m := runID.FindStringSubmatch(id); m != nil {
+		t, _ := time.Parse("20060102T150405Z", m[1])
+		return t
+	}
+	return time.Time{}
+}
+
 // isRunDir says whether the store's entry name is a run folder: one named
 // as run/ names them, or one holding a run's files. Anything else (a
 // hunt's findings/, the latest link) is not listed.
@@ -106,13 +137,11 @@ func isRunDir(store string, e os.DirEntry) bool {
 func readRow(store, id string) Row {
 	dir := filepath.Join(store, id)
 	row := Row{ID: id, Report: id + "/", Runs: 1}
-	if m := runID.FindStringSubmatch(id); m != nil {
-		row.Date, _ = time.Parse("20060102T150405Z", m[1])
-	}
+	row.Date = IDDate(id)
 	if _, err := os.Stat(filepath.Join(dir, "report.html")); err == nil {
 		row.Report, row.HasReport = id+"/report.html", true
 	}
-	res, partial, err := readRun(dir)
+	res, partial, err := ReadRun(dir)
 	if err != nil {
 		// The folder is the row's link already: name its files alone.
 		row.Verdict, row.Note = Unreadable, strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
@@ -130,10 +159,11 @@ func readRow(store, id string) Row {
 	return row
 }
 
-// readRun reads results.json, filling from run.json and the cells'
-// own results.json what it lacks (a run cut short has only those; a
-// trimmed one may keep its cells apart). partial: no results.json.
-func readRun(dir string) (res record.Result, partial bool, err error) {
+// ReadRun reads the run folder dir's results.json, filling from run.json
+// and the cells' own results.json what it lacks (a run cut short has only
+// those; a trimmed one may keep its cells apart). partial: no
+// results.json.
+func ReadRun(dir string) (res record.Result, partial bool, err error) {
 	res, err = record.ReadResult(dir)
 	partial = errors.Is(err, os.ErrNotExist)
 	if err != nil && !partial {
