@@ -19,7 +19,9 @@ func releasesCmd() *cobra.Command {
 ledger (--ledger, one JSON row a line; a row already there is replaced by
 the store's), then writes the release matrix (--out) from the ledger alone:
 every anomaly class against every release run, each scenario's rate per
-release, its command, seeds, dates, newest finding and bisections. With no
+release, its command, seeds, dates, newest finding and bisections. The
+finding the page names for each class and scenario is copied beside it
+(findings/), since the stores are not kept with the page. With no
 STORE it renders the ledger as it is. A STORE that is not a store folder,
 or a ledger that does not decode, is a usage error (exit 3).`,
 		Example: "  chaos releases store\n  make releases STORE=store",
@@ -35,7 +37,10 @@ or a ledger that does not decode, is a usage error (exit 3).`,
 			for _, n := range notes {
 				fmt.Fprintf(cmd.ErrOrStderr(), "releases: %s\n", n)
 			}
-			rows := releases.Merge(before, now)
+			rows, err := releases.KeepFindings(releases.Merge(before, now), filepath.Dir(out))
+			if err != nil {
+				return harnessErr(err)
+			}
 			if err := releases.WriteLedger(ledger, rows); err != nil {
 				return harnessErr(err)
 			}

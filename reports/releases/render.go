@@ -179,7 +179,10 @@ func newestFailing(b *strings.Builder, g Group, slug string) {
 			continue
 		}
 		fmt.Fprintf(b, "Newest run that showed it: %s, cell `%s` on %s (seed %d)", r.Run, r.Cell, r.Release, r.Seed)
-		if r.Finding != "" {
+		switch {
+		case strings.HasPrefix(r.Finding, FindingsDir+"/"):
+			fmt.Fprintf(b, "; its finding: [%s](%s)", r.Finding, r.Finding)
+		case r.Finding != "":
 			fmt.Fprintf(b, "; its finding: `%s`", r.Finding)
 		}
 		b.WriteString(".")
