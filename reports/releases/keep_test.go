@@ -50,3 +50,28 @@ func TestKeepFindings(t *testing.T) {
 		t.Errorf("the page does not link the copy:\n%s", md)
 	}
 }
+
+// TestCommittedPageIsTheLedgers: docs/releases.md is what its ledger
+// renders, and every finding it links is kept beside it, so the page in
+// the repository stays true to the runs it counts (make releases).
+func TestCommittedPageIsTheLedgers(t *testing.T) {
+	docs := filepath.Join("..", "..", "docs")
+	rows, err := ReadLedger(filepath.Join(docs, "releases.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(docs, "releases.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(Render(rows)) != string(page) {
+		t.Fatal("docs/releases.md is not what docs/releases.jsonl renders: run make releases")
+	}
+	for _, r := range rows {
+		if strings.HasPrefix(r.Finding, FindingsDir+"/") {
+			if _, err := os.Stat(filepath.Join(docs, r.Finding)); err != nil {
+				t.Errorf("%s names %s, which is not kept: %v", r.Key(), r.Finding, err)
+			}
+		}
+	}
+}
