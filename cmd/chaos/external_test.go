@@ -286,6 +286,25 @@ func TestRerunCommandPinsTheWorkloadsFlags(t *testing.T) {
 	t.Log(got)
 }
 
+// A rerun of a preset pins the preset's values, not the flags' defaults,
+// and a size no flag gave (--backlog) at the cell's value.
+func TestRerunCommandPinsThePresetsValues(t *testing.T) {
+	args := []string{"--workload", "catchup", "--preset", "seed-loop", "--direct-get", "off"}
+	cmd, f := newRun(args)
+	if err := cmd.ParseFlags(args); err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.spec(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--preset=seed-loop", "--backlog=2GiB", "--crash-loop=3", "--gomemlimit=off", "--rate=20MB", "--memory-limit=1GiB", "--publishers=4"} {
+		if !strings.Contains(s.Command, " "+want) {
+			t.Errorf("rerun command %s: no %s", s.Command, want)
+		}
+	}
+}
+
 // TestNameStreams: every workload's cells create their streams under the
 // run's name on --runtime external, as the preflight probes them, and the
 // spec records the named settings (kv-update's bucket, the stream of

@@ -215,7 +215,6 @@ func (f *runFlags) spec(cmd *cobra.Command) (record.Spec, error) {
 		Workload: f.workload, Runtime: f.runtime, Store: f.store, TimeLimit: f.timeLimit,
 		DirectGet: dg, ServerVersions: f.versions, Nemeses: f.nemeses, NemesisInterval: f.interval,
 		Seed: f.seed, CheckTimeout: f.checkTimeout, KeepData: f.keepData,
-		Command: rerunCommand(cmd, f.seed),
 	}
 	if changed("recovery-timeout") {
 		s.RecoveryTimeout = f.recovery
@@ -232,6 +231,9 @@ func (f *runFlags) spec(cmd *cobra.Command) (record.Spec, error) {
 	if err != nil {
 		return record.Spec{}, err
 	}
+	// After the expander: it leaves the workload's flags printing the
+	// cell's values (a preset's among them), which the rerun pins.
+	s.Command = rerunCommand(cmd, f.seed)
 	if len(settings) > 0 && !settings[0].Plan(s.Cluster).Timed && changed("time-limit") {
 		return record.Spec{}, fmt.Errorf("--time-limit does not apply to --workload %s: it runs through its own phases", f.workload)
 	}

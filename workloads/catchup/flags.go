@@ -79,7 +79,15 @@ func (f *Flags) Options() (Options, error) {
 	})
 	if f.fs.Changed("backlog") && len(f.backlogs) > 0 {
 		out.Backlog = f.backlogs[0]
+	} else {
+		f.backlogs = bytesize.List{out.Backlog}
 	}
+	// The bound flags now print what the cell runs with, the preset's
+	// values among them: chaos run's rerun command pins every flag of the
+	// workload at its printed value, and with the Defaults left there it
+	// pinned --preset seed-loop to quick's --crash-loop, --rate and
+	// --gomemlimit, another cell.
+	f.o = out
 	// No WithDefaults here: a zero given explicitly (--settle 0, --publishers
 	// 0) is the user's value, which Validate accepts or refuses, never a
 	// request for the default.

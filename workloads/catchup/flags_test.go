@@ -45,3 +45,41 @@ func TestFlagsOverPresetExact(t *testing.T) {
 		t.Errorf("--max-memory-slope 0.5 gave %g (settle %s)", o.MaxMemorySlope, o.Settle)
 	}
 }
+
+// Once read, the flags print the cell's values, the preset's where no flag
+// was given: chaos run's rerun command pins every workload flag at its
+// printed value, so a rerun of --preset seed-loop must not print quick's.
+func TestFlagsPrintThePresetsValues(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := BindFlags(fs)
+	if err := fs.Parse([]string{"--preset=seed-loop", "--down=7s"}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := f.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"backlog": "2GiB", "rate": "20MB", "gomemlimit": "off", "memory-limit": "1GiB",
+		"crash-loop": "3", "publishers": "4", "catchup-timeout": "3m0s", "down": "7s"}
+	for name, v := range want {
+		if got := fs.Lookup(name).Value.String(); got != v {
+			t.Errorf("--%s prints %q, want %q", name, got, v)
+		}
+	}
+	// Reading the printed values back gives the same cell.
+	again := pflag.NewFlagSet("y", pflag.ContinueOnError)
+	g := BindFlags(again)
+	var args []string
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if fl.Name != "preset" {
+			args = append(args, "--"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	if err := again.Parse(append(args, "--preset=seed-loop")); err != nil {
+		t.Fatal(err)
+	}
+	if o2, err := g.Options(); err != nil || o2 != o {
+		t.Errorf("the printed flags read back as\n %+v (%v), want\n %+v", o2, err, o)
+	}
+}
