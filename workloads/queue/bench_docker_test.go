@@ -24,6 +24,10 @@ type throughput struct {
 	secs             float64
 }
 
+func (t throughput) String() string {
+	return fmt.Sprintf("%.1f pub/s %.1f acked/s", float64(t.published)/t.secs, float64(t.acked)/t.secs)
+}
+
 func (t *throughput) add(o throughput) {
 	t.published, t.acked, t.secs = t.published+o.published, t.acked+o.acked, t.secs+o.secs
 }
@@ -50,8 +54,11 @@ func BenchmarkDockerThroughput(b *testing.B) {
 	var bare, harness throughput
 	for range b.N {
 		for round := 0; round < 2; round++ {
-			bare.add(bareLoop(b, c, o, phase))
-			harness.add(harnessLoop(b, c, o, phase))
+			bt := bareLoop(b, c, o, phase)
+			ht := harnessLoop(b, c, o, phase)
+			b.Logf("round %d: bare %s, harness %s", round, bt, ht)
+			bare.add(bt)
+			harness.add(ht)
 		}
 	}
 	b.ReportMetric(float64(harness.published)/harness.secs/(float64(bare.published)/bare.secs), "publish-ratio")
