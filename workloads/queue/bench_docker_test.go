@@ -71,6 +71,11 @@ func BenchmarkDockerThroughput(b *testing.B) {
 			harness.add(ht)
 		}
 	}
+	report(b, bare, harness)
+}
+
+// report gives the harness's rates over the bare loop's, and each rate.
+func report(b *testing.B, bare, harness throughput) {
 	b.ReportMetric(float64(harness.published)/harness.secs/(float64(bare.published)/bare.secs), "publish-ratio")
 	b.ReportMetric(float64(harness.acked)/harness.secs/(float64(bare.acked)/bare.secs), "consume-ratio")
 	b.ReportMetric(float64(bare.published)/bare.secs, "bare-pub/s")
@@ -111,7 +116,7 @@ func harnessLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) th
 		}
 	}
 	t.secs = secs
-	deleteStream(b, inst.(*instance).js)
+	deleteStream(b, inst.(*instance).js, o.stream())
 	inst.Close()
 	return t
 }
@@ -126,12 +131,12 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 	defer admin.Close()
 	js, _ := jetstream.New(admin)
 	ctx := context.Background()
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: StreamName, Subjects: []string{o.subjectPrefix() + ">"},
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: o.stream(), Subjects: []string{o.subjectPrefix() + ">"},
 		Replicas: o.Replicas, Storage: jetstream.FileStorage, Duplicates: o.DuplicateWindow.D()}); err != nil {
 		b.Fatal(err)
 	}
 	for _, name := range o.ConsumerNames() {
-		if _, err := js.CreateConsumer(ctx, StreamName, jetstream.ConsumerConfig{Durable: name, AckPolicy: jetstream.AckExplicitPolicy,
+		if _, err := js.CreateConsumer(ctx, o.stream(), jetstream.ConsumerConfig{Durable: name, AckPolicy: jetstream.AckExplicitPolicy,
 			AckWait: o.AckWait.D(), MaxDeliver: o.MaxDeliver}); err != nil {
 			b.Fatal(err)
 		}
@@ -161,7 +166,7 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 				nc, _ := client.Connect(nodes, client.Order(ci+w, len(nodes)), "bench-w")
 				defer nc.Close()
 				wjs, _ := jetstream.New(nc)
-				cons, err := wjs.Consumer(ctx, StreamName, name)
+				cons, err := wjs.Consumer(ctx, o.stream(), name)
 				if err != nil {
 					return
 				}
@@ -183,14 +188,14 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 	}
 	wg.Wait()
 	t := throughput{published: published.Load(), acked: acked.Load(), secs: time.Since(start).Seconds()}
-	deleteStream(b, js)
+	deleteStream(b, js, o.stream())
 	return t
 }
 
-func deleteStream(b *testing.B, js jetstream.JetStream) {
+func deleteStream(b *testing.B, js jetstream.JetStream, stream string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := js.DeleteStream(ctx, StreamName); err != nil {
+	if err := js.DeleteStream(ctx, stream); err != nil {
 		b.Fatalf("delete stream: %v", err)
 	}
 }
