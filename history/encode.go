@@ -36,6 +36,6 @@ func appendOp(dst []byte, op *Op) ([]byte, error) {
 			return b, nil
 		}
 	}
-	b, err := json.Marshal(op)
+	b, err := json.Marshal(*op) // a copy: op itself stays off the heap
 	return append(dst, b...), err
 }

@@ -85,7 +85,7 @@ func appendMsg(dst []byte, m *Msg) []byte {
 	if b, ok := o.End(); ok {
 		return b
 	}
-	b, _ := json.Marshal(m) // a struct of strings and numbers always encodes
+	b, _ := json.Marshal(*m) // a copy, so m stays off the heap; it always encodes
 	return append(dst, b...)
 }
 
