@@ -20,7 +20,7 @@ type Recorder struct {
 	mu       sync.Mutex
 	f        *os.File
 	w        *bufio.Writer
-	ops      []Op
+	ops      [][]Op // in chunks (keep)
 	err      error
 	forget   bool       // ops go to disk only (Stream)
 	watchers []func(Op) // see Watch
@@ -59,23 +59,37 @@ func (r *Recorder) Now() int64 { return int64(time.Since(r.start)) }
 // Start is the wall-clock time of the run's start.
 func (r *Recorder) Start() time.Time { return r.start }
 
-// Add records a completed op.
+// Add records a completed op. It encodes the op under the lock, straight
+// into the file's buffer (appendOp: no reflection, no allocation), so
+// lines stay in the order ops are kept.
 func (r *Recorder) Add(op Op) {
-	b, err := json.Marshal(op)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.forget {
-		r.ops = append(r.ops, op)
+		r.keep(op)
 	}
 	for _, f := range r.watchers {
 		f(op)
 	}
+	b, err := appendOp(r.w.AvailableBuffer(), &op)
 	if err == nil {
 		_, err = r.w.Write(append(b, '\n'))
 	}
 	if err != nil && r.err == nil {
 		r.err = err
 	}
+}
+
+// opsChunk is how many ops one of the Recorder's chunks holds: keeping an
+// op never copies those before it, as one growing slice did.
+const opsChunk = 1024
+
+func (r *Recorder) keep(op Op) {
+	if n := len(r.ops); n == 0 || len(r.ops[n-1]) == opsChunk {
+		r.ops = append(r.ops, make([]Op, 0, opsChunk))
+	}
+	last := &r.ops[len(r.ops)-1]
+	*last = append(*last, op)
 }
 
 // Flush writes buffered ops to disk.
@@ -92,7 +106,15 @@ func (r *Recorder) Flush() error {
 func (r *Recorder) Ops() []Op {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Op(nil), r.ops...)
+	n := 0
+	for _, c := range r.ops {
+		n += len(c)
+	}
+	out := make([]Op, 0, n)
+	for _, c := range r.ops {
+		out = append(out, c...)
+	}
+	return out
 }
 
 // Close flushes and closes the file.

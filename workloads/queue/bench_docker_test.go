@@ -24,6 +24,10 @@ type throughput struct {
 	secs             float64
 }
 
+func (t throughput) String() string {
+	return fmt.Sprintf("%.1f pub/s %.1f acked/s", float64(t.published)/t.secs, float64(t.acked)/t.secs)
+}
+
 func (t *throughput) add(o throughput) {
 	t.published, t.acked, t.secs = t.published+o.published, t.acked+o.acked, t.secs+o.secs
 }
@@ -32,9 +36,12 @@ func (t *throughput) add(o throughput) {
 // harness's rate against a bare nats.go loop doing the same work: the
 // same producers publishing with Nats-Msg-Id one at a time as fast as
 // they go, the same durable consumers and workers fetching and AckSyncing,
-// over the same R3 stream, but recording nothing. Phases alternate (bare,
-// harness, bare, harness) so that the machine's load drifts over both.
-// Run with -run '^$' -bench DockerThroughput -benchtime 1x.
+// over the same R3 stream, but recording nothing. After a bare warm-up
+// that is not counted (a fresh cluster's first stream ran slower), phases
+// alternate in ABBA order (bare, harness, harness, bare, ...): in plain
+// alternation whichever went second ran later on average, so a machine
+// whose load drifted favoured one side. Run with -run '^$' -bench
+// DockerThroughput -benchtime 1x.
 func BenchmarkDockerThroughput(b *testing.B) {
 	rt := celltest.Docker(b)
 	ctx := context.Background()
@@ -46,14 +53,29 @@ func BenchmarkDockerThroughput(b *testing.B) {
 	defer c.Close(context.Background())
 	o := Defaults
 	o.Rate, o.NakRate, o.SkipRate = 0, 0, 0
-	const phase = 8 * time.Second
+	const phase, rounds = 8 * time.Second, 4
+	bareLoop(b, c, o, phase/2)
 	var bare, harness throughput
 	for range b.N {
-		for round := 0; round < 2; round++ {
-			bare.add(bareLoop(b, c, o, phase))
-			harness.add(harnessLoop(b, c, o, phase))
+		for round := range rounds {
+			var bt, ht throughput
+			if round%2 == 0 {
+				bt = bareLoop(b, c, o, phase)
+				ht = harnessLoop(b, c, o, phase)
+			} else {
+				ht = harnessLoop(b, c, o, phase)
+				bt = bareLoop(b, c, o, phase)
+			}
+			b.Logf("round %d: bare %s, harness %s", round, bt, ht)
+			bare.add(bt)
+			harness.add(ht)
 		}
 	}
+	report(b, bare, harness)
+}
+
+// report gives the harness's rates over the bare loop's, and each rate.
+func report(b *testing.B, bare, harness throughput) {
 	b.ReportMetric(float64(harness.published)/harness.secs/(float64(bare.published)/bare.secs), "publish-ratio")
 	b.ReportMetric(float64(harness.acked)/harness.secs/(float64(bare.acked)/bare.secs), "consume-ratio")
 	b.ReportMetric(float64(bare.published)/bare.secs, "bare-pub/s")
@@ -94,7 +116,7 @@ func harnessLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) th
 		}
 	}
 	t.secs = secs
-	deleteStream(b, inst.(*instance).js)
+	deleteStream(b, inst.(*instance).js, o.stream())
 	inst.Close()
 	return t
 }
@@ -109,12 +131,12 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 	defer admin.Close()
 	js, _ := jetstream.New(admin)
 	ctx := context.Background()
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: StreamName, Subjects: []string{o.subjectPrefix() + ">"},
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: o.stream(), Subjects: []string{o.subjectPrefix() + ">"},
 		Replicas: o.Replicas, Storage: jetstream.FileStorage, Duplicates: o.DuplicateWindow.D()}); err != nil {
 		b.Fatal(err)
 	}
 	for _, name := range o.ConsumerNames() {
-		if _, err := js.CreateConsumer(ctx, StreamName, jetstream.ConsumerConfig{Durable: name, AckPolicy: jetstream.AckExplicitPolicy,
+		if _, err := js.CreateConsumer(ctx, o.stream(), jetstream.ConsumerConfig{Durable: name, AckPolicy: jetstream.AckExplicitPolicy,
 			AckWait: o.AckWait.D(), MaxDeliver: o.MaxDeliver}); err != nil {
 			b.Fatal(err)
 		}
@@ -144,7 +166,7 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 				nc, _ := client.Connect(nodes, client.Order(ci+w, len(nodes)), "bench-w")
 				defer nc.Close()
 				wjs, _ := jetstream.New(nc)
-				cons, err := wjs.Consumer(ctx, StreamName, name)
+				cons, err := wjs.Consumer(ctx, o.stream(), name)
 				if err != nil {
 					return
 				}
@@ -166,14 +188,14 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 	}
 	wg.Wait()
 	t := throughput{published: published.Load(), acked: acked.Load(), secs: time.Since(start).Seconds()}
-	deleteStream(b, js)
+	deleteStream(b, js, o.stream())
 	return t
 }
 
-func deleteStream(b *testing.B, js jetstream.JetStream) {
+func deleteStream(b *testing.B, js jetstream.JetStream, stream string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := js.DeleteStream(ctx, StreamName); err != nil {
+	if err := js.DeleteStream(ctx, stream); err != nil {
 		b.Fatalf("delete stream: %v", err)
 	}
 }

@@ -1,0 +1,42 @@
+package queue
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jetstream-chaos/jetstream-chaos/internal/celltest"
+)
+
+// BenchmarkDockerSideBySide runs the harness and the bare loop
+// of BenchmarkDockerThroughput at the same time, each on its own stream of
+// one cluster, in 8 rounds of 8 s; the two swap streams every round, so
+// neither keeps one placement of leaders (which moved one round's ratio
+// by up to 20%). Sharing every moment, they share
+// whatever else loads the machine, which on a shared machine moved the
+// alternating phases' rates by 3x from one phase to the next; each gets
+// about half the cluster. Run with -run '^$' -bench DockerSideBySide
+// -benchtime 1x (named so that -bench DockerThroughput leaves it out).
+func BenchmarkDockerSideBySide(b *testing.B) {
+	c := celltest.BenchCluster(b, "queue-side")
+	o := Defaults
+	o.Rate, o.NakRate, o.SkipRate = 0, 0, 0
+	const phase, rounds = 8 * time.Second, 8
+	streams := [2]string{"QA", "QB"}
+	var bare, harness throughput
+	for range b.N {
+		for round := range rounds {
+			ob, oh := o, o
+			ob.Stream, oh.Stream = streams[round%2], streams[1-round%2]
+			var bt throughput
+			var wg sync.WaitGroup
+			wg.Go(func() { bt = bareLoop(b, c, ob, phase) })
+			ht := harnessLoop(b, c, oh, phase)
+			wg.Wait()
+			b.Logf("round %d: bare %s, harness %s", round, bt, ht)
+			bare.add(bt)
+			harness.add(ht)
+		}
+	}
+	report(b, bare, harness)
+}
