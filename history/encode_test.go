@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -70,5 +71,22 @@ func BenchmarkRecorderAdd(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r.Add(op)
+	}
+}
+
+// TestAppendOpKnowsEveryField: appendOp writes Op's fields by hand, so a
+// field added to Op must be added there too (or to its fallback's
+// condition), or history.jsonl would silently lose it.
+func TestAppendOpKnowsEveryField(t *testing.T) {
+	known := []string{"Client", "Node", "Type", "Key", "Value", "ExpectedRev", "Rev", "Outcome", "Err", "ErrCode",
+		"ErrSeq", "ErrMsg", "Invoke", "Complete", "Data", "Fault", "Targets", "Verified", "Detail"}
+	typ := reflect.TypeOf(Op{})
+	if typ.NumField() != len(known) {
+		t.Fatalf("Op has %d fields, appendOp knows %d: add the new one to appendOp and to this list", typ.NumField(), len(known))
+	}
+	for i, name := range known {
+		if f := typ.Field(i); f.Name != name {
+			t.Errorf("Op's field %d is %s, appendOp knows %s", i, f.Name, name)
+		}
 	}
 }
