@@ -60,7 +60,7 @@ func NewLinearizability(opts checker.Options) *Linearizability {
 // Name implements Checker.
 func (*Linearizability) Name() string { return NameLinearizability }
 
-// linBatchOps is how many model ops the check builds and decides at a
+// linBatchOps is how many client ops the check builds and decides at a
 // time, a batch of whole keys: the model ops and pieces of one batch are
 // all it holds besides the history (one key with more ops is a batch of
 // its own). A variable so that a test can make batches of one key.
@@ -93,17 +93,11 @@ func (c *Linearizability) Check(h history.History) checker.Result {
 	idx, allKeys := byKey(h.Ops)
 	var keys []string
 	for next := 0; next < len(allKeys); {
-		batch := map[string][]*linOp{}
-		var batchKeys []string
-		n := 0
+		start, n := next, 0
 		for ; next < len(allKeys) && n < linBatchOps; next++ {
-			k := allKeys[next]
-			if ops := b.build(idx[k], counts); len(ops) > 0 {
-				batch[k], batchKeys, n = ops, append(batchKeys, k), n+len(ops)
-			}
+			n += len(idx[allKeys[next]])
 		}
-		counts["ops_checked"] += n
-		jobs := planJobs(batch, batchKeys, c.opts.ChunkOps, counts)
+		jobs, batchKeys := b.planBatch(idx, allKeys[start:next], c.opts.ChunkOps, c.opts.Workers, counts)
 		counts["pieces"] += len(jobs)
 		runJobs(model, jobs, c.opts.Workers, remaining)
 		jg.judge(jobs)

@@ -126,6 +126,48 @@ func (b *linBuilder) convert(i int32, counts map[string]int) (linOp, bool) {
 	return l, true
 }
 
+// planBatch builds the model ops of a batch of keys, narrows them and cuts
+// them into jobs, a key per worker at a time. It returns the jobs in key
+// order and the keys that have ops to check, and adds the workers' tallies
+// to counts.
+func (b *linBuilder) planBatch(idx map[string][]int32, keys []string, chunkOps, workers int, counts map[string]int) ([]linJob, []string) {
+	perKey := make([][]linJob, len(keys))
+	checked := make([]bool, len(keys))
+	tallies := make([]map[string]int, workers)
+	for w := range tallies {
+		tallies[w] = map[string]int{}
+	}
+	forEach(len(keys), workers, func(w, i int) {
+		if ops := b.build(idx[keys[i]], tallies[w]); len(ops) > 0 {
+			tallies[w]["ops_checked"] += len(ops)
+			checked[i] = true
+			perKey[i] = planKey(keys[i], ops, chunkOps, tallies[w])
+		}
+	})
+	for _, t := range tallies {
+		for k, v := range t {
+			if k == "max_piece_ops" {
+				counts[k] = max(counts[k], v)
+			} else {
+				counts[k] += v
+			}
+		}
+	}
+	n := 0
+	for _, js := range perKey {
+		n += len(js)
+	}
+	jobs := make([]linJob, 0, n)
+	var withOps []string
+	for i, js := range perKey {
+		if checked[i] {
+			withOps = append(withOps, keys[i])
+			jobs = append(jobs, js...)
+		}
+	}
+	return jobs, withOps
+}
+
 // buildLinOps turns the whole history into model ops, grouped by key.
 func buildLinOps(h *history.History, counts map[string]int) map[string][]*linOp {
 	b := newLinBuilder(h)
