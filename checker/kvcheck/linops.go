@@ -2,6 +2,7 @@ package kvcheck
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
@@ -18,16 +19,32 @@ type linBuilder struct {
 	// acks[i]: the earliest ack of an ok write with revision >=
 	// acks[i].Rev (history.Split.Acks).
 	acks []history.Ack
+	// arena and ptrs hold the model ops of the batch being checked.
+	arena []linOp
+	ptrs  []*linOp
 }
 
 func newLinBuilder(h *history.History) *linBuilder {
-	b := &linBuilder{ops: h.Ops, h: h, info: resolveInfo(h.Ops, newStreamIndex(h), h.StreamComplete)}
+	b := &linBuilder{ops: h.Ops, h: h, info: map[int32]infoWrite{}}
+	writes, infos := 0, 0
+	for i := range h.Ops {
+		if o := &h.Ops[i]; isClientOp(o) && o.IsWrite() {
+			writes++
+			if o.Outcome == history.Info {
+				infos++
+			}
+		}
+	}
+	if infos > 0 { // the stream's index is for settling indeterminate writes only
+		b.info = resolveInfo(h.Ops, newStreamIndex(h), h.StreamComplete)
+	}
 	if h.Part != nil {
 		// Revisions are shared by every key: a part bounds its writes by
 		// the whole history's acknowledgements, as the whole check does.
 		b.acks = h.Part.Acks
 		return b
 	}
+	b.acks = make([]history.Ack, 0, writes)
 	for i := range h.Ops {
 		o := &h.Ops[i]
 		if isClientOp(o) && o.IsWrite() && o.Outcome == history.OK {
@@ -52,9 +69,13 @@ func (b *linBuilder) returnBound(rev uint64, invoke int64) int64 {
 // build makes the model ops of the ops at idx (one key's, in history
 // order), tallying what it dropped and how indeterminate writes were
 // settled.
-func (b *linBuilder) build(idx []int32, counts map[string]int) []*linOp {
-	all := make([]linOp, 0, len(idx))
-	out := make([]*linOp, 0, len(idx))
+// all and out are the memory to build in (allocated if short of len(idx)):
+// all never grows, so the pointers in out stay valid.
+func (b *linBuilder) build(idx []int32, all []linOp, out []*linOp, counts map[string]int) []*linOp {
+	if cap(all) < len(idx) || cap(out) < len(idx) {
+		all, out = make([]linOp, 0, len(idx)), make([]*linOp, 0, len(idx))
+	}
+	all, out = all[:0], out[:0]
 	for _, i := range idx {
 		if l, ok := b.convert(i, counts); ok {
 			all = append(all, l)
@@ -133,12 +154,21 @@ func (b *linBuilder) convert(i int32, counts map[string]int) (linOp, bool) {
 func (b *linBuilder) planBatch(idx map[string][]int32, keys []string, chunkOps, workers int, counts map[string]int) ([]linJob, []string) {
 	perKey := make([][]linJob, len(keys))
 	checked := make([]bool, len(keys))
+	// The batch's model ops go in memory reused from batch to batch: nothing
+	// outlives the batch but its verdicts.
+	at := make([]int, len(keys)+1)
+	for i, k := range keys {
+		at[i+1] = at[i] + len(idx[k])
+	}
+	b.arena = slices.Grow(b.arena[:0], at[len(keys)])[:at[len(keys)]]
+	b.ptrs = slices.Grow(b.ptrs[:0], at[len(keys)])[:at[len(keys)]]
 	tallies := make([]map[string]int, workers)
 	for w := range tallies {
 		tallies[w] = map[string]int{}
 	}
 	forEach(len(keys), workers, func(w, i int) {
-		if ops := b.build(idx[keys[i]], tallies[w]); len(ops) > 0 {
+		all, out := b.arena[at[i]:at[i]:at[i+1]], b.ptrs[at[i]:at[i]:at[i+1]]
+		if ops := b.build(idx[keys[i]], all, out, tallies[w]); len(ops) > 0 {
 			tallies[w]["ops_checked"] += len(ops)
 			checked[i] = true
 			perKey[i] = planKey(keys[i], ops, chunkOps, tallies[w])
@@ -174,7 +204,7 @@ func buildLinOps(h *history.History, counts map[string]int) map[string][]*linOp 
 	idx, keys := byKey(h.Ops)
 	perKey := map[string][]*linOp{}
 	for _, k := range keys {
-		if ops := b.build(idx[k], counts); len(ops) > 0 {
+		if ops := b.build(idx[k], nil, nil, counts); len(ops) > 0 {
 			perKey[k] = ops
 			counts["ops_checked"] += len(ops)
 		}
