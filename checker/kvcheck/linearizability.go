@@ -91,13 +91,24 @@ func (c *Linearizability) Check(h history.History) checker.Result {
 		ex: checker.NewExamples(c.opts.MaxExamples), keyState: map[string]porcupine.CheckResult{}}
 	b := newLinBuilder(&h)
 	idx, allKeys := byKey(h.Ops)
-	var keys []string
+	// Batches end where linBatchOps is reached; the largest sizes the
+	// memory every batch's model ops reuse.
+	ends, largest := []int{}, 0
 	for next := 0; next < len(allKeys); {
-		start, n := next, 0
+		n := 0
 		for ; next < len(allKeys) && n < linBatchOps; next++ {
 			n += len(idx[allKeys[next]])
 		}
-		jobs, batchKeys := b.planBatch(idx, allKeys[start:next], c.opts.ChunkOps, c.opts.Workers, counts)
+		ends, largest = append(ends, next), max(largest, n)
+	}
+	b.arena, b.ptrs = make([]linOp, largest), make([]*linOp, largest)
+	var keys []string
+	for i, end := range ends {
+		start := 0
+		if i > 0 {
+			start = ends[i-1]
+		}
+		jobs, batchKeys := b.planBatch(idx, allKeys[start:end], c.opts.ChunkOps, c.opts.Workers, counts)
 		counts["pieces"] += len(jobs)
 		runJobs(model, jobs, c.opts.Workers, remaining)
 		jg.judge(jobs)
