@@ -90,25 +90,16 @@ func (c *Linearizability) Check(h history.History) checker.Result {
 	jg := &linJudge{c: c, ops: h.Ops, model: model, remaining: remaining, counts: counts,
 		ex: checker.NewExamples(c.opts.MaxExamples), keyState: map[string]porcupine.CheckResult{}}
 	b := newLinBuilder(&h)
-	idx, allKeys := byKey(h.Ops)
-	// Batches end where linBatchOps is reached; the largest sizes the
-	// memory every batch's model ops reuse.
-	ends, largest := []int{}, 0
-	for next := 0; next < len(allKeys); {
-		n := 0
-		for ; next < len(allKeys) && n < linBatchOps; next++ {
-			n += len(idx[allKeys[next]])
-		}
-		ends, largest = append(ends, next), max(largest, n)
-	}
-	b.arena, b.ptrs = make([]linOp, largest), make([]*linOp, largest)
+	l := newLinLayout(h.Ops, c.opts.Workers)
+	ends, largest := l.batches()
+	b.arena, b.ptrs, b.valid = make([]linOp, largest), make([]*linOp, largest), make([]bool, largest)
 	var keys []string
 	for i, end := range ends {
 		start := 0
 		if i > 0 {
 			start = ends[i-1]
 		}
-		jobs, batchKeys := b.planBatch(idx, allKeys[start:end], c.opts.ChunkOps, c.opts.Workers, counts)
+		jobs, batchKeys := b.planBatch(l, start, end, c.opts.ChunkOps, c.opts.Workers, counts)
 		counts["pieces"] += len(jobs)
 		runJobs(model, jobs, c.opts.Workers, remaining)
 		jg.judge(jobs)

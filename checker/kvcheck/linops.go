@@ -2,7 +2,6 @@ package kvcheck
 
 import (
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/jetstream-chaos/jetstream-chaos/history"
@@ -19,9 +18,11 @@ type linBuilder struct {
 	// acks[i]: the earliest ack of an ok write with revision >=
 	// acks[i].Rev (history.Split.Acks).
 	acks []history.Ack
-	// arena and ptrs hold the model ops of the batch being checked.
+	// arena, ptrs and valid hold the model ops of the batch being checked
+	// (see planBatch).
 	arena []linOp
 	ptrs  []*linOp
+	valid []bool
 }
 
 func newLinBuilder(h *history.History) *linBuilder {
@@ -145,57 +146,6 @@ func (b *linBuilder) convert(i int32, counts map[string]int) (linOp, bool) {
 	}
 	l.call, l.ret = scaleCall(l.call, l.isWrite() && (l.out == oOK || l.out == oUnknown)), scaleRet(l.ret)
 	return l, true
-}
-
-// planBatch builds the model ops of a batch of keys, narrows them and cuts
-// them into jobs, a key per worker at a time. It returns the jobs in key
-// order and the keys that have ops to check, and adds the workers' tallies
-// to counts.
-func (b *linBuilder) planBatch(idx map[string][]int32, keys []string, chunkOps, workers int, counts map[string]int) ([]linJob, []string) {
-	perKey := make([][]linJob, len(keys))
-	checked := make([]bool, len(keys))
-	// The batch's model ops go in memory reused from batch to batch: nothing
-	// outlives the batch but its verdicts.
-	at := make([]int, len(keys)+1)
-	for i, k := range keys {
-		at[i+1] = at[i] + len(idx[k])
-	}
-	b.arena = slices.Grow(b.arena[:0], at[len(keys)])[:at[len(keys)]]
-	b.ptrs = slices.Grow(b.ptrs[:0], at[len(keys)])[:at[len(keys)]]
-	tallies := make([]map[string]int, workers)
-	for w := range tallies {
-		tallies[w] = map[string]int{}
-	}
-	forEach(len(keys), workers, func(w, i int) {
-		all, out := b.arena[at[i]:at[i]:at[i+1]], b.ptrs[at[i]:at[i]:at[i+1]]
-		if ops := b.build(idx[keys[i]], all, out, tallies[w]); len(ops) > 0 {
-			tallies[w]["ops_checked"] += len(ops)
-			checked[i] = true
-			perKey[i] = planKey(keys[i], ops, chunkOps, tallies[w])
-		}
-	})
-	for _, t := range tallies {
-		for k, v := range t {
-			if k == "max_piece_ops" {
-				counts[k] = max(counts[k], v)
-			} else {
-				counts[k] += v
-			}
-		}
-	}
-	n := 0
-	for _, js := range perKey {
-		n += len(js)
-	}
-	jobs := make([]linJob, 0, n)
-	var withOps []string
-	for i, js := range perKey {
-		if checked[i] {
-			withOps = append(withOps, keys[i])
-			jobs = append(jobs, js...)
-		}
-	}
-	return jobs, withOps
 }
 
 // buildLinOps turns the whole history into model ops, grouped by key.
