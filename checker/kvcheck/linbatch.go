@@ -103,7 +103,7 @@ func (b *linBuilder) planBatch(l *linLayout, lo, hi, chunkOps, workers int, coun
 			if r := int(l.rank[i]); r >= lo && r < hi {
 				s := pos[r] - base
 				pos[r]++
-				all[s], valid[s] = b.convert(int32(i), tallies[w])
+				valid[s] = b.convert(int32(i), &all[s], tallies[w])
 			}
 		}
 	})

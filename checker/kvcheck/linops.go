@@ -78,25 +78,28 @@ func (b *linBuilder) build(idx []int32, all []linOp, out []*linOp, counts map[st
 	}
 	all, out = all[:0], out[:0]
 	for _, i := range idx {
-		if l, ok := b.convert(i, counts); ok {
-			all = append(all, l)
+		all = append(all, linOp{})
+		if b.convert(i, &all[len(all)-1], counts) {
 			out = append(out, &all[len(all)-1])
+		} else {
+			all = all[:len(all)-1]
 		}
 	}
 	return out
 }
 
-// convert is the model op of client op i, or false when it constrains
-// nothing (counted).
-func (b *linBuilder) convert(i int32, counts map[string]int) (linOp, bool) {
+// convert writes the model op of client op i to l, or returns false when
+// it constrains nothing (counted). It writes in place: the batch's memory
+// is where the model op goes, and a copy of it costs as much as the rest.
+func (b *linBuilder) convert(i int32, l *linOp, counts map[string]int) bool {
 	o := &b.ops[i]
-	l := linOp{client: int32(o.Client), idx: int32(i), line: int32(b.h.Line(int(i))), key: o.Key, value: o.Value,
+	*l = linOp{client: int32(o.Client), idx: int32(i), line: int32(b.h.Line(int(i))), key: o.Key, value: o.Value,
 		expected: o.ExpectedRev, rev: o.Rev, call: o.Invoke, ret: o.Complete, ocall: o.Invoke, oret: o.Complete}
 	switch o.Type {
 	case history.Get:
 		if o.Outcome != history.OK {
 			counts["dropped_reads"]++
-			return linOp{}, false
+			return false
 		}
 		l.kind = kGet
 		if o.Err == history.ErrNotFound || o.Rev == 0 {
@@ -123,7 +126,7 @@ func (b *linBuilder) convert(i int32, counts map[string]int) (linOp, bool) {
 				l.out = oExists
 			default: // allowed in any state: nothing to check
 				counts["dropped_failed"]++
-				return linOp{}, false
+				return false
 			}
 		default:
 			r := b.info[i]
@@ -135,17 +138,17 @@ func (b *linBuilder) convert(i int32, counts map[string]int) (linOp, bool) {
 				l.ret = b.returnBound(r.rev, o.Invoke)
 			case resNotApplied:
 				counts["info_not_applied"]++
-				return linOp{}, false
+				return false
 			default:
 				counts["info_unresolved"]++
 				l.out, l.ret = oUnknown, math.MaxInt64
 			}
 		}
 	default:
-		return linOp{}, false
+		return false
 	}
 	l.call, l.ret = scaleCall(l.call, l.isWrite() && (l.out == oOK || l.out == oUnknown)), scaleRet(l.ret)
-	return l, true
+	return true
 }
 
 // buildLinOps turns the whole history into model ops, grouped by key.
