@@ -1,9 +1,12 @@
 package kvcheck
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"sync"
 )
 
 // Porcupine's search blows up when many clients share a key: with k gets
@@ -59,13 +62,16 @@ type refutation struct {
 // ops it refutes. Keys with two pinned writes of one revision are left alone
 // (porcupine will reject them).
 func tighten(ops []*linOp) ([]*linOp, []refutation) {
-	var ws []*linOp
+	sc := tightPool.Get().(*tightScratch)
+	defer sc.put()
+	ws := sc.ws[:0]
 	for _, o := range ops {
 		if o.pinned() {
 			ws = append(ws, o)
 		}
 	}
-	sort.Slice(ws, func(a, b int) bool { return ws[a].rev < ws[b].rev })
+	sc.ws = ws
+	slices.SortFunc(ws, func(a, b *linOp) int { return cmp.Compare(a.rev, b.rev) })
 	for i := 1; i < len(ws); i++ {
 		if ws[i].rev == ws[i-1].rev {
 			return ops, nil
@@ -88,9 +94,9 @@ func tighten(ops []*linOp) ([]*linOp, []refutation) {
 		return -1
 	}
 	// The latest-invoked and earliest-returning get of each version.
-	lastCall := make([]*linOp, m+1)
-	firstRet := make([]*linOp, m+1)
-	vers := make([]int32, len(ops))
+	lastCall, firstRet := sc.bys(&sc.lastCall, m+1), sc.bys(&sc.firstRet, m+1)
+	sc.vers = slices.Grow(sc.vers[:0], len(ops))[:len(ops)]
+	vers := sc.vers
 	for i, o := range ops {
 		v := version(o)
 		vers[i] = int32(v)
@@ -104,8 +110,9 @@ func tighten(ops []*linOp) ([]*linOp, []refutation) {
 		}
 	}
 	// lo[j], hi[j]: the bounds of ws[j]'s point, and the ops that set them.
-	lo, hi := make([]int64, m), make([]int64, m)
-	loBy, hiBy := make([]*linOp, m), make([]*linOp, m)
+	sc.lo, sc.hi = slices.Grow(sc.lo[:0], m)[:m], slices.Grow(sc.hi[:0], m)[:m]
+	lo, hi := sc.lo, sc.hi
+	loBy, hiBy := sc.bys(&sc.loBy, m), sc.bys(&sc.hiBy, m)
 	var cur int64 = math.MinInt64
 	var by *linOp
 	for j := 0; j < m; j++ {
@@ -180,10 +187,12 @@ func tighten(ops []*linOp) ([]*linOp, []refutation) {
 	}
 	// Unsettled writes.
 	unsettled := false
-	kept := ops[:0:0]
-	for _, o := range ops {
+	var kept []*linOp // ops without the dropped ones, once one is dropped
+	for i, o := range ops {
 		if o.out != oUnknown {
-			kept = append(kept, o)
+			if kept != nil {
+				kept = append(kept, o)
+			}
 			continue
 		}
 		j := m // the first pinned write that ends its chance
@@ -195,14 +204,21 @@ func tighten(ops []*linOp) ([]*linOp, []refutation) {
 		}
 		if j < m {
 			if o.call > hi[j] {
+				if kept == nil {
+					kept = append(make([]*linOp, 0, len(ops)-1), ops[:i]...)
+				}
 				continue // can never take effect
 			}
 			o.ret = min(o.ret, hi[j])
 		}
 		unsettled = true
-		kept = append(kept, o)
+		if kept != nil {
+			kept = append(kept, o)
+		}
 	}
-	ops = kept
+	if kept != nil {
+		ops = kept
+	}
 	// Rejections: only when no unsettled write could change the state
 	// between two pinned writes.
 	if unsettled {
@@ -228,6 +244,31 @@ func tighten(ops []*linOp) ([]*linOp, []refutation) {
 		out = append(out, rf)
 	}
 	return ops, out
+}
+
+// tightScratch is tighten's working memory, reused across keys.
+type tightScratch struct {
+	ws, lastCall, firstRet, loBy, hiBy []*linOp
+	vers                               []int32
+	lo, hi                             []int64
+}
+
+var tightPool = sync.Pool{New: func() any { return new(tightScratch) }}
+
+// bys returns *s resized to n nil pointers, keeping its backing array.
+func (*tightScratch) bys(s *[]*linOp, n int) []*linOp {
+	*s = slices.Grow((*s)[:0], n)[:n]
+	clear(*s)
+	return *s
+}
+
+// put clears the pointers (so the pool keeps no key alive) and returns sc
+// to the pool.
+func (sc *tightScratch) put() {
+	for _, s := range [][]*linOp{sc.ws, sc.lastCall, sc.firstRet, sc.loBy, sc.hiBy} {
+		clear(s[:cap(s)])
+	}
+	tightPool.Put(sc)
 }
 
 // Porcupine only uses the order of call and return events and sorts events

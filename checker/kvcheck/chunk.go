@@ -1,8 +1,10 @@
 package kvcheck
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
+	"sync"
 )
 
 // chunkKey cuts one key's ops into pieces that can be checked one by one,
@@ -23,9 +25,12 @@ func chunkKey(ops []*linOp, minChunk int) [][]*linOp {
 	if len(ops) == 0 {
 		return nil
 	}
-	sort.SliceStable(ops, func(a, b int) bool { return ops[a].call < ops[b].call })
+	slices.SortStableFunc(ops, func(a, b *linOp) int { return cmp.Compare(a.call, b.call) })
 	// after[i]: the lowest revision pinned by a write invoked at or after ops[i].
-	after := make([]uint64, len(ops)+1)
+	ap := afterPool.Get().(*[]uint64)
+	defer afterPool.Put(ap)
+	after := slices.Grow((*ap)[:0], len(ops)+1)[:len(ops)+1]
+	*ap = after
 	after[len(ops)] = math.MaxUint64
 	for i := len(ops) - 1; i >= 0; i-- {
 		after[i] = after[i+1]
@@ -34,6 +39,8 @@ func chunkKey(ops []*linOp, minChunk int) [][]*linOp {
 		}
 	}
 	var pieces [][]*linOp
+	// The pieces' ops, one array for most keys: each op is in one piece.
+	buf := make([]*linOp, 0, len(ops)+8)
 	seed := kvState{}
 	var v uint64       // highest revision written so far
 	var vValue string  // its value
@@ -48,7 +55,9 @@ func chunkKey(ops []*linOp, minChunk int) [][]*linOp {
 		}
 		s := &linOp{kind: kSeed, idx: -1, key: ops[0].key, value: seed.value, rev: seed.rev, exists: seed.exists,
 			call: minCall - 1, ret: minCall - 1}
-		pieces = append(pieces, append([]*linOp{s}, ops...))
+		at := len(buf)
+		buf = append(append(buf, s), ops...)
+		pieces = append(pieces, buf[at:len(buf):len(buf)])
 	}
 	for i, o := range ops {
 		t := o.call
@@ -112,3 +121,6 @@ func chunkKey(ops []*linOp, minChunk int) [][]*linOp {
 	}
 	return pieces
 }
+
+// afterPool holds chunkKey's revision bounds, reused across keys.
+var afterPool = sync.Pool{New: func() any { return new([]uint64) }}

@@ -1,8 +1,11 @@
 package kvcheck
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
+	"sync"
 )
 
 // linearizeByRevision tries, before any search, the one order a key's
@@ -34,7 +37,9 @@ func linearizeByRevision(piece []*linOp) bool {
 	if len(piece) == 0 || piece[0].kind != kSeed {
 		return false
 	}
-	var writes, gets, rejections []*linOp
+	sc := directPool.Get().(*directScratch)
+	defer sc.put()
+	writes, gets, rejections := sc.writes[:0], sc.gets[:0], sc.rejections[:0]
 	for _, o := range piece[1:] {
 		switch {
 		case o.out == oUnknown || o.kind == kSeed:
@@ -49,9 +54,11 @@ func linearizeByRevision(piece []*linOp) bool {
 			return false
 		}
 	}
-	sort.Slice(writes, func(a, b int) bool { return writes[a].rev < writes[b].rev })
-	e := epochs{seed: piece[0], writes: writes}
-	byEpoch := make([][]*linOp, len(writes)+1)
+	sc.writes, sc.gets, sc.rejections = writes, gets, rejections
+	slices.SortFunc(writes, func(a, b *linOp) int { return cmp.Compare(a.rev, b.rev) })
+	e := epochs{seed: piece[0], writes: writes, start: sc.start[:0], out: sc.points[:0]}
+	defer func() { sc.start, sc.points = e.start, e.out }()
+	byEpoch := sc.epochs(len(writes) + 1)
 	for _, g := range gets {
 		k := e.epochOf(g.rev)
 		if k < 0 {
@@ -78,6 +85,43 @@ func linearizeByRevision(piece []*linOp) bool {
 	return e.verify(placed)
 }
 
+// directScratch is linearizeByRevision's memory, reused across pieces: it
+// decides most pieces, so allocating afresh for each would feed the GC
+// most of what the check allocates.
+type directScratch struct {
+	writes, gets, rejections []*linOp
+	byEpoch                  [][]*linOp
+	start                    []int64
+	points                   []point
+}
+
+var directPool = sync.Pool{New: func() any { return new(directScratch) }}
+
+// epochs returns n empty per-epoch lists, keeping their backing arrays.
+func (sc *directScratch) epochs(n int) [][]*linOp {
+	for len(sc.byEpoch) < n {
+		sc.byEpoch = append(sc.byEpoch, nil)
+	}
+	sc.byEpoch = sc.byEpoch[:max(n, len(sc.byEpoch))]
+	for i := range n {
+		sc.byEpoch[i] = sc.byEpoch[i][:0]
+	}
+	return sc.byEpoch[:n]
+}
+
+// put clears the pointers (so the pool keeps no piece alive) and returns
+// sc to the pool.
+func (sc *directScratch) put() {
+	clear(sc.writes[:cap(sc.writes)])
+	clear(sc.gets[:cap(sc.gets)])
+	clear(sc.rejections[:cap(sc.rejections)])
+	for i := range sc.byEpoch {
+		clear(sc.byEpoch[i][:cap(sc.byEpoch[i])])
+	}
+	clear(sc.points[:cap(sc.points)])
+	directPool.Put(sc)
+}
+
 // epochs are the states of a piece in revision order: epoch 0 is the
 // seed's, epoch k starts with writes[k-1]. start[k] is the point of the
 // op that opens epoch k.
@@ -85,6 +129,7 @@ type epochs struct {
 	seed   *linOp
 	writes []*linOp
 	start  []int64
+	out    []point // place's result (its backing array reused)
 }
 
 // point is an op placed in an epoch at a time.
@@ -125,8 +170,8 @@ func (e *epochs) epochOf(rev uint64) int {
 // when some op cannot be placed in its interval.
 func (e *epochs) place(byEpoch [][]*linOp) ([]point, bool) {
 	n := len(e.writes) + 1
-	out := make([]point, 0, 2*n)
-	e.start = make([]int64, n+1)
+	out := e.out[:0]
+	e.start = slices.Grow(e.start[:0], n+1)[:n+1]
 	prev := e.seed.call
 	out = append(out, point{o: e.seed, at: prev})
 	for k := 0; k < n; k++ {
@@ -140,16 +185,18 @@ func (e *epochs) place(byEpoch [][]*linOp) ([]point, bool) {
 		}
 		e.start[k] = prev
 		in := byEpoch[k]
-		sort.Slice(in, func(a, b int) bool { return in[a].ret < in[b].ret }) // earliest deadline first
+		slices.SortFunc(in, func(a, b *linOp) int { return cmp.Compare(a.ret, b.ret) }) // earliest deadline first
 		for _, o := range in {
 			prev = max(prev, o.call)
 			if prev > o.ret {
+				e.out = out
 				return nil, false
 			}
 			out = append(out, point{o: o, epoch: k, at: prev})
 		}
 	}
 	e.start[n] = math.MaxInt64
+	e.out = out
 	return out, true
 }
 
@@ -187,15 +234,17 @@ func (e *epochs) assign(o *linOp) int {
 // first, then by point), every point in its op's interval and never
 // decreasing, and the model's acceptance of every step.
 func (e *epochs) verify(ps []point) bool {
-	sort.SliceStable(ps, func(a, b int) bool {
-		x, y := ps[a], ps[b]
+	slices.SortStableFunc(ps, func(x, y point) int {
 		if x.epoch != y.epoch {
-			return x.epoch < y.epoch
+			return cmp.Compare(x.epoch, y.epoch)
 		}
 		if wx, wy := x.o.pinned() || x.o.kind == kSeed, y.o.pinned() || y.o.kind == kSeed; wx != wy {
-			return wx
+			if wx {
+				return -1
+			}
+			return 1
 		}
-		return x.at < y.at
+		return cmp.Compare(x.at, y.at)
 	})
 	if len(ps) == 0 || ps[0].o != e.seed {
 		return false

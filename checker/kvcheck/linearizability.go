@@ -60,7 +60,7 @@ func NewLinearizability(opts checker.Options) *Linearizability {
 // Name implements Checker.
 func (*Linearizability) Name() string { return NameLinearizability }
 
-// linBatchOps is how many model ops the check builds and decides at a
+// linBatchOps is how many client ops the check builds and decides at a
 // time, a batch of whole keys: the model ops and pieces of one batch are
 // all it holds besides the history (one key with more ops is a batch of
 // its own). A variable so that a test can make batches of one key.
@@ -90,20 +90,16 @@ func (c *Linearizability) Check(h history.History) checker.Result {
 	jg := &linJudge{c: c, ops: h.Ops, model: model, remaining: remaining, counts: counts,
 		ex: checker.NewExamples(c.opts.MaxExamples), keyState: map[string]porcupine.CheckResult{}}
 	b := newLinBuilder(&h)
-	idx, allKeys := byKey(h.Ops)
+	l := newLinLayout(h.Ops, c.opts.Workers)
+	ends, largest := l.batches()
+	b.arena, b.ptrs, b.valid = make([]linOp, largest), make([]*linOp, largest), make([]bool, largest)
 	var keys []string
-	for next := 0; next < len(allKeys); {
-		batch := map[string][]*linOp{}
-		var batchKeys []string
-		n := 0
-		for ; next < len(allKeys) && n < linBatchOps; next++ {
-			k := allKeys[next]
-			if ops := b.build(idx[k], counts); len(ops) > 0 {
-				batch[k], batchKeys, n = ops, append(batchKeys, k), n+len(ops)
-			}
+	for i, end := range ends {
+		start := 0
+		if i > 0 {
+			start = ends[i-1]
 		}
-		counts["ops_checked"] += n
-		jobs := planJobs(batch, batchKeys, c.opts.ChunkOps, counts)
+		jobs, batchKeys := b.planBatch(l, start, end, c.opts.ChunkOps, c.opts.Workers, counts)
 		counts["pieces"] += len(jobs)
 		runJobs(model, jobs, c.opts.Workers, remaining)
 		jg.judge(jobs)

@@ -36,39 +36,73 @@ type linJob struct {
 	direct      bool     // decided legal by linearizeByRevision, without a search
 }
 
-// planJobs narrows and cuts every key into jobs.
-func planJobs(perKey map[string][]*linOp, keys []string, chunkOps int, counts map[string]int) []linJob {
-	var jobs []linJob
-	for _, k := range keys {
-		refuted := map[*linOp]*refutation{}
-		ops, rs := narrow(perKey[k])
-		counts["info_never_applicable"] += len(perKey[k]) - len(ops)
-		for i := range rs {
-			if refuted[rs[i].op] == nil {
-				refuted[rs[i].op] = &rs[i]
-			}
-		}
-		counts["ops_refuted"] += len(refuted)
-		pieces := chunkKey(ops, chunkOps)
-		for n, p := range pieces {
-			for _, o := range p[1:] {
-				o.piece = int32(n + 1)
-			}
-			j := linJob{key: k, n: n, pieces: len(pieces), piece: p, all: pieces}
-			j.tooLarge = len(p) > maxPieceOps
-			for _, o := range p {
-				if r := refuted[o]; r != nil && (j.refuted == nil || o.call < j.refuted.op.call) {
-					j.refuted, j.res = r, ""
-				}
-			}
-			if j.refuted != nil {
-				counts["pieces_refuted"]++
-			}
-			jobs = append(jobs, j)
-			counts["max_piece_ops"] = max(counts["max_piece_ops"], len(p)-1)
+// planKey narrows one key's model ops and cuts them into jobs, tallying in
+// counts (one worker's: see planBatch).
+func planKey(k string, built []*linOp, chunkOps int, counts map[string]int) []linJob {
+	ops, rs := narrow(built)
+	counts["info_never_applicable"] += len(built) - len(ops)
+	var refuted map[*linOp]*refutation // most keys have none: no map
+	if len(rs) > 0 {
+		refuted = make(map[*linOp]*refutation, len(rs))
+	}
+	for i := range rs {
+		if refuted[rs[i].op] == nil {
+			refuted[rs[i].op] = &rs[i]
 		}
 	}
+	counts["ops_refuted"] += len(refuted)
+	pieces := chunkKey(ops, chunkOps)
+	jobs := make([]linJob, 0, len(pieces))
+	for n, p := range pieces {
+		for _, o := range p[1:] {
+			o.piece = int32(n + 1)
+		}
+		j := linJob{key: k, n: n, pieces: len(pieces), piece: p, all: pieces}
+		j.tooLarge = len(p) > maxPieceOps
+		for _, o := range p {
+			if r := refuted[o]; r != nil && (j.refuted == nil || o.call < j.refuted.op.call) {
+				j.refuted, j.res = r, ""
+			}
+		}
+		if j.refuted != nil {
+			counts["pieces_refuted"]++
+		}
+		jobs = append(jobs, j)
+		counts["max_piece_ops"] = max(counts["max_piece_ops"], len(p)-1)
+	}
 	return jobs
+}
+
+// forEach calls f(w, i) for every i in [0, n) on up to workers goroutines,
+// w being the worker's number. A worker's panic is raised again on the
+// caller's goroutine, where Guard turns it into an unknown verdict; in a
+// worker it would end the process.
+func forEach(n, workers int, f func(w, i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var panicked atomic.Value // a worker's panic, raised again below
+	for w := 0; w < max(1, min(workers, n)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					panicked.CompareAndSwap(nil, fmt.Sprint(p))
+				}
+			}()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+	if p := panicked.Load(); p != nil {
+		panic("linearizability worker: " + p.(string))
+	}
 }
 
 // runJobs decides the jobs in parallel: first the pieces the interval
@@ -77,49 +111,25 @@ func planJobs(perKey map[string][]*linOp, keys []string, chunkOps int, counts ma
 // refuted ones, so that confirmations never take the time the others need.
 func runJobs(model porcupine.Model, jobs []linJob, workers int, remaining func() (time.Duration, bool)) {
 	for _, confirming := range []bool{false, true} {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		var panicked atomic.Value // a worker's panic, raised again below
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer func() {
-					if p := recover(); p != nil {
-						panicked.CompareAndSwap(nil, fmt.Sprint(p))
-					}
-				}()
-				for {
-					i := int(next.Add(1) - 1)
-					if i >= len(jobs) {
-						return
-					}
-					j := &jobs[i]
-					switch {
-					case j.res != "" || (j.refuted != nil) != confirming:
-					case confirming:
-						confirm(model, j, remaining)
-					case linearize(j.piece):
-						j.res, j.direct = porcupine.Ok, true
-					case j.tooLarge:
-						j.res = porcupine.Unknown
-					default:
-						d, ok := remaining()
-						if !ok {
-							j.res = porcupine.Unknown
-							continue
-						}
-						j.res = searchPiece(model, toOperations(j.piece, false), d)
-					}
+		forEach(len(jobs), workers, func(_, i int) {
+			j := &jobs[i]
+			switch {
+			case j.res != "" || (j.refuted != nil) != confirming:
+			case confirming:
+				confirm(model, j, remaining)
+			case linearize(j.piece):
+				j.res, j.direct = porcupine.Ok, true
+			case j.tooLarge:
+				j.res = porcupine.Unknown
+			default:
+				d, ok := remaining()
+				if !ok {
+					j.res = porcupine.Unknown
+					return
 				}
-			}()
-		}
-		wg.Wait()
-		// Raised on the caller's goroutine, where Guard turns it into an
-		// unknown verdict; in a worker it would end the process.
-		if p := panicked.Load(); p != nil {
-			panic("linearizability worker: " + p.(string))
-		}
+				j.res = searchPiece(model, toOperations(j.piece, false), d)
+			}
+		})
 	}
 }
 

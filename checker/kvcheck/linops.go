@@ -18,16 +18,34 @@ type linBuilder struct {
 	// acks[i]: the earliest ack of an ok write with revision >=
 	// acks[i].Rev (history.Split.Acks).
 	acks []history.Ack
+	// arena, ptrs and valid hold the model ops of the batch being checked
+	// (see planBatch).
+	arena []linOp
+	ptrs  []*linOp
+	valid []bool
 }
 
 func newLinBuilder(h *history.History) *linBuilder {
-	b := &linBuilder{ops: h.Ops, h: h, info: resolveInfo(h.Ops, newStreamIndex(h), h.StreamComplete)}
+	b := &linBuilder{ops: h.Ops, h: h, info: map[int32]infoWrite{}}
+	writes, infos := 0, 0
+	for i := range h.Ops {
+		if o := &h.Ops[i]; isClientOp(o) && o.IsWrite() {
+			writes++
+			if o.Outcome == history.Info {
+				infos++
+			}
+		}
+	}
+	if infos > 0 { // the stream's index is for settling indeterminate writes only
+		b.info = resolveInfo(h.Ops, newStreamIndex(h), h.StreamComplete)
+	}
 	if h.Part != nil {
 		// Revisions are shared by every key: a part bounds its writes by
 		// the whole history's acknowledgements, as the whole check does.
 		b.acks = h.Part.Acks
 		return b
 	}
+	b.acks = make([]history.Ack, 0, writes)
 	for i := range h.Ops {
 		o := &h.Ops[i]
 		if isClientOp(o) && o.IsWrite() && o.Outcome == history.OK {
@@ -52,29 +70,36 @@ func (b *linBuilder) returnBound(rev uint64, invoke int64) int64 {
 // build makes the model ops of the ops at idx (one key's, in history
 // order), tallying what it dropped and how indeterminate writes were
 // settled.
-func (b *linBuilder) build(idx []int32, counts map[string]int) []*linOp {
-	all := make([]linOp, 0, len(idx))
-	out := make([]*linOp, 0, len(idx))
+// all and out are the memory to build in (allocated if short of len(idx)):
+// all never grows, so the pointers in out stay valid.
+func (b *linBuilder) build(idx []int32, all []linOp, out []*linOp, counts map[string]int) []*linOp {
+	if cap(all) < len(idx) || cap(out) < len(idx) {
+		all, out = make([]linOp, 0, len(idx)), make([]*linOp, 0, len(idx))
+	}
+	all, out = all[:0], out[:0]
 	for _, i := range idx {
-		if l, ok := b.convert(i, counts); ok {
-			all = append(all, l)
+		all = append(all, linOp{})
+		if b.convert(i, &all[len(all)-1], counts) {
 			out = append(out, &all[len(all)-1])
+		} else {
+			all = all[:len(all)-1]
 		}
 	}
 	return out
 }
 
-// convert is the model op of client op i, or false when it constrains
-// nothing (counted).
-func (b *linBuilder) convert(i int32, counts map[string]int) (linOp, bool) {
+// convert writes the model op of client op i to l, or returns false when
+// it constrains nothing (counted). It writes in place: the batch's memory
+// is where the model op goes, and a copy of it costs as much as the rest.
+func (b *linBuilder) convert(i int32, l *linOp, counts map[string]int) bool {
 	o := &b.ops[i]
-	l := linOp{client: int32(o.Client), idx: int32(i), line: int32(b.h.Line(int(i))), key: o.Key, value: o.Value,
+	*l = linOp{client: int32(o.Client), idx: int32(i), line: int32(b.h.Line(int(i))), key: o.Key, value: o.Value,
 		expected: o.ExpectedRev, rev: o.Rev, call: o.Invoke, ret: o.Complete, ocall: o.Invoke, oret: o.Complete}
 	switch o.Type {
 	case history.Get:
 		if o.Outcome != history.OK {
 			counts["dropped_reads"]++
-			return linOp{}, false
+			return false
 		}
 		l.kind = kGet
 		if o.Err == history.ErrNotFound || o.Rev == 0 {
@@ -101,7 +126,7 @@ func (b *linBuilder) convert(i int32, counts map[string]int) (linOp, bool) {
 				l.out = oExists
 			default: // allowed in any state: nothing to check
 				counts["dropped_failed"]++
-				return linOp{}, false
+				return false
 			}
 		default:
 			r := b.info[i]
@@ -113,17 +138,17 @@ func (b *linBuilder) convert(i int32, counts map[string]int) (linOp, bool) {
 				l.ret = b.returnBound(r.rev, o.Invoke)
 			case resNotApplied:
 				counts["info_not_applied"]++
-				return linOp{}, false
+				return false
 			default:
 				counts["info_unresolved"]++
 				l.out, l.ret = oUnknown, math.MaxInt64
 			}
 		}
 	default:
-		return linOp{}, false
+		return false
 	}
 	l.call, l.ret = scaleCall(l.call, l.isWrite() && (l.out == oOK || l.out == oUnknown)), scaleRet(l.ret)
-	return l, true
+	return true
 }
 
 // buildLinOps turns the whole history into model ops, grouped by key.
@@ -132,7 +157,7 @@ func buildLinOps(h *history.History, counts map[string]int) map[string][]*linOp 
 	idx, keys := byKey(h.Ops)
 	perKey := map[string][]*linOp{}
 	for _, k := range keys {
-		if ops := b.build(idx[k], counts); len(ops) > 0 {
+		if ops := b.build(idx[k], nil, nil, counts); len(ops) > 0 {
 			perKey[k] = ops
 			counts["ops_checked"] += len(ops)
 		}
