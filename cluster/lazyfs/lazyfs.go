@@ -20,12 +20,12 @@
 //     created, committed by some other fsync, and never synced itself comes
 //     back empty, as on ext4 with delayed allocation.
 //
-// Not modelled: mode, owner, times and xattrs (a power loss keeps them);
-// background writeback and periodic journal commits (a kernel writes dirty
-// pages back after about 30 s and ext4 commits every 5 s; here, as in
-// LazyFS, nothing is durable without an fsync, however old); torn or
-// reordered writes (a write survives whole or not at all); O_TMPFILE
-// (refused). Bytes overwritten in place, or truncated, below a file's
+// Not modelled: mode, owner and times (a power loss keeps them); background
+// writeback and periodic journal commits (a kernel writes dirty pages back
+// after about 30 s and ext4 commits every 5 s; here, as in LazyFS, nothing
+// is durable without an fsync, however old); torn or reordered writes (a
+// write survives whole or not at all). Refused: xattrs (EOPNOTSUPP) and
+// O_TMPFILE. Bytes overwritten in place, or truncated, below a file's
 // synced size are kept in memory until the next sync; appends cost nothing.
 //
 // Every mount has type FSType and names its owner as its source, so Sweep can
@@ -108,6 +108,10 @@ func (f *FS) mountLocked() error {
 			FsName:      fsName(f.opts.Owner),
 			Name:        subtype,
 			DirectMount: true, // as root, mount(2) itself; else fusermount
+			// Without xattrs the kernel stops asking for security.capability
+			// before every write (file_remove_privs): ENOSYS turns getxattr
+			// off for the connection.
+			DisableXAttrs: true,
 		},
 		EntryTimeout: &sec, AttrTimeout: &sec, NegativeTimeout: &sec,
 	})

@@ -272,3 +272,17 @@ func TestIntegrationWipe(t *testing.T) {
 		t.Errorf("power loss after a wipe: %+v, %v; want nothing to discard", loss, err)
 	}
 }
+
+// Xattrs are refused: with them the kernel asks for security.capability
+// before every write (file_remove_privs), a round trip each.
+func TestIntegrationXattrsRefused(t *testing.T) {
+	f := mount(t, map[string]string{"f": ten})
+	p := filepath.Join(f.Mountpoint(), "f")
+	if err := unix.Setxattr(p, "user.k", []byte("v"), 0); err != unix.EOPNOTSUPP {
+		t.Errorf("setxattr: %v, want EOPNOTSUPP", err)
+	}
+	if _, err := unix.Getxattr(p, "user.k", nil); err != unix.EOPNOTSUPP {
+		t.Errorf("getxattr: %v, want EOPNOTSUPP", err)
+	}
+	fsOps{t, f.Mountpoint()}.writeAt("f", 0, "x")
+}
