@@ -273,6 +273,50 @@ func TestIntegrationWipe(t *testing.T) {
 	}
 }
 
+// With the writeback cache a page reaches the daemon when the kernel flushes
+// it, through the handle last opened for writing, whoever wrote it. A write
+// through an O_SYNC handle is durable once the kernel's fsync after it is;
+// a page another descriptor dirties later, flushed through that handle, is
+// not.
+func TestIntegrationPowerLossOSyncHandleFlushesAnothersPage(t *testing.T) {
+	f := mount(t, map[string]string{"f": ""})
+	p := filepath.Join(f.Mountpoint(), "f")
+	plain, err := os.OpenFile(p, os.O_WRONLY, 0)
+	must(t, err)
+	synced, err := os.OpenFile(p, os.O_WRONLY|os.O_SYNC, 0)
+	must(t, err)
+	_, err = synced.WriteAt([]byte("b"), 8192)
+	must(t, err)
+	_, err = plain.WriteAt([]byte("aaaa"), 0) // stays in the page cache
+	must(t, err)
+	must(t, plain.Close()) // flushes page 0, through the newest writable handle
+	must(t, synced.Close())
+	if _, err := f.PowerLoss(); err != nil {
+		t.Fatal(err)
+	}
+	want := string(make([]byte, 8192)) + "b"
+	if got := tree(t, f.Mountpoint())["f"]; got != want {
+		t.Errorf("f holds %d bytes starting %q, want 8192 zero bytes and %q", len(got), got[:min(len(got), 4)], "b")
+	}
+}
+
+// A program that writes part of a page opened write-only makes the kernel
+// read the page first (the writeback cache's read-modify-write), through
+// that handle; and what a page flush rewrote unchanged is neither counted
+// written nor discarded.
+func TestIntegrationPowerLossPartialPageWriteOnly(t *testing.T) {
+	f := mount(t, map[string]string{"f": ten})
+	o := fsOps{t, f.Mountpoint()}
+	o.writeAt("f", 4, "XY") // O_WRONLY
+	loss, err := f.PowerLoss()
+	if err != nil || loss.Bytes != 2 || loss.Written != 2 {
+		t.Fatalf("power loss: %+v, %v; want 2 bytes discarded of 2 written", loss, err)
+	}
+	if got := tree(t, f.Mountpoint())["f"]; got != ten {
+		t.Errorf("f holds %q, want %q", got, ten)
+	}
+}
+
 // Xattrs are refused: with them the kernel asks for security.capability
 // before every write (file_remove_privs), a round trip each.
 func TestIntegrationXattrsRefused(t *testing.T) {
