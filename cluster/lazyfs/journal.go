@@ -131,8 +131,9 @@ func (st *fileState) capture(fd int, off, end int64) error {
 }
 
 // beforeWrite captures what writing data at off will overwrite. It counts
-// as written the bytes that change: the writeback cache sends whole pages,
-// so the unchanged rest of a page the program wrote into is sent again.
+// as written the span from the first byte that changes to the last: the
+// writeback cache sends whole pages, so the unchanged rest of a page the
+// program wrote into is sent again.
 func (j *journal) beforeWrite(fd int, ino uint64, off int64, data []byte) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -148,30 +149,41 @@ func (j *journal) beforeWrite(fd int, ino uint64, off int64, data []byte) error 
 	return st.capture(fd, off, off+int64(len(data)))
 }
 
-// changed counts the bytes of data that differ from fd's at off, those
-// past the end of the file included. j.mu is held: it reads into j.scratch.
+// changed is the length of the span of data that differs from fd's bytes
+// at off, bytes past the end of the file differing. j.mu is held: it reads
+// into j.scratch.
 func (j *journal) changed(fd int, off int64, data []byte) (int64, error) {
 	if j.scratch == nil {
 		j.scratch = make([]byte, 64<<10)
 	}
-	var n int64
-	for len(data) > 0 {
-		chunk := data[:min(len(j.scratch), len(data))]
-		got, err := unix.Pread(fd, j.scratch[:len(chunk)], off)
+	first, last := -1, -1
+	for at := 0; at < len(data); {
+		chunk := data[at:min(at+len(j.scratch), len(data))]
+		got, err := unix.Pread(fd, j.scratch[:len(chunk)], off+int64(at))
 		if err != nil {
 			return 0, err
 		}
 		for i := range got {
 			if j.scratch[i] != chunk[i] {
-				n++
+				if first < 0 {
+					first = at + i
+				}
+				last = at + i
 			}
 		}
-		if got < len(chunk) {
-			return n + int64(len(data)-got), nil // the rest is past the end of the file
+		at += got
+		if got < len(chunk) { // the rest is past the end of the file
+			if first < 0 {
+				first = at
+			}
+			last = len(data) - 1
+			break
 		}
-		data, off = data[got:], off+int64(got)
 	}
-	return n, nil
+	if first < 0 {
+		return 0, nil
+	}
+	return int64(last - first + 1), nil
 }
 
 // beforeTruncate captures what cutting the file to size will remove.

@@ -330,3 +330,30 @@ func TestIntegrationXattrsRefused(t *testing.T) {
 	}
 	fsOps{t, f.Mountpoint()}.writeAt("f", 0, "x")
 }
+
+// A write counts the span from its first changed byte to its last, past
+// the end of the file counting as changed: a page the writeback cache sends
+// again counts what the program wrote into it.
+func TestChangedSpan(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	must(t, os.WriteFile(p, []byte("0123\x00\x00\x00\x00"), 0o644))
+	fd, err := unix.Open(p, unix.O_RDONLY, 0)
+	must(t, err)
+	defer unix.Close(fd)
+	j := newJournal(t.TempDir(), t.TempDir())
+	for _, tc := range []struct {
+		off  int64
+		data string
+		want int64
+	}{
+		{0, "0123", 0},
+		{0, "0X2Y", 3},
+		{2, "23\x00a\x00b\x00", 4},   // zeros written between changes count
+		{4, "\x00\x00\x00\x00xy", 2}, // past the end
+		{8, "", 0},
+	} {
+		if got, err := j.changed(fd, tc.off, []byte(tc.data)); err != nil || got != tc.want {
+			t.Errorf("changed(%d, %q) = %d, %v; want %d", tc.off, tc.data, got, err, tc.want)
+		}
+	}
+}
