@@ -15,12 +15,11 @@ import (
 // backing file itself, past the journal) nor Writev or CopyFileRange, so
 // every write comes through Write.
 type handle struct {
-	lf   *fs.LoopbackFile
-	fd   int    // the backing descriptor, owned by lf
-	rfd  int    // a readable one for capturing synced bytes: fd, or our own when fd is write-only
-	ino  uint64 // the backing inode
-	sync bool   // opened O_SYNC or O_DSYNC: every write is durable when it returns
-	j    *journal
+	lf  *fs.LoopbackFile
+	fd  int    // the backing descriptor, owned by lf
+	rfd int    // a readable one for capturing synced bytes: fd, or our own when fd is write-only
+	ino uint64 // the backing inode
+	j   *journal
 }
 
 var (
@@ -36,6 +35,10 @@ var (
 	_ fs.FileAllocater = (*handle)(nil)
 )
 
+// An O_SYNC or O_DSYNC write needs no case of its own: the kernel follows
+// it with FUSE_FSYNC (generic_write_sync, fs/fuse/file.c). Nor could it
+// have one with the writeback cache, which flushes any writer's pages
+// through whichever handle was opened for writing last.
 func newHandle(fh fs.FileHandle, flags uint32, j *journal) (*handle, syscall.Errno) {
 	lf, ok := fh.(*fs.LoopbackFile)
 	if !ok {
@@ -52,7 +55,7 @@ func newHandle(fh fs.FileHandle, flags uint32, j *journal) (*handle, syscall.Err
 		lf.Release(context.Background())
 		return nil, fs.ToErrno(err)
 	}
-	h := &handle{lf: lf, fd: fd, rfd: fd, ino: st.Ino, sync: flags&unix.O_DSYNC != 0, j: j}
+	h := &handle{lf: lf, fd: fd, rfd: fd, ino: st.Ino, j: j}
 	if flags&unix.O_ACCMODE == unix.O_WRONLY {
 		rfd, err := unix.Open(fmt.Sprintf("/proc/self/fd/%d", fd), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -72,20 +75,25 @@ func unwrap(f fs.FileHandle) fs.FileHandle {
 	return f
 }
 
+// Read serves a write-only handle too: with the writeback cache the kernel
+// reads a page before writing part of it, on whatever handle wrote.
 func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	return h.lf.Read(ctx, dest, off)
+	if h.rfd == h.fd {
+		return h.lf.Read(ctx, dest, off)
+	}
+	n, err := unix.Pread(h.rfd, dest, off)
+	if err != nil {
+		return nil, fs.ToErrno(err)
+	}
+	return fuse.ReadResultData(dest[:n]), 0
 }
 
 // Write captures the synced bytes it overwrites, then writes through.
 func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
-	if err := h.j.beforeWrite(h.rfd, h.ino, off, int64(len(data))); err != nil {
+	if err := h.j.beforeWrite(h.rfd, h.ino, off, data); err != nil {
 		return 0, fs.ToErrno(err)
 	}
-	n, errno := h.lf.Write(ctx, data, off)
-	if errno == 0 && h.sync {
-		errno = fs.ToErrno(h.j.synced(h.ino))
-	}
-	return n, errno
+	return h.lf.Write(ctx, data, off)
 }
 
 // Fsync (and fdatasync, FUSE_FSYNC_FDATASYNC in flags) syncs the backing

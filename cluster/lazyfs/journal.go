@@ -25,13 +25,14 @@ type journal struct {
 	root  string // the backing tree: what the mount shows
 	trash string // same file system: unlinked and displaced objects wait here until a commit
 
-	mu    sync.Mutex
-	files map[uint64]*fileState // regular files written since their last sync, by backing inode
-	log   []nsOp                // namespace changes since the last commit, oldest first
-	seq   uint64                // names in trash
+	mu      sync.Mutex
+	files   map[uint64]*fileState // regular files written since their last sync, by backing inode
+	log     []nsOp                // namespace changes since the last commit, oldest first
+	seq     uint64                // names in trash
+	scratch []byte                // changed's read buffer
 
-	written int64 // bytes written since the mount, synced or not
-	fsyncs  int64 // fsync, fdatasync, fsyncdir and O_SYNC writes since the mount
+	written int64 // bytes changed by writes since the mount, synced or not
+	fsyncs  int64 // fsync, fdatasync (after every O_SYNC write too) and fsyncdir since the mount
 }
 
 // fileState is one dirty file. Bytes below synced that writes or a
@@ -129,16 +130,60 @@ func (st *fileState) capture(fd int, off, end int64) error {
 	return nil
 }
 
-// beforeWrite captures what a write of n bytes at off will overwrite.
-func (j *journal) beforeWrite(fd int, ino uint64, off, n int64) error {
+// beforeWrite captures what writing data at off will overwrite. It counts
+// as written the span from the first byte that changes to the last: the
+// writeback cache sends whole pages, so the unchanged rest of a page the
+// program wrote into is sent again.
+func (j *journal) beforeWrite(fd int, ino uint64, off int64, data []byte) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	st, err := j.state(fd, ino)
 	if err != nil {
 		return err
 	}
+	n, err := j.changed(fd, off, data)
+	if err != nil {
+		return err
+	}
 	j.written += n
-	return st.capture(fd, off, off+n)
+	return st.capture(fd, off, off+int64(len(data)))
+}
+
+// changed is the length of the span of data that differs from fd's bytes
+// at off, bytes past the end of the file differing. j.mu is held: it reads
+// into j.scratch.
+func (j *journal) changed(fd int, off int64, data []byte) (int64, error) {
+	if j.scratch == nil {
+		j.scratch = make([]byte, 64<<10)
+	}
+	first, last := -1, -1
+	for at := 0; at < len(data); {
+		chunk := data[at:min(at+len(j.scratch), len(data))]
+		got, err := unix.Pread(fd, j.scratch[:len(chunk)], off+int64(at))
+		if err != nil {
+			return 0, err
+		}
+		for i := range got {
+			if j.scratch[i] != chunk[i] {
+				if first < 0 {
+					first = at + i
+				}
+				last = at + i
+			}
+		}
+		at += got
+		if got < len(chunk) { // the rest is past the end of the file
+			if first < 0 {
+				first = at
+			}
+			last = len(data) - 1
+			break
+		}
+	}
+	if first < 0 {
+		return 0, nil
+	}
+	return int64(last - first + 1), nil
 }
 
 // beforeTruncate captures what cutting the file to size will remove.

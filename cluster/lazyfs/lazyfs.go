@@ -20,13 +20,14 @@
 //     created, committed by some other fsync, and never synced itself comes
 //     back empty, as on ext4 with delayed allocation.
 //
-// Not modelled: mode, owner, times and xattrs (a power loss keeps them);
-// background writeback and periodic journal commits (a kernel writes dirty
-// pages back after about 30 s and ext4 commits every 5 s; here, as in
-// LazyFS, nothing is durable without an fsync, however old); torn or
-// reordered writes (a write survives whole or not at all); O_TMPFILE
-// (refused). Bytes overwritten in place, or truncated, below a file's
-// synced size are kept in memory until the next sync; appends cost nothing.
+// Not modelled: mode, owner and times (a power loss keeps them); background
+// writeback and periodic journal commits (a kernel writes dirty pages back
+// after about 30 s and ext4 commits every 5 s; here, as in LazyFS, nothing
+// is durable without an fsync, however old); torn or reordered writes (a
+// write survives whole or not at all). Refused: xattrs (EOPNOTSUPP) and
+// O_TMPFILE. Bytes overwritten in place, or truncated, below a file's
+// synced size are kept in memory until the next sync; an append, the part
+// of its first page the writeback cache sends again.
 //
 // Every mount has type FSType and names its owner as its source, so Sweep can
 // find the mounts of a harness that died (their FUSE server is gone: they
@@ -108,6 +109,16 @@ func (f *FS) mountLocked() error {
 			FsName:      fsName(f.opts.Owner),
 			Name:        subtype,
 			DirectMount: true, // as root, mount(2) itself; else fusermount
+			// Without xattrs the kernel stops asking for security.capability
+			// before every write (file_remove_privs): ENOSYS turns getxattr
+			// off for the connection.
+			DisableXAttrs: true,
+			// Writes land in the kernel's page cache and reach us as page
+			// flushes: before FUSE_FSYNC (fuse_fsync writes and waits first)
+			// and FUSE_FLUSH (close, a killed process's too), or in the
+			// background. The journal sees every byte before it reaches the
+			// backing file either way.
+			ExtraCapabilities: fuse.CAP_WRITEBACK_CACHE,
 		},
 		EntryTimeout: &sec, AttrTimeout: &sec, NegativeTimeout: &sec,
 	})
@@ -137,7 +148,8 @@ func (f *FS) Mounted() bool {
 	return f.server != nil
 }
 
-// Counters are the bytes written and the fsyncs seen since the last mount.
+// Counters are the bytes changed by writes and the fsyncs seen since the
+// last mount.
 func (f *FS) Counters() (written, fsyncs int64) { return f.j.counters() }
 
 // PowerLoss simulates a power loss: it unmounts, rolls the backing tree

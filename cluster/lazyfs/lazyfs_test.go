@@ -272,3 +272,88 @@ func TestIntegrationWipe(t *testing.T) {
 		t.Errorf("power loss after a wipe: %+v, %v; want nothing to discard", loss, err)
 	}
 }
+
+// With the writeback cache a page reaches the daemon when the kernel flushes
+// it, through the handle last opened for writing, whoever wrote it. A write
+// through an O_SYNC handle is durable once the kernel's fsync after it is;
+// a page another descriptor dirties later, flushed through that handle, is
+// not.
+func TestIntegrationPowerLossOSyncHandleFlushesAnothersPage(t *testing.T) {
+	f := mount(t, map[string]string{"f": ""})
+	p := filepath.Join(f.Mountpoint(), "f")
+	plain, err := os.OpenFile(p, os.O_WRONLY, 0)
+	must(t, err)
+	synced, err := os.OpenFile(p, os.O_WRONLY|os.O_SYNC, 0)
+	must(t, err)
+	_, err = synced.WriteAt([]byte("b"), 8192)
+	must(t, err)
+	_, err = plain.WriteAt([]byte("aaaa"), 0) // stays in the page cache
+	must(t, err)
+	must(t, plain.Close()) // flushes page 0, through the newest writable handle
+	must(t, synced.Close())
+	if _, err := f.PowerLoss(); err != nil {
+		t.Fatal(err)
+	}
+	want := string(make([]byte, 8192)) + "b"
+	if got := tree(t, f.Mountpoint())["f"]; got != want {
+		t.Errorf("f holds %d bytes starting %q, want 8192 zero bytes and %q", len(got), got[:min(len(got), 4)], "b")
+	}
+}
+
+// A program that writes part of a page opened write-only makes the kernel
+// read the page first (the writeback cache's read-modify-write), through
+// that handle; and what a page flush rewrote unchanged is neither counted
+// written nor discarded.
+func TestIntegrationPowerLossPartialPageWriteOnly(t *testing.T) {
+	f := mount(t, map[string]string{"f": ten})
+	o := fsOps{t, f.Mountpoint()}
+	o.writeAt("f", 4, "XY") // O_WRONLY
+	loss, err := f.PowerLoss()
+	if err != nil || loss.Bytes != 2 || loss.Written != 2 {
+		t.Fatalf("power loss: %+v, %v; want 2 bytes discarded of 2 written", loss, err)
+	}
+	if got := tree(t, f.Mountpoint())["f"]; got != ten {
+		t.Errorf("f holds %q, want %q", got, ten)
+	}
+}
+
+// Xattrs are refused: with them the kernel asks for security.capability
+// before every write (file_remove_privs), a round trip each.
+func TestIntegrationXattrsRefused(t *testing.T) {
+	f := mount(t, map[string]string{"f": ten})
+	p := filepath.Join(f.Mountpoint(), "f")
+	if err := unix.Setxattr(p, "user.k", []byte("v"), 0); err != unix.EOPNOTSUPP {
+		t.Errorf("setxattr: %v, want EOPNOTSUPP", err)
+	}
+	if _, err := unix.Getxattr(p, "user.k", nil); err != unix.EOPNOTSUPP {
+		t.Errorf("getxattr: %v, want EOPNOTSUPP", err)
+	}
+	fsOps{t, f.Mountpoint()}.writeAt("f", 0, "x")
+}
+
+// A write counts the span from its first changed byte to its last, past
+// the end of the file counting as changed: a page the writeback cache sends
+// again counts what the program wrote into it.
+func TestChangedSpan(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	must(t, os.WriteFile(p, []byte("0123\x00\x00\x00\x00"), 0o644))
+	fd, err := unix.Open(p, unix.O_RDONLY, 0)
+	must(t, err)
+	defer unix.Close(fd)
+	j := newJournal(t.TempDir(), t.TempDir())
+	for _, tc := range []struct {
+		off  int64
+		data string
+		want int64
+	}{
+		{0, "0123", 0},
+		{0, "0X2Y", 3},
+		{2, "23\x00a\x00b\x00", 4},   // zeros written between changes count
+		{4, "\x00\x00\x00\x00xy", 2}, // past the end
+		{8, "", 0},
+	} {
+		if got, err := j.changed(fd, tc.off, []byte(tc.data)); err != nil || got != tc.want {
+			t.Errorf("changed(%d, %q) = %d, %v; want %d", tc.off, tc.data, got, err, tc.want)
+		}
+	}
+}

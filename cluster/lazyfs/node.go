@@ -11,9 +11,9 @@ import (
 )
 
 // node is go-fuse's loopback node with every change that a power loss could
-// undo routed through the journal. Reads, attributes, xattrs and locks pass
-// straight through. Mode, owner, times and xattrs are not journalled: a
-// power loss keeps them as they are.
+// undo routed through the journal. Reads, attributes and locks pass
+// straight through (xattrs are off for the mount). Mode, owner and times
+// are not journalled: a power loss keeps them as they are.
 type node struct {
 	fs.LoopbackNode
 	j *journal

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -20,7 +21,7 @@ type Loss struct {
 	Files    int   `json:"files"`    // files cut back to their synced size or contents
 	Removed  int   `json:"removed"`  // names created since the last commit, removed
 	Restored int   `json:"restored"` // unlinks and renames since the last commit, undone
-	Written  int64 `json:"written"`  // bytes written through the mount since it was mounted
+	Written  int64 `json:"written"`  // bytes changed by writes through the mount since it was mounted
 	Fsyncs   int64 `json:"fsyncs"`   // fsyncs (of files and directories) since it was mounted
 	// Largest names the files that lost the most, relative to the
 	// mount, as "path (N bytes)", largest first, at most 3.
@@ -143,21 +144,31 @@ func (j *journal) restoreFilesLocked(loss *Loss, lost map[string]int64) error {
 }
 
 // restore writes the synced bytes back and cuts the file to its synced
-// size. It returns how many unsynced bytes that discarded.
+// size. It returns how many unsynced bytes that discarded: those cut off
+// and those restored that differed (the writeback cache rewrites whole
+// pages, so a captured extent can hold bytes that never changed).
 func (st *fileState) restore(path string, size int64) (int64, error) {
 	discarded := max(0, size-st.synced)
-	for _, e := range st.pre {
-		discarded += int64(len(e.data))
-	}
-	if discarded == 0 && size == st.synced {
+	if len(st.pre) == 0 && size == st.synced {
 		return 0, nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
 	for _, e := range st.pre {
+		cur := make([]byte, len(e.data))
+		n, err := f.ReadAt(cur, e.off)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return discarded, err
+		}
+		discarded += int64(len(e.data) - n) // cut by a truncation
+		for i := range n {
+			if cur[i] != e.data[i] {
+				discarded++
+			}
+		}
 		if _, err := f.WriteAt(e.data, e.off); err != nil {
 			return discarded, err
 		}
