@@ -39,3 +39,20 @@ func TestAppendMsgAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendMsgKnowsEveryField: appendMsg writes Msg's fields by hand, so
+// a field added to Msg must be added there too, or ops would silently
+// lose it.
+func TestAppendMsgKnowsEveryField(t *testing.T) {
+	known := []string{"Producer", "Consumer", "Stream", "Value", "Leader", "Seq", "Attempt", "Delivered", "ConsumerSeq",
+		"Got", "Pending", "AckPending", "Redelivered", "LastSeq", "FirstSeq", "Msgs"}
+	typ := reflect.TypeOf(Msg{})
+	if typ.NumField() != len(known) {
+		t.Fatalf("Msg has %d fields, appendMsg knows %d: add the new one to appendMsg and to this list", typ.NumField(), len(known))
+	}
+	for i, name := range known {
+		if f := typ.Field(i); f.Name != name {
+			t.Errorf("Msg's field %d is %s, appendMsg knows %s", i, f.Name, name)
+		}
+	}
+}
