@@ -33,6 +33,9 @@ func BenchmarkDockerSideBySide(b *testing.B) {
 			wg.Go(func() { bt = bareLoop(b, c, ob, phase) })
 			ht := harnessLoop(b, c, oh, phase)
 			wg.Wait()
+			if b.Failed() { // bareLoop's b.Fatal ended only its own goroutine
+				b.FailNow()
+			}
 			b.Logf("round %d: bare %s, harness %s", round, bt, ht)
 			bare.add(bt)
 			harness.add(ht)
