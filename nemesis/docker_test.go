@@ -11,6 +11,7 @@ import (
 // The docker runtime cuts routes for real (nftables in each container), so
 // the partitions run here, with kill, pause and wipe on containers.
 func TestIntegrationDockerFaults(t *testing.T) {
+	t.Parallel()
 	needDocker(t)
 	rt := docker.New()
 	// Latency needs sch_netem, which this kernel lacks: refused up front,

@@ -14,6 +14,7 @@ import (
 // The local runtime does kill, restart, pause and wipe for real, and the
 // JetStream API does stepdown; the network faults are refused up front.
 func TestIntegrationLocalFaults(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, testenv.Processes(serverbin.Path))
 	rt := local.New()
 	for _, list := range []string{"partition-one", "partition-leader", "partition-halves", "latency", "loss", "bandwidth"} {
@@ -35,6 +36,7 @@ func TestIntegrationLocalFaults(t *testing.T) {
 // The data-loss faults the local runtime can do: StartAs and StoreDir are
 // real for processes too.
 func TestIntegrationLocalDataFaults(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, testenv.Processes(serverbin.Path))
 	rc := startReal(t, local.New(), cluster.Config{Nodes: 3})
 	// Corrupted files and a replaced member are the server's own to repair:

@@ -15,6 +15,7 @@ import (
 // serves all three; cluster/docker's TestIntegrationPowerLossStore shows the loss
 // with the default interval.
 func TestIntegrationDockerPowerLoss(t *testing.T) {
+	t.Parallel()
 	rt := docker.New()
 	fs, _ := Parse("power-loss")
 	// The refusal says what is missing: FUSE, or a daemon whose containers
