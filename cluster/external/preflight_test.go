@@ -93,6 +93,12 @@ func TestPreflightNamesTheMissingPermission(t *testing.T) {
 			defer created.Unsubscribe()
 			probed, _ := admin.SubscribeSync("$JS.EVENT.ADVISORY.STREAM.CREATED." + probe.ProbeName())
 			defer probed.Unsubscribe()
+			// The server must hold both interests before the preflight runs:
+			// unflushed, a loaded machine once sent them after the probe's
+			// create, and its advisory went to nobody.
+			if err := admin.Flush(); err != nil {
+				t.Fatal(err)
+			}
 			o := tc.options()
 			o.ConnectTimeout = 5e9
 			o.Auth = Auth{User: c.user, Password: "pw"}
