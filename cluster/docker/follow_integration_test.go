@@ -13,6 +13,7 @@ import (
 // FollowLog on a real cluster: followtest's scenario. The servers log in
 // UTC: the image is FROM scratch, with no time zone.
 func TestIntegrationFollowLog(t *testing.T) {
+	t.Parallel()
 	needDocker(t)
 	c := startCluster(t, cluster.Config{RunID: "followlog"})
 	dc := c.(*dockerCluster)

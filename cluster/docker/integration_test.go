@@ -23,7 +23,10 @@ import (
 
 // Integration tests: real 3-node clusters. One cluster is shared by the
 // control subtests (2 cores are shared with others); each subtest leaves it
-// healthy for the next.
+// healthy for the next. The tests that start clusters run in parallel (they
+// mostly wait) and check for leftovers of their own cluster alone;
+// TestIntegrationStartFailureCleansUp and TestIntegrationSweep do not, as
+// they look at everything this process owns.
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -40,12 +43,25 @@ func TestMain(m *testing.M) {
 // every image of ours is a tagged node image (no dangling ones), and
 // testcontainers started no Ryuk and made no fallback network.
 func checkNoLeftovers(ctx context.Context) error {
+	return checkLeftovers(ctx, labelOwner+"="+selfOwner, "")
+}
+
+// checkClusterLeftovers is checkNoLeftovers for one closed cluster: its
+// containers, networks and mounts, while other tests' clusters run.
+func checkClusterLeftovers(ctx context.Context, c cluster.Cluster) error {
+	dc := c.(*dockerCluster)
+	return checkLeftovers(ctx, labelCluster+"="+dc.id, dc.cfg.Dir)
+}
+
+// checkLeftovers looks for containers and networks with label, and for
+// our mounts: under dir, or, with no dir, any this process made.
+func checkLeftovers(ctx context.Context, label, dir string) error {
 	cli, err := newClient()
 	if err != nil {
 		return err
 	}
 	defer cli.Close()
-	mine := make(client.Filters).Add("label", labelOwner+"="+selfOwner)
+	mine := make(client.Filters).Add("label", label)
 	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: mine})
 	if err != nil {
 		return err
@@ -63,7 +79,7 @@ func checkNoLeftovers(ctx context.Context) error {
 		return err
 	}
 	for _, m := range ms {
-		if m.Owner == selfOwner {
+		if dir == "" && m.Owner == selfOwner || dir != "" && strings.HasPrefix(m.Mountpoint, dir+string(filepath.Separator)) {
 			return fmt.Errorf("store still mounted at %s", m.Mountpoint)
 		}
 	}
@@ -228,6 +244,7 @@ func TestIntegrationStartFailureCleansUp(t *testing.T) {
 }
 
 func TestIntegrationControls(t *testing.T) {
+	t.Parallel()
 	needDocker(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -538,7 +555,7 @@ func TestIntegrationControls(t *testing.T) {
 				t.Errorf("%s.log: %d bytes, %v", n.Name, len(b), err)
 			}
 		}
-		if err := checkNoLeftovers(ctx); err != nil {
+		if err := checkClusterLeftovers(ctx, c); err != nil {
 			t.Error(err)
 		}
 		checkImage(t, c.(*dockerCluster).image)
@@ -596,6 +613,7 @@ func checkImage(t *testing.T, tag string) {
 // TestIntegrationCloseInAnyState: Close removes paused, killed and running nodes, and
 // keeps the image.
 func TestIntegrationCloseInAnyState(t *testing.T) {
+	t.Parallel()
 	needDocker(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -619,7 +637,7 @@ func TestIntegrationCloseInAnyState(t *testing.T) {
 			t.Errorf("%s.log: %d bytes, %v", n.Name, len(b), err)
 		}
 	}
-	if err := checkNoLeftovers(ctx); err != nil {
+	if err := checkClusterLeftovers(ctx, c); err != nil {
 		t.Error(err)
 	}
 	checkImage(t, c.(*dockerCluster).image)
@@ -659,6 +677,7 @@ func TestIntegrationSweep(t *testing.T) {
 // TestIntegrationTmpfsStore shows what StoreOnTmpfs means: the store lives as long as
 // the container runs, so a stop loses it. One node keeps it cheap.
 func TestIntegrationTmpfsStore(t *testing.T) {
+	t.Parallel()
 	needDocker(t)
 	ctx := context.Background()
 	dir := t.TempDir()

@@ -33,6 +33,7 @@ func TestPowerLossRefusals(t *testing.T) {
 // the acknowledged messages not yet fsynced (the default sync_interval is
 // 2 min); with sync_interval always it loses none.
 func TestIntegrationPowerLossStore(t *testing.T) {
+	t.Parallel()
 	// supportsPowerLoss: FUSE, and a local daemon whose containers see
 	// this machine's mounts.
 	testenv.Require(t, testenv.Docker(Available), testenv.FUSE(supportsPowerLoss))
@@ -41,6 +42,7 @@ func TestIntegrationPowerLossStore(t *testing.T) {
 		wantLoss bool
 	}{{"", true}, {"always", false}} {
 		t.Run("sync="+tc.sync, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			c := startCluster(t, cluster.Config{PowerLossStore: true, SyncInterval: tc.sync, RunID: "powerloss"})
 			checkMounted(t, c)

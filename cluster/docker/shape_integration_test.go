@@ -16,6 +16,7 @@ import (
 // removed at 0, counted by the kernel; StartAs renames a node in place;
 // StoreDir is where its store is.
 func TestIntegrationShapingAndRename(t *testing.T) {
+	t.Parallel()
 	needDocker(t)
 	dir := t.TempDir()
 	c := startCluster(t, cluster.Config{Dir: dir, RunID: "shaping"})

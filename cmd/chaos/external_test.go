@@ -156,6 +156,7 @@ func inProcessCluster(t *testing.T, users []*server.User) (servers, monitors str
 // README lists runs kv-update with a stepdown fault through, its clients
 // authenticated, and leaves nothing either.
 func TestExternalPermissions(t *testing.T) {
+	t.Parallel()
 	servers, monitors := inProcessCluster(t, []*server.User{
 		{Username: "admin", Password: "pw"},
 		{Username: "ro", Password: "pw", Permissions: &server.Permissions{
@@ -436,6 +437,7 @@ func TestRefuseOlderServers(t *testing.T) {
 // moves, every check reaches a verdict on every replica's copy, and the
 // account is left as it was.
 func TestExternalBatchAndCounter(t *testing.T) {
+	t.Parallel()
 	servers, monitors := inProcessCluster(t, []*server.User{{Username: "admin", Password: "pw"}})
 	for _, tc := range []struct{ workload, writes, reads string }{
 		{"batch", "batch", "batch-read"},

@@ -24,6 +24,7 @@ import (
 // local image at hand). Everything it makes carries one label and goes
 // at the end: containers, images, the cluster.
 func TestIntegrationImageRunsExternal(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, testenv.Docker(docker.Available))
 	repo, _ := filepath.Abs("../..")
 	tag := fmt.Sprintf("jetstream-chaos/chaos:test-%d", os.Getpid())

@@ -60,6 +60,7 @@ func TestIntegrationDockerQueue(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.nemesis, func(t *testing.T) {
+			t.Parallel()
 			o := testOptions(c.mut)
 			cell, printed := pipelineCell(t, rt, o, c.nemesis)
 			assertCell(t, cell, o, c.nemesis)

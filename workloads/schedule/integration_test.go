@@ -19,9 +19,11 @@ import (
 // cell the same. A verdict other than valid is logged with its rerun
 // command: it is a finding to look at, not a harness failure.
 func TestIntegrationDockerSchedule(t *testing.T) {
+	t.Parallel()
 	rt := celltest.Docker(t)
 	for _, retention := range []string{RetentionLimits, RetentionWorkQueue} {
 		t.Run(retention, func(t *testing.T) {
+			t.Parallel()
 			rerun := fmt.Sprintf("chaos run --workload schedule --schedule-stream %s --runtime docker --nemesis kill --time-limit 12s --nemesis-interval 4s --seed 7", retention)
 			spec := record.Spec{Workload: Name, Runtime: rt.Name(), Store: t.TempDir(), TimeLimit: 12 * time.Second,
 				DirectGet: []bool{false}, ServerVersions: []string{serverbin.DefaultVersion()}, Nemeses: []string{"kill"},

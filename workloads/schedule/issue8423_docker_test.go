@@ -15,12 +15,14 @@ import (
 // (schedule-once: never_fired, excused by --expect as the known anomaly),
 // and on v2.14.6, which fixed it, the same cell is valid.
 func TestIntegrationDockerIssue8423(t *testing.T) {
+	t.Parallel()
 	rt := celltest.Docker(t)
 	for _, tc := range []struct {
 		version string
 		lost    bool
 	}{{"v2.14.5", true}, {"v2.14.6", false}} {
 		t.Run(tc.version, func(t *testing.T) {
+			t.Parallel()
 			spec := record.Spec{Workload: Name, Runtime: rt.Name(), Store: t.TempDir(), TimeLimit: 8 * time.Second,
 				DirectGet: []bool{false}, ServerVersions: []string{tc.version}, Nemeses: []string{"none"},
 				NemesisInterval: 5 * time.Second, Seed: 8423, RecoveryTimeout: time.Minute, CheckTimeout: time.Minute,
