@@ -151,3 +151,39 @@ func TestChecks(t *testing.T) {
 		}
 	}
 }
+
+// A node seen down is the harness's kill whenever that kill is its last
+// asked kill or start and it was not seen down since, however long the
+// kill took; a death after the harness started it again is its own.
+func TestDetectEventsAskedKillTakesItsTime(t *testing.T) {
+	up, down := [3]int{1, 0, 0}, [3]int{0, 0, 0}
+	kill := observe.Event{TMs: 3300, Node: "n1", Kind: EvKill}
+	start := observe.Event{TMs: 5000, Node: "n1", Kind: EvStart}
+	for _, tc := range []struct {
+		name    string
+		samples []observe.StateSample
+		asked   []observe.Event
+		died    int
+	}{
+		// The clean-clone case: a loaded daemon carried the kill out 3.3 s
+		// after it was asked; the node was still running 1.7 s after.
+		{"slow kill", series("n1", 3000, up, up, up, up, up, up, up, up, up, up, up, up, up, up, down, down), []observe.Event{kill}, 0},
+		{"down before the kill", series("n1", 0, up, up, down, down), []observe.Event{kill}, 1},
+		{"no kill asked", series("n1", 3000, up, down), nil, 1},
+		{"down again after a runtime restart", series("n1", 3250, up, down, up, down), []observe.Event{kill}, 1},
+		{"died after the harness started it", series("n1", 5250, up, up, down), []observe.Event{kill, start}, 1},
+		{"another node's kill", series("n2", 3250, up, down), []observe.Event{kill}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := 0
+			for _, e := range detectEvents(tc.samples, tc.asked) {
+				if e.Kind == observe.EvDied {
+					n++
+				}
+			}
+			if n != tc.died {
+				t.Errorf("%d deaths, want %d", n, tc.died)
+			}
+		})
+	}
+}
