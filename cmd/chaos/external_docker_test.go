@@ -35,10 +35,10 @@ import (
 // $NATS_PASSWORD as a user would keep it): every connection of every
 // workload, and of the pipeline, must log in.
 func TestExternalDockerIntegration(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, testenv.Docker(docker.Available))
 	repo, _ := filepath.Abs("../..") // the docker runtime builds its helper from the checkout
 	store := t.TempDir()
-	t.Setenv("NATS_PASSWORD", extPassword) // the chaos processes inherit it
 	code, stdout, stderr := chaosIn(t, repo, "cluster", "up", "--detach", "--runtime", "docker", "--store", store, "--user", extUser)
 	if code != 0 {
 		t.Fatalf("cluster up --detach: exit %d\n%s\n%s", code, stdout, stderr)
@@ -250,20 +250,11 @@ func userData(t *testing.T, servers []string) {
 	}
 }
 
+// chaosIn runs chaos in dir with the cluster's password in $NATS_PASSWORD,
+// as a user would keep it.
 func chaosIn(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(chaosBin, args...)
-	cmd.Dir = dir
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), stdout.String(), stderr.String()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return 0, stdout.String(), stderr.String()
+	return chaosEnv(t, dir, []string{"NATS_PASSWORD=" + extPassword}, args...)
 }
 
 // accountState is every stream with its consumers, and the account's

@@ -33,8 +33,16 @@ func TestMain(m *testing.M) {
 // chaos runs the binary in a temp dir and returns its exit code and stderr.
 func chaos(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
+	return chaosEnv(t, dir, nil, args...)
+}
+
+// chaosEnv is chaos with env added to this process's environment, for the
+// chaos process alone: a test that runs in parallel cannot t.Setenv.
+func chaosEnv(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(chaosBin, args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

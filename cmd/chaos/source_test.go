@@ -17,6 +17,7 @@ import (
 // one log line added builds, runs a kv-update cell on the local runtime
 // named by its commit and "+dirty", and its nodes log the line.
 func TestIntegrationServerSourceRunsABranch(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, testenv.ModuleProxy("github.com/nats-io/nats-server/v2"))
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -27,8 +28,7 @@ func TestIntegrationServerSourceRunsABranch(t *testing.T) {
 	commit := strings.TrimSpace(sh(t, src, "git", "rev-parse", "HEAD"))[:10]
 
 	dir := t.TempDir()
-	t.Setenv("JSCHAOS_CACHE", filepath.Join(dir, "cache"))
-	code, stdout, stderr := chaos(t, dir, "run", "--runtime", "local", "--server-source", src, "--workload", "kv-update",
+	code, stdout, stderr := chaosEnv(t, dir, []string{"JSCHAOS_CACHE=" + filepath.Join(dir, "cache")}, "run", "--runtime", "local", "--server-source", src, "--workload", "kv-update",
 		"--time-limit", "3s", "--direct-get", "off", "--store", "store")
 	if code != record.ExitValid {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)

@@ -49,6 +49,7 @@ func tiny() Options {
 }
 
 func TestIntegrationDockerCatchupValid(t *testing.T) {
+	t.Parallel()
 	rt := celltest.Docker(t)
 	opts := tiny()
 	opts.DirectGet = true
@@ -141,6 +142,7 @@ func TestIntegrationDockerCatchupValid(t *testing.T) {
 // loop 51 to 192 s after the restart, hence the 5-minute bound; two runs
 // with this backlog took 84 and 99 s in all.
 func TestIntegrationDockerCatchupOOMCrashLoop(t *testing.T) {
+	t.Parallel()
 	rt := celltest.Docker(t)
 	opts := tiny()
 	opts.Backlog = 512 << 20
@@ -205,6 +207,7 @@ func TestIntegrationDockerCatchupOOMCrashLoop(t *testing.T) {
 // The local runtime runs the workload without a limit (memory is the
 // processes' RSS) and refuses a limit up front, before starting anything.
 func TestIntegrationLocalCatchup(t *testing.T) {
+	t.Parallel()
 	testenv.Require(t, testenv.Processes(serverbin.Path))
 	rt := local.New()
 	opts := tiny()
@@ -231,6 +234,7 @@ func TestIntegrationLocalCatchup(t *testing.T) {
 // the restart: a new leader takes over, the old one catches up as a
 // follower, and publishing stops on its own timer.
 func TestIntegrationDockerCatchupLeaderWriteFor(t *testing.T) {
+	t.Parallel()
 	rt := celltest.Docker(t)
 	opts := tiny()
 	opts.Target, opts.WriteFor, opts.ReadRate = Leader, 6*time.Second, 0
