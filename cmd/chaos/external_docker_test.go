@@ -39,13 +39,13 @@ func TestExternalDockerIntegration(t *testing.T) {
 	testenv.Require(t, testenv.Docker(docker.Available))
 	repo, _ := filepath.Abs("../..") // the docker runtime builds its helper from the checkout
 	store := t.TempDir()
-	code, stdout, stderr := chaosIn(t, repo, "cluster", "up", "--detach", "--runtime", "docker", "--store", store, "--user", extUser)
+	code, stdout, stderr := chaosLoggedIn(t, repo, "cluster", "up", "--detach", "--runtime", "docker", "--store", store, "--user", extUser)
 	if code != 0 {
 		t.Fatalf("cluster up --detach: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	var id string
 	t.Cleanup(func() {
-		if code, out, errOut := chaosIn(t, repo, "cluster", "down", "--store", store); code != 0 {
+		if code, out, errOut := chaosLoggedIn(t, repo, "cluster", "down", "--store", store); code != 0 {
 			t.Errorf("cluster down: exit %d %s %s", code, out, errOut)
 		}
 		if out, _ := exec.Command("docker", "ps", "-aq", "--filter", "label=io.jetstream-chaos.cluster="+id).Output(); id != "" && len(out) > 0 {
@@ -87,7 +87,7 @@ func TestExternalDockerIntegration(t *testing.T) {
 	userData(t, servers)
 	before := accountState(t, servers)
 
-	code, stdout, stderr = chaosIn(t, repo, "run", "--runtime", "external", "--workload", "kv-update", "--direct-get", "both",
+	code, stdout, stderr = chaosLoggedIn(t, repo, "run", "--runtime", "external", "--workload", "kv-update", "--direct-get", "both",
 		"--server", strings.Join(servers, ","), "--monitor", strings.Join(monitors, ","), "--store", filepath.Join(store, "runs"),
 		"--time-limit", "20s", "--nemesis", "kill", "--nemesis-interval", "4s", "--seed", "7", "--user", extUser,
 		"--fault-hook", "kill=docker kill $(docker ps -q "+sel+")", "--fault-hook", "start=docker start $(docker ps -aq "+sel+")")
@@ -154,7 +154,7 @@ func login() nats.Option { return nats.UserInfo(extUser, extPassword) }
 func externalCatchup(t *testing.T, repo, store string, servers, monitors []string, sel, before string) {
 	t.Helper()
 	data := filepath.Join(store, "cluster", "data", "{node}")
-	code, stdout, stderr := chaosIn(t, repo, "run", "--runtime", "external", "--workload", "catchup",
+	code, stdout, stderr := chaosLoggedIn(t, repo, "run", "--runtime", "external", "--workload", "catchup",
 		"--server", strings.Join(servers, ","), "--monitor", strings.Join(monitors, ","), "--store", filepath.Join(store, "catchup-runs"),
 		"--backlog", "16MiB", "--rate", "1MiB", "--down", "2s", "--settle", "2s", "--catchup-timeout", "45s", "--direct-get", "off", "--user", extUser,
 		"--fault-hook", "kill=docker kill $(docker ps -q "+sel+")", "--fault-hook", "start=docker start $(docker ps -aq "+sel+")",
@@ -182,7 +182,7 @@ func externalCatchup(t *testing.T, repo, store string, servers, monitors []strin
 // account as it found it.
 func externalQueue(t *testing.T, repo, store string, servers, monitors []string, sel, before string) {
 	t.Helper()
-	code, stdout, stderr := chaosIn(t, repo, "run", "--runtime", "external", "--workload", "queue",
+	code, stdout, stderr := chaosLoggedIn(t, repo, "run", "--runtime", "external", "--workload", "queue",
 		"--server", strings.Join(servers, ","), "--monitor", strings.Join(monitors, ","), "--store", filepath.Join(store, "queue-runs"),
 		"--time-limit", "12s", "--nemesis", "kill", "--nemesis-interval", "4s", "--seed", "7", "--ack-wait", "2s", "--stall-bound", "10s", "--drain-timeout", "30s",
 		"--user", extUser,
@@ -250,9 +250,9 @@ func userData(t *testing.T, servers []string) {
 	}
 }
 
-// chaosIn runs chaos in dir with the cluster's password in $NATS_PASSWORD,
-// as a user would keep it.
-func chaosIn(t *testing.T, dir string, args ...string) (int, string, string) {
+// chaosLoggedIn runs chaos in dir with the cluster's password in
+// $NATS_PASSWORD, as a user would keep it.
+func chaosLoggedIn(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
 	return chaosEnv(t, dir, []string{"NATS_PASSWORD=" + extPassword}, args...)
 }
@@ -359,7 +359,7 @@ func checkExternalCell(t *testing.T, c record.CellResult) {
 // account as it found it.
 func externalSources(t *testing.T, repo, store string, servers, monitors []string, sel, before string) {
 	t.Helper()
-	code, stdout, stderr := chaosIn(t, repo, "run", "--runtime", "external", "--workload", "sources",
+	code, stdout, stderr := chaosLoggedIn(t, repo, "run", "--runtime", "external", "--workload", "sources",
 		"--server", strings.Join(servers, ","), "--monitor", strings.Join(monitors, ","), "--store", filepath.Join(store, "sources-runs"),
 		"--time-limit", "12s", "--nemesis", "kill", "--nemesis-interval", "4s", "--seed", "7", "--fault-target", "sourced", "--user", extUser,
 		"--fault-hook", "kill=docker kill $(docker ps -q "+sel+")", "--fault-hook", "start=docker start $(docker ps -aq "+sel+")")

@@ -55,11 +55,11 @@ func TestIntegrationImageRunsExternal(t *testing.T) {
 	}
 
 	store := t.TempDir()
-	if code, stdout, stderr := chaosIn(t, repo, "cluster", "up", "--detach", "--runtime", "docker", "--store", store); code != 0 {
+	if code, stdout, stderr := chaos(t, repo, "cluster", "up", "--detach", "--runtime", "docker", "--store", store); code != 0 {
 		t.Fatalf("cluster up --detach: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	t.Cleanup(func() {
-		if code, out, errOut := chaosIn(t, repo, "cluster", "down", "--store", store); code != 0 {
+		if code, out, errOut := chaos(t, repo, "cluster", "down", "--store", store); code != 0 {
 			t.Errorf("cluster down: exit %d %s %s", code, out, errOut)
 		}
 	})
