@@ -15,14 +15,14 @@ import (
 // up to 16 s late), and on v2.12.1, which has nats-server PR 7347
 // ("Schedule timer management"), the same cell is valid.
 func TestIntegrationDockerLateOneShotsOn2120(t *testing.T) {
-	t.Parallel()
+	// Not parallel: v2.12.0's late one-shots missed twice (145 and 165
+	// fired, none late) with the other schedule cells running beside it.
 	rt := celltest.Docker(t)
 	for _, tc := range []struct {
 		version string
 		late    bool
 	}{{"v2.12.0", true}, {"v2.12.1", false}} {
 		t.Run(tc.version, func(t *testing.T) {
-			t.Parallel()
 			spec := record.Spec{Workload: Name, Runtime: rt.Name(), Store: t.TempDir(), TimeLimit: 12 * time.Second,
 				DirectGet: []bool{false}, ServerVersions: []string{tc.version}, Nemeses: []string{"none"},
 				NemesisInterval: 5 * time.Second, Seed: 7347, RecoveryTimeout: time.Minute, CheckTimeout: time.Minute,
