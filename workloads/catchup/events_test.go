@@ -172,6 +172,7 @@ func TestDetectEventsAskedKillTakesItsTime(t *testing.T) {
 		{"no kill asked", series("n1", 3000, up, down), nil, 1},
 		{"down again after a runtime restart", series("n1", 3250, up, down, up, down), []observe.Event{kill}, 1},
 		{"died after the harness started it", series("n1", 5250, up, up, down), []observe.Event{kill, start}, 1},
+		{"the start listed before the kill", series("n1", 5250, up, up, down), []observe.Event{start, kill}, 1},
 		{"another node's kill", series("n2", 3250, up, down), []observe.Event{kill}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

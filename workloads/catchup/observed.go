@@ -38,7 +38,7 @@ type NodeMemory struct {
 // kill out, and the node was still seen running 1.7 s after it was asked.
 func detectEvents(states []observe.StateSample, asked []observe.Event) []observe.Event {
 	return observe.DetectEvents(states, func(prev, cur observe.StateSample) bool {
-		kill := int64(-1)
+		kill, start := int64(-1), int64(-1) // the last of each up to cur
 		for _, e := range asked {
 			if e.Node != cur.Node || e.TMs > cur.TMs {
 				continue
@@ -47,13 +47,11 @@ func detectEvents(states []observe.StateSample, asked []observe.Event) []observe
 			case EvKill:
 				kill = max(kill, e.TMs)
 			case EvStart:
-				if e.TMs >= kill {
-					kill = -1 // started again since: a later death is its own
-				}
+				start = max(start, e.TMs)
 			}
 		}
-		if kill < 0 || kill > cur.TMs {
-			return false
+		if kill < 0 || start >= kill {
+			return false // no kill, or started again since: a later death is its own
 		}
 		for _, s := range states {
 			if s.Node == cur.Node && s.Err == "" && s.TMs >= kill && s.TMs <= prev.TMs && !s.Running {
