@@ -30,7 +30,7 @@ image: build ## the chaos image, FROM scratch with bin/chaos alone; nothing is p
 # test's default -parallel of 2 on 2 cores): they mostly wait on real
 # clusters (one at a time, the nemesis suite used 16 % of the cores).
 # More (-parallel 3) made two positive controls of load-sensitive server
-# bugs miss (README, Tests).
+# bugs miss; the v2.12.0 one runs alone in its package (README, Tests).
 test: vet ## every test without -short: the unit suite at full size and the integration suite
 	$(GO) test -p 3 -count=1 -timeout 60m ./...
 
