@@ -87,15 +87,15 @@ func (p *preflight) step(ctx context.Context, what string, f func(context.Contex
 	p.violations, p.cancel = nil, cancel
 	p.mu.Unlock()
 	err := f(sctx)
-	// Once JetStream has answered, no responders means a subject without
-	// its subscriber for a moment (a stream leader or consumer just moved,
-	// seen right after an update on a just-started cluster), not JetStream
-	// off: ask again until the step's time is up.
-	for p.answered && errors.Is(err, nats.ErrNoResponders) && sctx.Err() == nil {
+	for p.passing(err) && sctx.Err() == nil {
 		select {
 		case <-sctx.Done():
 		case <-time.After(100 * time.Millisecond):
-			err = f(sctx)
+			// An answer cut off by the step's end says less than the one
+			// before it.
+			if again := f(sctx); again == nil || sctx.Err() == nil {
+				err = again
+			}
 		}
 	}
 	p.mu.Lock()
@@ -114,10 +114,30 @@ func (p *preflight) step(ctx context.Context, what string, f func(context.Contex
 		return refuse("cannot %s: no server answered for %s, although JetStream answered the steps before (%v)", what, p.timeout, err)
 	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount), errors.Is(err, nats.ErrNoResponders):
 		return refuse("cannot %s: JetStream is not enabled for this account (%v)", what, err)
+	case client.Classify(err).Code == client.CodeNoPeers:
+		return refuse("cannot %s: the server answered %v for %s: a server is down, or the cluster has fewer servers than the replicas", what, err, p.timeout)
 	case client.Classify(err).Cause == client.Refused:
 		return refuse("cannot %s: the server answered %v", what, err)
 	}
 	return fmt.Errorf("cannot %s: %v", what, err)
+}
+
+// passing says whether err may pass if the step is asked again.
+//   - Once JetStream has answered, no responders means a subject without
+//     its subscriber for a moment (a stream leader or consumer just moved,
+//     seen right after an update on a just-started cluster), not JetStream
+//     off.
+//   - A placement refusal (10005, "no suitable peers for placement, peer
+//     offline") comes from a meta leader that has not yet received every
+//     peer's statistics (nats-server server.go, nodeInfo): seen when the
+//     run started right after `chaos cluster up --detach`. A peer that is
+//     really down keeps it for the whole step, which then refuses.
+func (p *preflight) passing(err error) bool {
+	if p.answered && errors.Is(err, nats.ErrNoResponders) {
+		return true
+	}
+	e := client.Classify(err)
+	return e.Cause == client.Refused && e.Code == client.CodeNoPeers
 }
 
 // stream probes one of the run's streams under its probe name, with its

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -178,16 +179,26 @@ func TestPreflightRefusesAnAccountWithoutJetStream(t *testing.T) {
 // it answered, a moment without a subscriber (a stream leader or consumer
 // that just moved) is asked again within the step's time, and says so if
 // it lasts.
-func TestPreflightStepNoResponders(t *testing.T) {
+//
+// A placement refusal (10005) is asked again too: a meta leader that has
+// not yet heard from every peer answers it for a moment. One that lasts is
+// refused, and so is any other refusal, at once.
+func TestPreflightStepAsksAgainWhatPasses(t *testing.T) {
+	noPeers := &jetstream.APIError{Code: 500, ErrorCode: client.CodeNoPeers, Description: "no suitable peers for placement, peer offline"}
+	other := &jetstream.APIError{Code: 400, ErrorCode: 10074, Description: "replicas > 1 not supported in non-clustered mode"}
 	tests := []struct {
 		name     string
 		answered bool
-		fails    int // attempts that get no responders before one succeeds
+		err      error
+		fails    int // attempts that get err before one succeeds
 		want     string
 	}{
-		{"JetStream never answered", false, 1, "JetStream is not enabled for this account"},
-		{"a moment without a subscriber", true, 3, ""},
-		{"no subscriber for the whole step", true, 1 << 30, "although JetStream answered the steps before"},
+		{"JetStream never answered", false, nats.ErrNoResponders, 1, "JetStream is not enabled for this account"},
+		{"a moment without a subscriber", true, nats.ErrNoResponders, 3, ""},
+		{"no subscriber for the whole step", true, nats.ErrNoResponders, 1 << 30, "although JetStream answered the steps before"},
+		{"a placement refusal for a moment", false, noPeers, 3, ""},
+		{"a placement refusal for the whole step", true, noPeers, 1 << 30, "peer offline for 500ms: a server is down"},
+		{"another refusal", true, other, 1, "not supported in non-clustered mode"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,7 +207,7 @@ func TestPreflightStepNoResponders(t *testing.T) {
 			err := p.step(context.Background(), "read a stream", func(context.Context) error {
 				calls++
 				if calls <= tc.fails {
-					return nats.ErrNoResponders
+					return tc.err
 				}
 				return nil
 			})
@@ -205,6 +216,8 @@ func TestPreflightStepNoResponders(t *testing.T) {
 				t.Errorf("err %v after %d calls, want success on call %d", err, calls, tc.fails+1)
 			case tc.want != "" && (!errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("err %v, want a refusal saying %q", err, tc.want)
+			case tc.err == other && calls != 1:
+				t.Errorf("another refusal was asked %d times, want once", calls)
 			}
 		})
 	}
