@@ -623,7 +623,7 @@ var mutants = []mutant{
 	{"client: a dropped connection transient", "client/errors.go",
 		"case TimedOut, NoResponders:\n\t\treturn true", "case TimedOut, NoResponders, Disconnected:\n\t\treturn true", []string{"TestClassify"}},
 	{"client: setup does not ask a placement refusal again", "client/retry.go",
-		"return e.Transient() || (e.Cause == Refused && e.Code == CodeNoPeers)", "return e.Transient()", []string{"TestRetryTransient", "TestClassify"}},
+		"return e.Cause == Refused && e.Code == CodeNoPeers", "return e.Cause == Refused && false", []string{"TestRetryTransient", "TestClassify"}},
 	{"client: setup asks a lasting refusal again", "client/retry.go",
 		"if err == nil || !transientInSetup(err) || ctx.Err() != nil {", "if err == nil || ctx.Err() != nil {", []string{"TestRetryTransient"}},
 	{"client: Connect without the nodes' Dial", "client/connect.go",

@@ -41,6 +41,13 @@ func RetryTransient(ctx context.Context, bound time.Duration, do func(context.Co
 
 // transientInSetup is Transient, or the meta leader's placement refusal.
 func transientInSetup(err error) bool {
+	return Classify(err).Transient() || PlacementRefused(err)
+}
+
+// PlacementRefused says whether err is the meta leader's refusal to place
+// a stream (10005, "no suitable peers for placement"): in setup, right
+// after a cluster is ready, a refusal that passes (see RetryTransient).
+func PlacementRefused(err error) bool {
 	e := Classify(err)
-	return e.Transient() || (e.Cause == Refused && e.Code == CodeNoPeers)
+	return e.Cause == Refused && e.Code == CodeNoPeers
 }

@@ -114,7 +114,7 @@ func (p *preflight) step(ctx context.Context, what string, f func(context.Contex
 		return refuse("cannot %s: no server answered for %s, although JetStream answered the steps before (%v)", what, p.timeout, err)
 	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount), errors.Is(err, nats.ErrNoResponders):
 		return refuse("cannot %s: JetStream is not enabled for this account (%v)", what, err)
-	case client.Classify(err).Code == client.CodeNoPeers:
+	case client.PlacementRefused(err):
 		return refuse("cannot %s: the server answered %v for %s: a server is down, or the cluster has fewer servers than the replicas", what, err, p.timeout)
 	case client.Classify(err).Cause == client.Refused:
 		return refuse("cannot %s: the server answered %v", what, err)
@@ -136,8 +136,7 @@ func (p *preflight) passing(err error) bool {
 	if p.answered && errors.Is(err, nats.ErrNoResponders) {
 		return true
 	}
-	e := client.Classify(err)
-	return e.Cause == client.Refused && e.Code == client.CodeNoPeers
+	return client.PlacementRefused(err)
 }
 
 // stream probes one of the run's streams under its probe name, with its
