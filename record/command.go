@@ -125,7 +125,7 @@ func rawWords(s string) []string {
 func RerunOne(command string, c CellResult) string {
 	var parts []string
 	local := serverbin.IsLocal(c.ServerVersion)
-	for _, p := range strings.Fields(command) {
+	for _, p := range rawWords(command) { // a quoted value is one word, whatever it holds
 		name, _, _ := strings.Cut(p, "=")
 		switch name {
 		case "--runs", "--until-fail", "--same-seed", "--bisect", "--seed", "--server-version", "--commits", "--shard":

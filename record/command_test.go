@@ -66,6 +66,7 @@ func TestRerunOneLocalBuilds(t *testing.T) {
 		{"chaos run --server-source=/s --server-version=v2.15.3 --runs=5", "v2.15.3", "chaos run --server-version=v2.15.3 --seed=9"},
 		{"chaos run --server-source=/s --server-version=v2.15.3 --runs=5", "0123456789+dirty.abcdef01", "chaos run --server-source=/s --seed=9"},
 		{"chaos run --server-bin=/b --runs=5", "bin.0123456789ab", "chaos run --server-bin=/b --seed=9"},
+		{"chaos run --store='/tmp/a --runs=5 b' --runs=5", "v2.15.3", "chaos run --store='/tmp/a --runs=5 b' --server-version=v2.15.3 --seed=9"},
 		{"chaos run --bisect=true --server-source='" + src + "' --commits=HEAD~1..HEAD --runs=5", names[1],
 			"git -C '" + src + "' checkout --detach " + sha + " && chaos run --server-source='" + src + "' --seed=9"},
 	} {
