@@ -40,7 +40,8 @@ func (t *throughput) add(o throughput) {
 // that is not counted (a fresh cluster's first stream ran slower), phases
 // alternate in ABBA order (bare, harness, harness, bare, ...): in plain
 // alternation whichever went second ran later on average, so a machine
-// whose load drifted favoured one side. Run with -run '^$' -bench
+// whose load drifted favoured one side. Both phases of a round have their
+// leaders placed alike (placeLeaders). Run with -run '^$' -bench
 // DockerThroughput -benchtime 1x.
 func BenchmarkDockerThroughput(b *testing.B) {
 	rt := celltest.Docker(b)
@@ -59,12 +60,14 @@ func BenchmarkDockerThroughput(b *testing.B) {
 	for range b.N {
 		for round := range rounds {
 			var bt, ht throughput
+			bareSide := func() { bt = placed(b, c, o, round, bareSetup)(phase) }
+			harnessSide := func() { ht = placed(b, c, o, round, harnessSetup)(phase) }
 			if round%2 == 0 {
-				bt = bareLoop(b, c, o, phase)
-				ht = harnessLoop(b, c, o, phase)
+				bareSide()
+				harnessSide()
 			} else {
-				ht = harnessLoop(b, c, o, phase)
-				bt = bareLoop(b, c, o, phase)
+				harnessSide()
+				bareSide()
 			}
 			b.Logf("round %d: bare %s, harness %s", round, bt, ht)
 			bare.add(bt)
@@ -84,51 +87,69 @@ func report(b *testing.B, bare, harness throughput) {
 	b.ReportMetric(float64(harness.acked)/harness.secs, "harness-acked/s")
 }
 
-// harnessLoop runs the workload's Run for d and counts acknowledged
-// publishes and confirmed AckSyncs from its history.
+// harnessLoop runs the workload's Run for d and counts, from its history,
+// the publishes acknowledged and the AckSyncs confirmed within those d.
+// Both sides count over d alone: what completes while the clients stop
+// (a fetch waiting out FetchWait, the harness's goroutines joining) is
+// no rate of either.
 func harnessLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throughput {
+	return harnessSetup(b, c, o)(d)
+}
+
+// harnessSetup does the workload's Setup; its run is harnessLoop's timed part.
+func harnessSetup(b *testing.B, c cluster.Cluster, o Options) func(time.Duration) throughput {
 	dir := b.TempDir()
 	rec, err := history.NewRecorder(filepath.Join(dir, "history.jsonl"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer rec.Close()
 	env := &workloads.Env{Cluster: c, Dir: dir, History: rec, Phase: func(string) {}, Logf: b.Logf}
 	inst, err := o.Setup(context.Background(), env)
 	if err != nil {
+		rec.Close()
 		b.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	start := time.Now()
-	err = inst.Run(ctx, nil)
-	secs := time.Since(start).Seconds()
-	cancel()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var t throughput
-	for _, op := range rec.Ops() {
-		switch {
-		case op.Type == OpPublish && op.Outcome == history.OK:
-			t.published++
-		case op.Type == OpAckSync && op.Outcome == history.OK:
-			t.acked++
+	return func(d time.Duration) throughput {
+		defer rec.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		start, end := rec.Now(), rec.Now()+int64(d)
+		err := inst.Run(ctx, nil)
+		cancel()
+		if err != nil {
+			b.Fatal(err)
 		}
+		t := throughput{secs: d.Seconds()}
+		for _, op := range rec.Ops() {
+			if op.Complete < start || op.Complete > end {
+				continue
+			}
+			switch {
+			case op.Type == OpPublish && op.Outcome == history.OK:
+				t.published++
+			case op.Type == OpAckSync && op.Outcome == history.OK:
+				t.acked++
+			}
+		}
+		deleteStream(b, inst.(*instance).js, o.stream())
+		inst.Close()
+		return t
 	}
-	t.secs = secs
-	deleteStream(b, inst.(*instance).js, o.stream())
-	inst.Close()
-	return t
 }
 
-// bareLoop does the same with nats.go alone.
+// bareLoop does the same with nats.go alone, counting what completes
+// before its deadline.
 func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throughput {
+	return bareSetup(b, c, o)(d)
+}
+
+// bareSetup creates the bare loop's stream and consumers; its run is
+// bareLoop's timed part.
+func bareSetup(b *testing.B, c cluster.Cluster, o Options) func(time.Duration) throughput {
 	nodes := c.Nodes()
 	admin, err := client.Connect(nodes, client.Order(0, len(nodes)), "bench-admin")
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer admin.Close()
 	js, _ := jetstream.New(admin)
 	ctx := context.Background()
 	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: o.stream(), Subjects: []string{o.subjectPrefix() + ">"},
@@ -141,10 +162,18 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 			b.Fatal(err)
 		}
 	}
+	return func(d time.Duration) throughput {
+		defer admin.Close()
+		return bareRun(b, nodes, o, js, d)
+	}
+}
+
+// bareRun is the bare loop's producers and workers for d.
+func bareRun(b *testing.B, nodes []cluster.Node, o Options, js jetstream.JetStream, d time.Duration) throughput {
+	ctx := context.Background()
 	var published, acked atomic.Int64
 	var wg sync.WaitGroup
 	deadline := time.Now().Add(d)
-	start := time.Now()
 	for p := 0; p < o.Producers; p++ {
 		wg.Go(func() {
 			nc, _ := client.Connect(nodes, client.Order(p, len(nodes)), "bench-p")
@@ -153,7 +182,7 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 			for n := 1; time.Now().Before(deadline); n++ {
 				v := Value(ProducerID(p), n)
 				pctx, cancel := context.WithTimeout(ctx, o.PublishTimeout.D())
-				if _, err := pjs.Publish(pctx, o.subjectPrefix()+ProducerID(p), []byte(v), jetstream.WithMsgID(v)); err == nil {
+				if _, err := pjs.Publish(pctx, o.subjectPrefix()+ProducerID(p), []byte(v), jetstream.WithMsgID(v)); err == nil && time.Now().Before(deadline) {
 					published.Add(1)
 				}
 				cancel()
@@ -177,7 +206,7 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 					}
 					for m := range batch.Messages() {
 						actx, cancel := context.WithTimeout(ctx, ackTimeout)
-						if m.DoubleAck(actx) == nil {
+						if m.DoubleAck(actx) == nil && time.Now().Before(deadline) {
 							acked.Add(1)
 						}
 						cancel()
@@ -187,7 +216,7 @@ func bareLoop(b *testing.B, c cluster.Cluster, o Options, d time.Duration) throu
 		}
 	}
 	wg.Wait()
-	t := throughput{published: published.Load(), acked: acked.Load(), secs: time.Since(start).Seconds()}
+	t := throughput{published: published.Load(), acked: acked.Load(), secs: d.Seconds()}
 	deleteStream(b, js, o.stream())
 	return t
 }
