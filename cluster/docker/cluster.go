@@ -62,6 +62,7 @@ type dockerCluster struct {
 	ports       []int
 	stopTimeout time.Duration
 	dial        *cluster.Dial // the clients' login (Config.ClientDial), the same for every node
+	text        string        // the host tmpfs directory the nodes run the server from ("": the image's; text.go)
 
 	mu       sync.Mutex
 	oomKills map[int]int // by node index, from the events stream
@@ -389,6 +390,11 @@ func (c *dockerCluster) Close(ctx context.Context) error {
 	// connection in use (Close then detaches it).
 	if err := c.closeStores(); err != nil {
 		errs = append(errs, err)
+	}
+	if removed {
+		if err := unpinText(c.text); err != nil {
+			errs = append(errs, fmt.Errorf("remove the server's tmpfs copy: %w", err))
+		}
 	}
 	if c.network != nil && removed {
 		if err := c.network.Remove(ctx); err != nil && !isNotFound(err) {

@@ -194,14 +194,15 @@ func Sweep(ctx context.Context) (int, error) {
 }
 
 // sweepMounts unmounts the lazyfs stores of dead owners, after their
-// containers are gone, and adds them to n.
+// containers are gone, removes their server binaries' tmpfs copies
+// (text.go), and adds them to n.
 func sweepMounts(n *int) error {
 	m, err := lazyfs.Sweep(ownerAlive)
 	*n += m
 	if errors.Is(err, fs.ErrNotExist) { // no /proc/self/mountinfo: no FUSE mounts either
-		return nil
+		err = nil
 	}
-	return err
+	return errors.Join(err, sweepText(n))
 }
 
 func isNotFound(err error) bool { return cerrdefs.IsNotFound(err) }

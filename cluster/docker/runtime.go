@@ -91,6 +91,10 @@ func (r *Runtime) Start(ctx context.Context, cfg cluster.Config) (cluster.Cluste
 		return nil, err
 	}
 	c := newCluster(cli, cfg, tag, r.StopTimeout)
+	if server, err := serverbin.Path(ctx, cfg.ServerVersion); err == nil {
+		// Without a tmpfs the nodes run the image's copy, as before.
+		c.text, _ = pinText(server, c.id)
+	}
 	// Cleanup must run even when ctx was cancelled (Ctrl-C during start).
 	cleanup := func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
@@ -261,11 +265,17 @@ func (c *dockerCluster) createNode(ctx context.Context, n *node, routes []string
 			// The caller's uid, so the store under Dir stays deletable by
 			// the caller; netfault runs as root through exec.
 			cfg.User = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
+			if c.text != "" {
+				cfg.Entrypoint = []string{textMount + "/nats-server"}
+			}
 		},
 		// Replaces testcontainers' default modifier, which would copy the
 		// request's deprecated host fields: everything is set here.
 		HostConfigModifier: func(hc *container.HostConfig) {
 			hc.Binds = binds
+			if c.text != "" {
+				hc.Binds = append(hc.Binds, c.text+":"+textMount+":ro")
+			}
 			hc.NetworkMode = container.NetworkMode(c.netName)
 			hc.CapAdd = []string{"NET_ADMIN"} // for netfault, run by exec as root
 			// Fixed host ports on 127.0.0.1, so a restarted node keeps its
