@@ -117,6 +117,9 @@ var Presets = map[string]Options{
 	// v2.10.7 need (588-622 MiB; the other follower ~90 MiB). Measured 5
 	// crash loops in 5 runs on v2.15.3 (3 OOM kills each, the first 11-59 s
 	// after the restart, 2.5-5 minutes a run), none on v2.11.8 or v2.10.7.
+	// The loop needs the docker runtime's tmpfs copy of the server
+	// (cluster/docker text.go): without it 2 runs of 2 stalled at the
+	// limit and gave one OOM kill in 3 minutes.
 	"seed-loop": with(Defaults, func(o *Options) {
 		o.Backlog, o.Payload = 2<<30, 4<<10
 		o.Down, o.Rate = 5*time.Second, 20_000_000
