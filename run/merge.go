@@ -2,7 +2,6 @@ package run
 
 import (
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jetstream-chaos/jetstream-chaos/internal/filecopy"
 	"github.com/jetstream-chaos/jetstream-chaos/record"
 	"github.com/jetstream-chaos/jetstream-chaos/workloads"
 )
@@ -160,25 +160,8 @@ func copyTree(src, dst string) error {
 			}
 			return os.Symlink(target, to)
 		case d.Type().IsRegular():
-			return copyFile(p, to, info.Mode().Perm())
+			return filecopy.New(p, to, info.Mode().Perm())
 		}
 		return nil // a socket or a device: nothing a report reads
 	})
-}
-
-func copyFile(src, dst string, mode fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

@@ -3,13 +3,14 @@ package docker
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/jetstream-chaos/jetstream-chaos/internal/filecopy"
 )
 
 // Why the nodes run the server binary from a host tmpfs: a node at its
@@ -50,28 +51,11 @@ func pinText(server, id string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	if err := copyExecutable(server, filepath.Join(dir, "nats-server")); err != nil {
+	if err := filecopy.New(server, filepath.Join(dir, "nats-server"), 0o755); err != nil {
 		os.RemoveAll(dir)
 		return "", err
 	}
 	return dir, nil
-}
-
-func copyExecutable(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // unpinText removes a cluster's directory, and its owner's once empty.

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/jetstream-chaos/jetstream-chaos/internal/filecopy"
 )
 
 // A server developer runs cells against their own branch: FromSource
@@ -109,7 +111,7 @@ func FromBinary(path string) (string, error) {
 		}
 	}
 	bin := filepath.Join(CacheDir(), "nats-server", name, "nats-server")
-	return name, buildOnce(bin, func(tmp string) error { return copyFile(path, filepath.Join(tmp, "nats-server")) })
+	return name, buildOnce(bin, func(tmp string) error { return filecopy.New(path, filepath.Join(tmp, "nats-server"), 0o755) })
 }
 
 // isServerModule refuses a dir whose go.mod is not nats-server's.
@@ -201,23 +203,6 @@ func buildOnce(bin string, make func(tmp string) error) error {
 		return err
 	}
 	return os.Rename(filepath.Join(tmp, "nats-server"), bin)
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 func firstLine(s string) string {
