@@ -42,7 +42,7 @@ func (i *instance) orderedRun(ctx context.Context, c int, name string) error {
 // subscribeOrdered starts subscription c right after the last stream
 // sequence it delivered, so a drain continues where the run stopped.
 func (i *instance) subscribeOrdered(ctx context.Context, c int, name string) (*orderedSub, error) {
-	nc, err := client.Connect(i.nodes, client.Order(c, len(i.nodes)), "queue-"+name)
+	nc, err := i.connect(ctx, c, "queue-"+name)
 	if err != nil {
 		return nil, fmt.Errorf("ordered consumer %s: connect: %w", name, err)
 	}

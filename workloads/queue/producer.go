@@ -8,7 +8,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/time/rate"
 
-	"github.com/jetstream-chaos/jetstream-chaos/client"
 	"github.com/jetstream-chaos/jetstream-chaos/history"
 )
 
@@ -27,7 +26,7 @@ func newLimiter(o Options) *rate.Limiter {
 // indeterminate or failed.
 func (i *instance) produce(ctx context.Context, p int, lim *rate.Limiter) error {
 	id := ProducerID(p)
-	nc, err := client.Connect(i.nodes, client.Order(p, len(i.nodes)), "queue-"+id)
+	nc, err := i.connect(ctx, p, "queue-"+id)
 	if err != nil {
 		return fmt.Errorf("producer %s: connect: %w", id, err)
 	}

@@ -29,7 +29,7 @@ type puller struct {
 }
 
 func (i *instance) newPuller(ctx context.Context, id, node int, name string) (*puller, error) {
-	nc, err := client.Connect(i.nodes, client.Order(node, len(i.nodes)), fmt.Sprintf("queue-%s-w%d", name, id))
+	nc, err := i.connect(ctx, node, fmt.Sprintf("queue-%s-w%d", name, id))
 	if err != nil {
 		return nil, fmt.Errorf("worker %d of %s: connect: %w", id, name, err)
 	}
