@@ -72,7 +72,7 @@ func unpinText(dir string) error {
 // adds them to n.
 func sweepText(n *int) error {
 	entries, err := os.ReadDir(textRoot)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENOTDIR) { // none made, or not ours (pinText then fails too)
 		return nil
 	}
 	if err != nil {
