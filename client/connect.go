@@ -7,7 +7,11 @@
 package client
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"time"
 
@@ -61,4 +65,32 @@ func Order(first, n int) []int {
 		out[i] = ((first+i)%n + n) % n
 	}
 	return out
+}
+
+// ConnectWithin is Connect, asked again 250 ms apart for up to bound while
+// no node takes the connection (DialTransient): a fault can come before a
+// client starts, and a killed container's published port may accept and
+// then close (EOF) rather than refuse, which nats.Connect does not try
+// past. A refusal (credentials, TLS) returns at once, as does ctx's end.
+func ConnectWithin(ctx context.Context, bound time.Duration, nodes []cluster.Node, order []int, name string, opts ...nats.Option) (*nats.Conn, error) {
+	deadline := time.Now().Add(bound)
+	for {
+		nc, err := Connect(nodes, order, name, opts...)
+		if err == nil || !DialTransient(err) || ctx.Err() != nil || time.Now().After(deadline) {
+			return nc, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// DialTransient says whether a failed dial may pass: no node answered,
+// or one closed the connection or timed out before its INFO.
+func DialTransient(err error) bool {
+	var ne net.Error
+	return errors.Is(err, io.EOF) || errors.Is(err, nats.ErrNoServers) || errors.Is(err, nats.ErrTimeout) ||
+		(errors.As(err, &ne) && ne.Timeout())
 }

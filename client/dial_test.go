@@ -1,4 +1,4 @@
-package queue
+package client
 
 import (
 	"context"
@@ -28,8 +28,8 @@ func TestDialTransient(t *testing.T) {
 		{nats.ErrAuthorization, false},
 		{errors.New("tls: bad certificate"), false},
 	} {
-		if got := dialTransient(tc.err); got != tc.want {
-			t.Errorf("dialTransient(%v) = %v, want %v", tc.err, got, tc.want)
+		if got := DialTransient(tc.err); got != tc.want {
+			t.Errorf("DialTransient(%v) = %v, want %v", tc.err, got, tc.want)
 		}
 	}
 }
@@ -42,7 +42,7 @@ func (timeoutErr) Temporary() bool { return true }
 
 // A node whose port accepts and closes at once (a killed container behind
 // Docker's proxy) is dialled again until the client's ctx ends.
-func TestConnectDialsAgainPastEOF(t *testing.T) {
+func TestConnectWithinDialsAgainPastEOF(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -59,10 +59,10 @@ func TestConnectDialsAgainPastEOF(t *testing.T) {
 			c.Close()
 		}
 	}()
-	i := &instance{nodes: []cluster.Node{{Name: "n1", ClientURL: "nats://" + ln.Addr().String()}}}
+	nodes := []cluster.Node{{Name: "n1", ClientURL: "nats://" + ln.Addr().String()}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	nc, err := i.connect(ctx, 0, "eof")
+	nc, err := ConnectWithin(ctx, time.Minute, nodes, []int{0}, "eof")
 	if err == nil {
 		nc.Close()
 		t.Fatal("connected to a port that only closes")
