@@ -23,9 +23,9 @@ var (
 )
 
 // follow reads node i's log while ctx lasts, following it again after the
-// node restarts.
-func (w *Watcher) follow(ctx context.Context, f cluster.LogFollower, i int) {
-	started := time.Now()
+// node restarts; lines logged before started (the watcher's start) tell of
+// nothing.
+func (w *Watcher) follow(ctx context.Context, f cluster.LogFollower, i int, started time.Time) {
 	for ctx.Err() == nil {
 		rc, err := f.FollowLog(ctx, i)
 		if err != nil {

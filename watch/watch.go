@@ -137,8 +137,9 @@ func Start(ctx context.Context, opts Options) *Watcher {
 	var wg sync.WaitGroup
 	wg.Go(func() { w.poll(ctx) })
 	if f, ok := opts.Cluster.(cluster.LogFollower); ok {
+		started := time.Now() // here, not in each goroutine: a loaded machine can start one late
 		for i := range opts.Cluster.Nodes() {
-			wg.Go(func() { w.follow(ctx, f, i) })
+			wg.Go(func() { w.follow(ctx, f, i, started) })
 		}
 	} else {
 		w.note("logs", "this runtime cannot follow node logs: log triggers, and leader changes seen in logs, are off")
