@@ -65,8 +65,9 @@ type dockerCluster struct {
 	text        string        // the host tmpfs directory the nodes run the server from ("": the image's; text.go)
 
 	mu       sync.Mutex
-	oomKills map[int]int // by node index, from the events stream
-	groups   [][]int     // the partition in force; nil when healed
+	oomKills map[int]int  // by node index, from the events stream
+	oomLife  map[int]bool // an OOM kill of the node is counted since its last start
+	groups   [][]int      // the partition in force; nil when healed
 
 	applyMu sync.Mutex // one partition rewrite at a time
 

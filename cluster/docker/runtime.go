@@ -124,7 +124,7 @@ func newCluster(cli *client.Client, cfg cluster.Config, tag string, stop time.Du
 	id := clusterID(cfg.RunID, randomHex(3))
 	c := &dockerCluster{
 		cli: cli, cfg: cfg, image: tag, id: id,
-		stopTimeout: stop, oomKills: map[int]int{}, dial: cfg.ClientDial(),
+		stopTimeout: stop, oomKills: map[int]int{}, oomLife: map[int]bool{}, dial: cfg.ClientDial(),
 	}
 	for i := range cfg.Nodes {
 		name := cluster.NodeName(i)
