@@ -33,7 +33,10 @@ type client struct {
 
 func (w *Workload) newClient(ctx context.Context, id int) (*client, error) {
 	node := id % len(w.nodes)
-	nc, err := jsclient.Connect(w.nodes, jsclient.Order(node, len(w.nodes)), fmt.Sprintf("chaos-c%d", id))
+	// A client that starts once faults may have begun (FinalReads, right
+	// after a heal) may find its first node's port closing on it: the
+	// dial is asked again while it fails that way.
+	nc, err := jsclient.ConnectWithin(ctx, bindWithin, w.nodes, jsclient.Order(node, len(w.nodes)), fmt.Sprintf("chaos-c%d", id))
 	if err != nil {
 		return nil, fmt.Errorf("client %d: connect: %w", id, err)
 	}
