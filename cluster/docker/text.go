@@ -17,7 +17,7 @@ import (
 // memory limit with its executable's pages charged to its own cgroup does
 // not die. Reclaim evicts those pages, the next instruction faults them
 // back in, and the kernel counts that as progress, so the OOM killer
-// waits. Measured on this toolkit's seed-loop preset (2 GiB catch-up,
+// waits. Measured on this toolkit's seed-loop-2gib preset (2 GiB catch-up,
 // 1 GiB limit, cgroup v1, fuse-overlayfs, which gives each container its
 // own page cache of the image's files): the target sat at 1019 MiB RSS
 // with no page cache left, about 2,000 major faults a second and /healthz

@@ -106,7 +106,7 @@ var auditCases = []auditCase{
 	{dir: "cu_min/c3_stepdown", exit: record.ExitUnknown, verdicts: map[string]string{"catchup-memory": "unknown"},
 		stdout: `catchup-memory +n2 peaked at 2\.34GiB .*no node stayed a follower from the restart to the heal`},
 	// Limits: a peak held at the limit or cut by an OOM kill is censored,
-	// the demand at least the limit. seed-loop's 1 GiB is below the bound
+	// the demand at least the limit. seed-loop-2gib's 1 GiB is below the bound
 	// (unknown; it once passed at 1019.52 MiB), 1.5 GiB above it (invalid),
 	// and a target well under its limit is judged by its peak.
 	{dir: "cu_min/c4_limit_held", exit: record.ExitInvalid, verdicts: map[string]string{"catchup-memory": "unknown", "oom-kill": "invalid"},

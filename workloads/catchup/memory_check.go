@@ -41,7 +41,7 @@ const (
 // LimitMarginPercent is how close to its hard limit the target's peak RSS
 // must come for the limit to have held it down: the kernel reclaims page
 // cache first, then kills, so a process whose demand passes the limit is
-// held just under it (the seed-loop preset on v2.15.3: 1,019.5 MiB of a 1
+// held just under it (seed-loop-2gib on v2.15.3: 1,019.5 MiB of a 1
 // GiB limit for two minutes, after one OOM kill), while one that fits
 // stays well below (v2.11.8 and v2.10.7 under that limit: 588-622 MiB).
 const LimitMarginPercent = 5

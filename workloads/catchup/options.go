@@ -110,9 +110,28 @@ var Presets = map[string]Options{
 		o.RecoveryTimeout, o.VerifyTimeout = 10*time.Minute, 10*time.Minute
 		o.Publishers, o.ReadRate = 4, 20
 	}),
-	// seed-loop shows the report's crash loop reliably on the pinned
-	// release: GOMEMLIMIT unset, as in the user's first report, and a 1 GiB
-	// limit placed by measurement between the catch-up's own peak on
+	// seed-loop shows the report's crash loop in under a minute a cell on
+	// the pinned release: GOMEMLIMIT unset, as in the user's first report,
+	// and seed-loop-2gib's backlog and write rate divided by four (512 MiB,
+	// 5 MB/s). The limit is not divided with them: v2.15.3 needs 1.67x
+	// this stream without a limit, while v2.11.8 and v2.10.7 need
+	// 0.26-0.55x, and at 20 MB/s under 256 MiB v2.11.8 looped too. 384 MiB
+	// (0.70x) is placed between them by measurement, 10 runs each:
+	// v2.15.3 looped in 10 (the third OOM kill 41-50 s into the cell),
+	// v2.11.8 had no OOM kill, v2.10.7 no loop (one run was OOM-killed once,
+	// then caught up). The README ("The catchup workload") has the table.
+	"seed-loop": with(Defaults, func(o *Options) {
+		o.Backlog, o.Payload = 512<<20, 4<<10
+		o.Down, o.Rate = 5*time.Second, 5_000_000
+		o.MemoryLimit, o.GoMemLimit = 384<<20, cluster.GoMemLimitOff
+		o.CrashLoop = 3
+		o.CatchupTimeout, o.Settle = 3*time.Minute, 10*time.Second
+		o.RecoveryTimeout, o.VerifyTimeout = time.Minute, 2*time.Minute
+		o.Publishers = 4
+	}),
+	// seed-loop-2gib was seed-loop until 2026-12-05: the same crash loop at
+	// four times the scale, where the window between the two sides is wider.
+	// A 1 GiB limit placed by measurement between the catch-up's own peak on
 	// v2.15.3 (2.34-2.45 GiB for this 2 GiB backlog) and what v2.11.8 and
 	// v2.10.7 need (588-622 MiB; the other follower ~90 MiB). Measured 5
 	// crash loops in 5 runs on v2.15.3 (3 OOM kills each, the first 11-59 s
@@ -120,7 +139,7 @@ var Presets = map[string]Options{
 	// The loop needs the docker runtime's tmpfs copy of the server
 	// (cluster/docker text.go): without it 2 runs of 2 stalled at the
 	// limit and gave one OOM kill in 3 minutes.
-	"seed-loop": with(Defaults, func(o *Options) {
+	"seed-loop-2gib": with(Defaults, func(o *Options) {
 		o.Backlog, o.Payload = 2<<30, 4<<10
 		o.Down, o.Rate = 5*time.Second, 20_000_000
 		o.MemoryLimit, o.GoMemLimit = 1<<30, cluster.GoMemLimitOff

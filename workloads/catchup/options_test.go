@@ -120,10 +120,22 @@ func TestPresets(t *testing.T) {
 	if s, _ := Preset("seed-scale"); s.MemoryLimit != 0 || s.Backlog != seed.Backlog {
 		t.Errorf("seed-scale should be seed-oom without a limit: %+v", s)
 	}
-	// The measured crash-loop preset: GOMEMLIMIT unset, 1 GiB under the
-	// catch-up's 2.3 GiB peak on v2.15.3 and above v2.11.8's 0.6 GiB.
-	if l, _ := Preset("seed-loop"); l.GoMemLimit != cluster.GoMemLimitOff || l.MemoryLimit != 1<<30 || l.Backlog != 2<<30 || l.GoMemLimitBytes() != 0 {
-		t.Errorf("seed-loop = %+v", l)
+	// The measured crash-loop presets: GOMEMLIMIT unset, a limit under the
+	// catch-up's peak on v2.15.3 (1.74x the stream at 512 MiB, 2.3 GiB at
+	// 2 GiB) and above what v2.11.8 and v2.10.7 need (209 MiB, 0.6 GiB).
+	for _, tc := range []struct {
+		name          string
+		backlog, rate int64
+		limit         int64
+	}{
+		{"seed-loop", 512 << 20, 5_000_000, 384 << 20},
+		{"seed-loop-2gib", 2 << 30, 20_000_000, 1 << 30},
+	} {
+		l, _ := Preset(tc.name)
+		if l.GoMemLimit != cluster.GoMemLimitOff || l.GoMemLimitBytes() != 0 || int64(l.MemoryLimit) != tc.limit ||
+			int64(l.Backlog) != tc.backlog || int64(l.Rate) != tc.rate || l.CrashLoop != 3 {
+			t.Errorf("%s = %+v", tc.name, l)
+		}
 	}
 	if q, _ := Preset("quick"); q.Backlog != Defaults.Backlog {
 		t.Errorf("quick is not the defaults")
