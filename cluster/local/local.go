@@ -339,8 +339,9 @@ func (c *Cluster) Stop(ctx context.Context, i int) error {
 // Start runs a down node again with the same config, ports and store, and
 // returns once it serves clients and monitoring with JetStream enabled. It
 // does not wait for the node to catch up: use cluster.WaitReady for that.
-// If the node does not come up in time it is killed and the error ends
-// with the tail of its log.
+// If the node does not come up in time it is ended with SIGQUIT and the
+// error ends with its startup goroutine's stack (quitForStacks), or the
+// tail of its log when none was printed.
 func (c *Cluster) Start(ctx context.Context, i int) error {
 	n, err := c.node(i)
 	if err != nil {
@@ -356,7 +357,10 @@ func (c *Cluster) Start(ctx context.Context, i int) error {
 		return err
 	}
 	if err := n.waitUp(ctx, done, c.rt.nodeTimeout()); err != nil {
-		n.kill(ctx)
+		n.quitForStacks(ctx)
+		if st := n.startupStack(); st != "" {
+			return fmt.Errorf("start %w\nits startup goroutine at SIGQUIT (the rest in %s):\n%s", err, n.log, st)
+		}
 		return fmt.Errorf("start %w\nlast lines of %s:\n%s", err, n.log, n.tail(20))
 	}
 	return nil
