@@ -120,15 +120,7 @@ var Presets = map[string]Options{
 	// v2.15.3 looped in 10 (the third OOM kill 41-50 s into the cell),
 	// v2.11.8 had no OOM kill, v2.10.7 no loop (one run was OOM-killed once,
 	// then caught up). The README ("The catchup workload") has the table.
-	"seed-loop": with(Defaults, func(o *Options) {
-		o.Backlog, o.Payload = 512<<20, 4<<10
-		o.Down, o.Rate = 5*time.Second, 5_000_000
-		o.MemoryLimit, o.GoMemLimit = 384<<20, cluster.GoMemLimitOff
-		o.CrashLoop = 3
-		o.CatchupTimeout, o.Settle = 3*time.Minute, 10*time.Second
-		o.RecoveryTimeout, o.VerifyTimeout = time.Minute, 2*time.Minute
-		o.Publishers = 4
-	}),
+	"seed-loop": seedLoop,
 	// seed-loop-2gib was seed-loop until 2026-12-05: the same crash loop at
 	// four times the scale, where the window between the two sides is wider.
 	// A 1 GiB limit placed by measurement between the catch-up's own peak on
@@ -139,14 +131,8 @@ var Presets = map[string]Options{
 	// The loop needs the docker runtime's tmpfs copy of the server
 	// (cluster/docker text.go): without it 2 runs of 2 stalled at the
 	// limit and gave one OOM kill in 3 minutes.
-	"seed-loop-2gib": with(Defaults, func(o *Options) {
-		o.Backlog, o.Payload = 2<<30, 4<<10
-		o.Down, o.Rate = 5*time.Second, 20_000_000
-		o.MemoryLimit, o.GoMemLimit = 1<<30, cluster.GoMemLimitOff
-		o.CrashLoop = 3
-		o.CatchupTimeout, o.Settle = 3*time.Minute, 10*time.Second
-		o.RecoveryTimeout, o.VerifyTimeout = time.Minute, 2*time.Minute
-		o.Publishers = 4
+	"seed-loop-2gib": with(seedLoop, func(o *Options) {
+		o.Backlog, o.Rate, o.MemoryLimit = 2<<30, 20_000_000, 1<<30
 	}),
 	// seed-scale is seed-oom without a memory limit: how much a catch-up
 	// really takes, as the hand measurement did.
@@ -158,6 +144,17 @@ var Presets = map[string]Options{
 		o.Publishers, o.ReadRate = 4, 20
 	}),
 }
+
+// seedLoop is the seed-loop preset; seed-loop-2gib scales it.
+var seedLoop = with(Defaults, func(o *Options) {
+	o.Backlog, o.Payload = 512<<20, 4<<10
+	o.Down, o.Rate = 5*time.Second, 5_000_000
+	o.MemoryLimit, o.GoMemLimit = 384<<20, cluster.GoMemLimitOff
+	o.CrashLoop = 3
+	o.CatchupTimeout, o.Settle = 3*time.Minute, 10*time.Second
+	o.RecoveryTimeout, o.VerifyTimeout = time.Minute, 2*time.Minute
+	o.Publishers = 4
+})
 
 func with(o Options, f func(*Options)) Options {
 	f(&o)
