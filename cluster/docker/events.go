@@ -12,8 +12,8 @@ import (
 
 // watchEvents follows the daemon's events for this cluster's containers
 // until Close: "oom" counts OOM kills (inspect only remembers the last
-// exit), once per life of the container (oomOnce), "start" puts the partition back on a node Docker restarted by
-// itself. If the stream breaks it reconnects from the last event seen.
+// exit), once per life of the container (oomOnce); "start" puts the
+// partition back on a node Docker restarted by itself. If the stream breaks it reconnects from the last event seen.
 func (c *dockerCluster) watchEvents() {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.stopWatch, c.watchDone = cancel, make(chan struct{})

@@ -357,8 +357,9 @@ func (c *Cluster) Start(ctx context.Context, i int) error {
 		return err
 	}
 	if err := n.waitUp(ctx, done, c.rt.nodeTimeout()); err != nil {
+		from := n.logSize()
 		n.quitForStacks(ctx)
-		if st := n.startupStack(); st != "" {
+		if st := n.startupStack(from); st != "" {
 			return fmt.Errorf("start %w\nits startup goroutine at SIGQUIT (the rest in %s):\n%s", err, n.log, st)
 		}
 		return fmt.Errorf("start %w\nlast lines of %s:\n%s", err, n.log, n.tail(20))

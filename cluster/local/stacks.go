@@ -53,22 +53,31 @@ func mainStack(log string) string {
 }
 
 // goroutine1 starts goroutine 1's block in both traceback formats:
-// "goroutine 1 [chan receive]:" and Go 1.23's "goroutine 1 gp=0x.. m=nil
-// [chan receive]:".
+// "goroutine 1 [chan receive]:", and "goroutine 1 gp=0x.. m=nil [chan
+// receive]:" as a SIGQUIT of nats-server v2.11.8 printed it here.
 var goroutine1 = regexp.MustCompile(`(?m)^goroutine 1 (gp=\S+ m=\S+ (mp=\S+ )?)?\[`)
 
-// startupStack is mainStack of the last MiB of the node's log, indented.
-func (n *node) startupStack() string {
+// logSize is the node's log's length now, where a dump to come starts.
+func (n *node) logSize() int64 {
+	st, err := os.Stat(n.log)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// startupStack is mainStack of the node's log from offset from on (at
+// most 1 MiB, indented): a dump an earlier start left is not this one's.
+func (n *node) startupStack(from int64) string {
 	f, err := os.Open(n.log)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	const tailBytes = 1 << 20
-	if st, err := f.Stat(); err == nil && st.Size() > tailBytes {
-		f.Seek(st.Size()-tailBytes, 0)
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return ""
 	}
-	b := make([]byte, tailBytes)
+	b := make([]byte, 1<<20)
 	k, _ := io.ReadFull(f, b)
 	st := mainStack(string(b[:k]))
 	if st == "" {
