@@ -34,7 +34,7 @@ image: build ## the chaos image, FROM scratch with bin/chaos alone; nothing is p
 # go test starts packages in the order they are named: the longest first
 # (wall times under -p 3 in the README, Tests), so that none of them starts
 # last and ends the run alone; ./... adds the rest once each.
-SLOW_FIRST := ./nemesis/ ./workloads/schedule/ ./cmd/chaos/ ./repro/partitionheal/ ./cluster/docker/ ./examples/ ./workloads/catchup/
+SLOW_FIRST := ./nemesis/ ./workloads/schedule/ ./cmd/chaos/ ./repro/partitionheal/ ./cluster/docker/ ./workloads/queue/ ./run/ ./workloads/catchup/ ./workloads/sources/ ./examples/
 test: vet ## every test without -short: the unit suite at full size and the integration suite
 	$(GO) test -p 3 -count=1 -timeout 60m $(SLOW_FIRST) ./...
 
