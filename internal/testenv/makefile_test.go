@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -62,6 +63,11 @@ func TestMakefileSelectsTheRule(t *testing.T) {
 			if strings.Contains(cmd, s) {
 				t.Errorf("make %s: %q has %q", c.target, cmd, s)
 			}
+		}
+		// go test's vet step may be skipped only where the full go vet
+		// runs first, as a prerequisite.
+		if strings.Contains(cmd, "-vet=off") && !regexp.MustCompile(`(?m)^`+c.target+`:[^#\n]*\bvet\b`).MatchString(mk) {
+			t.Errorf("make %s: %q skips go test's vet, but the target does not depend on vet", c.target, cmd)
 		}
 	}
 }
