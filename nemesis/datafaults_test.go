@@ -326,6 +326,13 @@ func TestDataFaultsUnverified(t *testing.T) {
 		{"member-replace", func(f *fake, _ *Env) { f.fail["remove-server"] = "member change in flight" }, "still failing after"},
 		{"member-replace", func(f *fake, _ *Env) { f.noop["remove-stream-peer"] = true }, "not as asked within"},
 		{"member-replace", func(_ *fake, e *Env) { e.memberOps = nil }, "not injected: member-replace: no JetStream client"},
+		// The leader calls the new server current while its stream is
+		// still catching up (repro/corruptleader): not healed.
+		{"member-replace", func(f *fake, _ *Env) {
+			for _, n := range []string{"n1-r1", "n2-r1", "n3-r1"} {
+				f.unhealthy[n] = "JetStream stream '$G > S' is not current: stream catching up"
+			}
+		}, `with 2 current replicas; but n3-r1 /healthz 503 {"error":"JetStream stream '$G \u003e S' is not current: stream catching up"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.list+"/"+tt.wantDetail, func(t *testing.T) {

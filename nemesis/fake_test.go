@@ -36,6 +36,8 @@ type fake struct {
 	// Membership, by server name: the meta group and the stream's peers.
 	metaPeers, streamPeers []string
 	dir                    string // holds each node's store directory
+	// unhealthy: by server name, the error /healthz answers 503 with.
+	unhealthy map[string]string
 }
 
 type fakeNode struct {
@@ -56,7 +58,7 @@ const (
 )
 
 func newFake(n int) *fake {
-	f := &fake{caps: map[cluster.Capability]error{}, noop: map[string]bool{}, fail: map[string]string{}}
+	f := &fake{caps: map[cluster.Capability]error{}, noop: map[string]bool{}, fail: map[string]string{}, unhealthy: map[string]string{}}
 	for i := range n {
 		nd := &fakeNode{name: cluster.NodeName(i), msgs: 1000}
 		f.nodes = append(f.nodes, nd)
@@ -88,6 +90,10 @@ func (f *fake) serve(i int) {
 			v = map[string]any{"server_name": nd.name}
 		case "/healthz":
 			v = map[string]any{"status": "ok"}
+			if e, ok := f.unhealthy[nd.name]; ok {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				v = map[string]any{"status": "unavailable", "error": e}
+			}
 		case "/routez":
 			var routes []map[string]any
 			for j, o := range f.nodes {

@@ -20,8 +20,9 @@ import (
 // stream short of a replica on servers before 2.15. Injecting checks the
 // peer lists before and after: the old server is in neither the meta group
 // nor the stream's peers, the new one is in both. Healing has nothing to
-// undo; it waits until the new server is a current replica. The target is
-// the old name; the new one is in the detail and in Nodes() from then on.
+// undo; it waits until the new server is a current replica and its own
+// /healthz is OK. The target is the old name; the new one is in the
+// detail and in Nodes() from then on.
 type memberReplace struct{}
 
 func (memberReplace) Name() string { return "member-replace" }
@@ -185,8 +186,9 @@ func (e *Env) members(ctx context.Context) (members, error) {
 	return m, nil
 }
 
-// replicaCurrent waits until node i is back with full routes and the
-// stream's replicas, its own included, are all current.
+// replicaCurrent waits until node i is back with full routes, the
+// stream's replicas, its own included, are all current, and node i's own
+// /healthz is OK.
 func replicaCurrent(ctx context.Context, env *Env, i int) Check {
 	name := env.name(i)
 	ok, took, seen := within(ctx, env.verifyWithin(), 250*time.Millisecond, func(ctx context.Context) (bool, string) {
@@ -200,7 +202,19 @@ func replicaCurrent(ctx context.Context, env *Env, i int) Check {
 		if !slices.Contains(m.stream, name) {
 			return false, fmt.Sprintf("%s is not a peer of stream %s: %s", name, env.Stream, m)
 		}
-		return env.streamCurrent(ctx)
+		ok, current := env.streamCurrent(ctx)
+		if !ok {
+			return false, current
+		}
+		// The leader calls a replica current once it has stored the raft
+		// log, also while the replica's stream is still catching up
+		// (nats-server server/raft.go, (*raft).Peers): only the new
+		// server's own /healthz says it holds the stream
+		// (repro/corruptleader: a catch-up that never ends, called current).
+		if ok, health := env.healthy(ctx, env.nodes()[i]); !ok {
+			return false, current + "; but " + health
+		}
+		return true, current + ", " + name + " /healthz ok"
 	})
 	if !ok {
 		return Check{Detail: fmt.Sprintf("%s not a current replica within %s: %s", name, secs(took), seen)}

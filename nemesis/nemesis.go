@@ -44,7 +44,7 @@
 //	truncate[=C]      stop,            random minority      same, the file cut at a random offset and   same
 //	                  store-files                           its new size read back
 //	member-replace    stop, wipe,      a random node        stopped, wiped, started as a new server     the new server is a current replica
-//	                  rename, Env.JS                        (n2-r1), STREAM.PEER.REMOVE and SERVER.
+//	                  rename, Env.JS                        (n2-r1), STREAM.PEER.REMOVE and SERVER.     and its own /healthz is OK
 //	                                                        REMOVE of the old: the old name is in
 //	                                                        neither the meta nor the stream peers
 //	                                                        (/jsz of their leaders), the new one in both
