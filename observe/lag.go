@@ -71,12 +71,22 @@ func LagOf(tgt Sample, leader Sample, led bool, health Sample, healthOK bool) La
 }
 
 // LeaderOf is the latest of the readings (by node) that said their node
-// led the stream.
+// led the stream. A node whose stream has no raft node yet (restoring it
+// after a restart) names itself leader and lists no replicas (nats-server
+// jetstream_cluster.go, (*jetStream).clusterInfo with rg.node nil): seen
+// on v2.15.3 for one reading, naming a replica 111,000 messages behind as
+// the leader. So a claim that lists replicas beats one that lists none,
+// whatever their times; an R1 stream's claims list none and the latest
+// wins.
 func LeaderOf(latest map[string]Sample) (Sample, bool) {
 	var best Sample
 	found := false
 	for _, s := range latest {
-		if s.Leads() && (!found || s.T > best.T) {
+		if !s.Leads() {
+			continue
+		}
+		peers, bestPeers := len(s.Stream.Replicas) > 0, found && len(best.Stream.Replicas) > 0
+		if !found || peers && !bestPeers || peers == bestPeers && s.T > best.T {
 			best, found = s, true
 		}
 	}

@@ -47,3 +47,40 @@ func TestLagSeries(t *testing.T) {
 		t.Error("lag of no target")
 	}
 }
+
+// TestLeaderOf: the latest claim wins, but a claim without replicas (a
+// node restoring its stream names itself, as v2.15.3 did) loses to one
+// with them, later or not.
+func TestLeaderOf(t *testing.T) {
+	claim := func(at int64, node string, replicas ...string) Sample {
+		s := Sample{T: at, Node: node, Kind: KindStream, Stream: &Stream{Name: "S", Has: true, Leader: node}}
+		for _, r := range replicas {
+			s.Stream.Replicas = append(s.Stream.Replicas, cluster.Peer{Name: r})
+		}
+		return s
+	}
+	follower := Sample{T: 9, Node: "n3", Kind: KindStream, Stream: &Stream{Name: "S", Has: true, Leader: "n1"}}
+	cases := []struct {
+		name   string
+		claims []Sample
+		want   string // "" for none
+	}{
+		{"none", []Sample{follower}, ""},
+		{"one", []Sample{claim(1, "n1", "n2", "n3"), follower}, "n1"},
+		{"the latest of two", []Sample{claim(1, "n1", "n2", "n3"), claim(2, "n2", "n1", "n3")}, "n2"},
+		{"a restoring node's later claim loses", []Sample{claim(1, "n1", "n2", "n3"), claim(2, "n2")}, "n1"},
+		{"R1: the latest", []Sample{claim(1, "n1"), claim(2, "n2")}, "n2"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			latest := map[string]Sample{}
+			for _, s := range tc.claims {
+				latest[s.Node] = s
+			}
+			got, ok := LeaderOf(latest)
+			if tc.want == "" && ok || tc.want != "" && (!ok || got.Node != tc.want) {
+				t.Errorf("LeaderOf = %q %v, want %q", got.Node, ok, tc.want)
+			}
+		})
+	}
+}
