@@ -85,7 +85,7 @@ func TestDetectEventsAndCrashLoop(t *testing.T) {
 			if c := oomCheck(deaths, 48<<20, "n3"); c.Verdict != tc.verdictOOM {
 				t.Errorf("oom-kill check %s: %s", c.Verdict, c.Summary)
 			}
-			if c := crashLoopCheck(deaths, 2, true); c.Verdict != tc.loopV {
+			if c := crashLoopCheck(deaths, 2, true, ""); c.Verdict != tc.loopV {
 				t.Errorf("crash-loop check %s: %s", c.Verdict, c.Summary)
 			}
 		})
@@ -107,7 +107,7 @@ func TestDetectEventsUnaskedDeathWithoutRestart(t *testing.T) {
 	if len(d) != 1 || d[0].Deaths != 1 || d[0].CrashLoop {
 		t.Errorf("Summarize = %+v: one death, no loop", d)
 	}
-	if c := crashLoopCheck(d, 2, false); c.Verdict != checker.Unknown || !strings.Contains(c.Summary, "AutoRestart") {
+	if c := crashLoopCheck(d, 2, false, ""); c.Verdict != checker.Unknown || !strings.Contains(c.Summary, "AutoRestart") {
 		t.Errorf("crash-loop without AutoRestart = %s %q, want unknown naming AutoRestart", c.Verdict, c.Summary)
 	}
 	// Samples that failed to read are skipped, not taken for a death.

@@ -137,7 +137,9 @@ func buildChecks(r *Result) []checker.Result {
 	o := r.Options
 	return []checker.Result{
 		checker.Guard(CheckOOMKill, func() checker.Result { return oomCheck(r.Deaths, o.MemoryLimit, r.Target) }),
-		checker.Guard(CheckCrashLoop, func() checker.Result { return crashLoopCheck(r.Deaths, o.CrashLoop, r.Cluster.AutoRestart) }),
+		checker.Guard(CheckCrashLoop, func() checker.Result {
+			return crashLoopCheck(r.Deaths, o.CrashLoop, r.Cluster.AutoRestart, progressAcrossDeaths(r.Lag, r.Deaths, r.Target))
+		}),
 		checker.Guard(CheckCatchUp, func() checker.Result { return catchUpCheck(r.CatchUp) }),
 		checker.Guard(CheckMemory, func() checker.Result { return memoryCheck(r) }),
 		checker.Guard(CheckReplicasAgree, func() checker.Result { return agreementCheck(r.Integrity) }),
@@ -175,7 +177,9 @@ func oomCheck(deaths []observe.Deaths, limit bytesize.Bytes, target string) chec
 	return result(CheckOOMKill, checker.Valid, "no OOM kill (no memory limit set)", counts)
 }
 
-func crashLoopCheck(deaths []observe.Deaths, threshold int, autoRestart bool) checker.Result {
+// crashLoopCheck judges the deaths; progress (progressAcrossDeaths) is
+// added to what it says when a node died.
+func crashLoopCheck(deaths []observe.Deaths, threshold int, autoRestart bool, progress string) checker.Result {
 	restarts, died := 0, 0
 	var loop, other []string
 	for _, d := range deaths {
@@ -188,6 +192,9 @@ func crashLoopCheck(deaths []observe.Deaths, threshold int, autoRestart bool) ch
 		}
 	}
 	counts := map[string]int{"restarts": restarts, "deaths": died, "crash_loops": len(loop)}
+	if progress != "" {
+		other = append(other, progress)
+	}
 	switch {
 	case len(loop) > 0:
 		return result(CheckCrashLoop, checker.Invalid, strings.Join(append(loop, other...), "; "), counts)
