@@ -299,7 +299,7 @@ func TestRerunCommandPinsThePresetsValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"--preset=seed-loop", "--backlog=512MiB", "--crash-loop=3", "--gomemlimit=off", "--rate=5MB", "--memory-limit=384MiB", "--publishers=4"} {
+	for _, want := range []string{"--preset=seed-loop", "--backlog=1GiB", "--crash-loop=3", "--gomemlimit=off", "--rate=5MB", "--memory-limit=384MiB", "--publishers=4"} {
 		if !strings.Contains(s.Command, " "+want) {
 			t.Errorf("rerun command %s: no %s", s.Command, want)
 		}

@@ -60,7 +60,7 @@ func TestFlagsPrintThePresetsValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"backlog": "512MiB", "rate": "5MB", "gomemlimit": "off", "memory-limit": "384MiB",
+	want := map[string]string{"backlog": "1GiB", "rate": "5MB", "gomemlimit": "off", "memory-limit": "384MiB",
 		"crash-loop": "3", "publishers": "4", "catchup-timeout": "3m0s", "down": "7s"}
 	for name, v := range want {
 		if got := fs.Lookup(name).Value.String(); got != v {

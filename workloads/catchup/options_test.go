@@ -128,7 +128,7 @@ func TestPresets(t *testing.T) {
 		backlog, rate int64
 		limit         int64
 	}{
-		{"seed-loop", 512 << 20, 5_000_000, 384 << 20},
+		{"seed-loop", 1 << 30, 5_000_000, 384 << 20},
 		{"seed-loop-2gib", 2 << 30, 20_000_000, 1 << 30},
 	} {
 		l, _ := Preset(tc.name)
