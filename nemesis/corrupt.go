@@ -36,6 +36,10 @@ var fileClasses = []string{classBlock, classWAL, classSnapshot}
 // bitflipCount is how many bits a bitflip flips, at distinct offsets.
 const bitflipCount = 4
 
+// maxNamedBlock bounds the block a bitflip reads to name the fields it
+// hit; nats-server's blocks are at most 8 MiB (filestore.go maxBlockSize).
+const maxNamedBlock = 64 << 20
+
 // corrupt changes the newest file of a class on a minority of nodes: it
 // stops each (gracefully, so nothing else is left half written), flips
 // random bits in the file or cuts its tail at a random offset, reads the
@@ -201,7 +205,7 @@ func fileOrder(base string) ([]int64, bool) {
 
 // flipBits flips one random bit at each of bitflipCount distinct random
 // offsets (fewer in a smaller file), reads them back, and says what
-// changed.
+// changed: in a block, which record field each flip hit.
 func flipBits(path string, rng *rand.Rand) (string, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
@@ -213,6 +217,13 @@ func flipBits(path string, rng *rand.Rand) (string, error) {
 		return "", err
 	}
 	size := fi.Size()
+	// The block as it was, to name the record field each flip hits.
+	var before []byte
+	if strings.HasSuffix(path, ".blk") && size <= maxNamedBlock {
+		if before, err = os.ReadFile(path); err != nil {
+			return "", err
+		}
+	}
 	offsets := map[int64]bool{}
 	var changes []string
 	for len(offsets) < int(min(bitflipCount, size)) {
@@ -225,15 +236,19 @@ func flipBits(path string, rng *rand.Rand) (string, error) {
 		if _, err := f.ReadAt(b[:], off); err != nil {
 			return "", err
 		}
-		old := b[0]
-		want := old ^ 1<<rng.IntN(8)
+		old, bit := b[0], rng.IntN(8)
+		want := old ^ 1<<bit
 		if _, err := f.WriteAt([]byte{want}, off); err != nil {
 			return "", err
 		}
 		if _, err := f.ReadAt(b[:], off); err != nil || b[0] != want {
 			return "", fmt.Errorf("offset %d reads back 0x%02x, not the 0x%02x written (%v)", off, b[0], want, err)
 		}
-		changes = append(changes, fmt.Sprintf("offset %d 0x%02x->0x%02x", off, old, want))
+		change := fmt.Sprintf("offset %d 0x%02x->0x%02x", off, old, want)
+		if field := recordField(before, off, bit); field != "" {
+			change += " (" + field + ")"
+		}
+		changes = append(changes, change)
 	}
 	if err := f.Sync(); err != nil {
 		return "", err
