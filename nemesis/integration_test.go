@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -47,6 +48,25 @@ type realCluster struct {
 	// corrupted file), so not recovering is a finding to log, not a
 	// failure of the fault.
 	recoveryIsAResult bool
+	// knownBug, once set, is a server bug a window ran into that leaves the
+	// cluster unusable: runAll runs no further fault and skips, naming it.
+	knownBug string
+}
+
+// seqflipHit matches a flip of sequence bits 32-61 of a stream block's
+// record (62 and 63 are flags). nats-server then fills a hole of at least
+// 2^32 index entries before any check and never starts (repro/seqflip,
+// every release from 2.10.5 to 2.15.3).
+var seqflipHit = regexp.MustCompile(`\(record \d+ \(seq \d+\) sequence bit (3[2-9]|[45]\d|6[01])\)`)
+
+// knownServerBug names the server bug that explains an unverified window,
+// or "": only a bitflip of a stream block that hit a high sequence bit and
+// whose node did not come back.
+func knownServerBug(fault, detail string) string {
+	if fault == "bitflip=block" && seqflipHit.MatchString(detail) && strings.Contains(detail, "not back within") {
+		return "repro/seqflip: a flipped high sequence bit in a block keeps nats-server from starting"
+	}
+	return ""
 }
 
 // startReal starts a cluster on rt with the stream and a writer, and tears
@@ -188,6 +208,10 @@ func (rc *realCluster) runObserved(t *testing.T, name string, seed uint64, obser
 	t.Logf("window: %s", w.Detail)
 	t.Logf("recovery: %s", r.Detail)
 	if !w.Verified {
+		if bug := knownServerBug(name, w.Detail); bug != "" {
+			rc.knownBug = bug
+			t.Skipf("%s: %s", bug, w.Detail)
+		}
 		t.Errorf("%s not verified: %s", name, w.Detail)
 	}
 	if !r.Recovered && !rc.recoveryIsAResult {
@@ -227,11 +251,17 @@ func (rc *realCluster) logRaftState(t *testing.T) {
 func (rc *realCluster) runAll(t *testing.T, names []string) {
 	var table []string
 	for i, name := range names {
+		if rc.knownBug != "" {
+			break
+		}
 		t.Run(name, func(t *testing.T) {
 			table = append(table, rc.runOne(t, name, uint64(i)).String())
 		})
 	}
 	t.Logf("%s runtime, hold %s:\n%s", rc.c.Runtime(), itHold, strings.Join(table, "\n"))
+	if rc.knownBug != "" {
+		t.Skipf("the faults after it not run: %s", rc.knownBug)
+	}
 }
 
 // observed calls after with what Inject returned.
@@ -244,4 +274,29 @@ func (o observed) Inject(ctx context.Context, env *Env) (Active, error) {
 	a, err := o.Fault.Inject(ctx, env)
 	o.after(a)
 	return a, err
+}
+
+// TestKnownServerBug: only a block bitflip whose node did not come back
+// and that hit a high sequence bit is put down to repro/seqflip.
+func TestKnownServerBug(t *testing.T) {
+	hit := "inject: n2 stopped after 0.1s; jetstream/$G/streams/S/msgs/1.blk: 4 bits flipped in 106300 bytes: offset 9 0x00->0x40 (record 1 (seq 1) sequence bit 46), offset 99 0x61->0x63 (record 1 (seq 1) message)"
+	down := "; heal: NOT VERIFIED: n2 not back within 20.0s: connection refused"
+	cases := []struct {
+		name, fault, detail string
+		known               bool
+	}{
+		{"seqflip", "bitflip=block", hit + down, true},
+		{"came back", "bitflip=block", hit + "; heal: n2 back with full routes", false},
+		{"a low sequence bit", "bitflip=block", strings.Replace(hit, "bit 46", "bit 20", 1) + down, false},
+		{"a flag bit", "bitflip=block", strings.Replace(hit, "bit 46", "bit 63", 1) + down, false},
+		{"bit 32", "bitflip=block", strings.Replace(hit, "bit 46", "bit 32", 1) + down, true},
+		{"bit 61", "bitflip=block", strings.Replace(hit, "bit 46", "bit 61", 1) + down, true},
+		{"a wal, not shown", "bitflip=wal", hit + down, false},
+		{"the timestamp", "bitflip=block", strings.Replace(hit, "sequence bit 46", "timestamp bit 46", 1) + down, false},
+	}
+	for _, tc := range cases {
+		if got := knownServerBug(tc.fault, tc.detail) != ""; got != tc.known {
+			t.Errorf("%s: known %v, want %v", tc.name, got, tc.known)
+		}
+	}
 }
