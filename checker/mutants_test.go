@@ -584,6 +584,10 @@ var mutants = []mutant{
 		"c.Resolve(runDir)", "_ = runDir", []string{"TestReadResolvesStoredFolders"}},
 
 	// a combination heals what is still in effect (nemesis)
+	{"nemesis: a bitflip's last sequence byte named the timestamp", "nemesis/blockrecord.go",
+		"\tcase i < 12:", "\tcase i < 11:", []string{"TestRecordField"}},
+	{"nemesis: a record's flag bits named part of its sequence", "nemesis/blockrecord.go",
+		"seq := binary.LittleEndian.Uint64(h[4:]) &^ (3 << 62)", "seq := binary.LittleEndian.Uint64(h[4:])", []string{"TestRecordField"}},
 	{"nemesis: a pause another part ended is resumed anyway", "nemesis/process.go",
 		"if st, err := env.Cluster.State(ctx, i); err == nil && !st.Paused {", "if false {", []string{"TestComboHealsWhatIsInEffect"}},
 	// floor-client: the client package (client/), the one Connect and
