@@ -78,7 +78,16 @@ func (f *fake) StoreDir(i int) (string, error) {
 		f.dir = d
 	}
 	dir := filepath.Join(f.dir, cluster.NodeName(i))
-	return dir, os.MkdirAll(dir, 0o755)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	// A store holds a block until a wipe deletes it.
+	if !f.nodes[i].storeGone {
+		if err := os.WriteFile(filepath.Join(dir, "1.blk"), []byte("block"), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
 }
 
 // StartAs renames a down node; it joins the meta group under the new name,

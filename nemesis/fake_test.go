@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +39,9 @@ type fake struct {
 	dir                    string // holds each node's store directory
 	// unhealthy: by server name, the error /healthz answers 503 with.
 	unhealthy map[string]string
+	// fastCatchUp: a wiped node's first /jsz already holds everything, as
+	// a small stream's catch-up can beat the first reading.
+	fastCatchUp bool
 }
 
 type fakeNode struct {
@@ -48,8 +52,10 @@ type fakeNode struct {
 	paused  chan struct{} // non-nil while paused; closed on resume
 	msgs    uint64        // stream messages held
 	wiped   bool          // the store was deleted: the next /jsz shows it empty
-	ended   time.Time     // its process last ended
-	net     fakeNet
+	// storeGone: a wipe deleted the store; StoreDir shows no file since.
+	storeGone bool
+	ended     time.Time // its process last ended
+	net       fakeNet
 }
 
 const (
@@ -152,7 +158,7 @@ func (f *fake) jsz(i int, streams bool) any {
 		return out
 	}
 	msgs := nd.msgs
-	if nd.wiped { // shows empty once, then "caught up"
+	if nd.wiped && !f.fastCatchUp { // shows empty once, then "caught up"
 		msgs, nd.wiped = 0, false
 	}
 	var reps []map[string]any
@@ -286,7 +292,12 @@ func (f *fake) Wipe(_ context.Context, i int) error {
 		if f.nodes[i].running {
 			return fmt.Errorf("%s is running", f.nodes[i].name)
 		}
-		f.nodes[i].wiped = true
+		f.nodes[i].wiped, f.nodes[i].storeGone = true, true
+		if f.dir != "" {
+			if err := os.RemoveAll(filepath.Join(f.dir, cluster.NodeName(i))); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -305,7 +305,7 @@ func TestUnverifiedFaults(t *testing.T) {
 		{"pause", "pause", "monitor still answers"},
 		{"partition-halves", "partition", "routes still up"},
 		{"partition-one", "heal", "heal: NOT VERIFIED: routes not full"},
-		{"wipe", "wipe", "store not seen empty"},
+		{"wipe", "wipe", "store not empty: 1 file(s) in n"},
 		{"partition-one+kill", "kill", "NOT VERIFIED: kill n"},
 	}
 	for _, tt := range tests {
@@ -471,5 +471,41 @@ func TestAimAtLeavesRolesAndManyNodeFaults(t *testing.T) {
 		if got := AimAt(fs, RoleLeader)[0].Name(); got != tt.want {
 			t.Errorf("AimAt(%s) = %s, want %s", tt.in, got, tt.want)
 		}
+	}
+}
+
+// A wipe's heal proves the store was empty from the store directory where
+// the runtime shows it, and from the restarted node's first /jsz
+// elsewhere; a catch-up that beats the first reading is no failure of the
+// wipe where the directory was seen empty.
+func TestWipeEmptinessEvidence(t *testing.T) {
+	tests := []struct {
+		name                   string
+		noFiles, noop, fastJsz bool
+		verified               bool
+		want                   string
+	}{
+		{"directory seen empty", false, false, false, true, "store empty: no file in n"},
+		{"directory empty, catch-up before the first reading", false, false, true, true, "store empty: no file in n"},
+		{"directory still full", false, true, false, false, "store not empty: 1 file(s) in n"},
+		{"no directory: /jsz showed it empty", true, false, false, true, "store empty: n"},
+		{"no directory: /jsz showed it full", true, true, false, false, "store not seen empty"},
+		{"no directory: catch-up before the first reading", true, false, true, false, "store not seen empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			faults, _ := Parse("wipe")
+			f, env := testEnv(t, 3)
+			f.noop["wipe"], f.fastCatchUp = tt.noop, tt.fastJsz
+			if tt.noFiles {
+				f.caps[cluster.CapStoreFiles] = cluster.ErrUnsupported
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ws := Schedule{Faults: stopAfter(1, cancel, faults), Interval: 10 * time.Millisecond, Seed: 3}.Run(ctx, env, nil)
+			if len(ws) != 1 || ws[0].Verified != tt.verified || !strings.Contains(ws[0].Detail, tt.want) {
+				t.Fatalf("windows %+v: want one, verified=%v, its detail containing %q", ws, tt.verified, tt.want)
+			}
+		})
 	}
 }
