@@ -588,6 +588,8 @@ var mutants = []mutant{
 		"\tcase i < 12:", "\tcase i < 11:", []string{"TestRecordField"}},
 	{"nemesis: a record's flag bits named part of its sequence", "nemesis/blockrecord.go",
 		"seq := binary.LittleEndian.Uint64(h[4:]) &^ (3 << 62)", "seq := binary.LittleEndian.Uint64(h[4:])", []string{"TestRecordField"}},
+	{"nemesis: a wiped store's directory still full taken for empty", "nemesis/wipe.go",
+		"case disk.known && disk.files > 0:", "case false:", []string{"TestWipeEmptinessEvidence", "TestUnverifiedFaults"}},
 	{"nemesis: a pause another part ended is resumed anyway", "nemesis/process.go",
 		"if st, err := env.Cluster.State(ctx, i); err == nil && !st.Paused {", "if false {", []string{"TestComboHealsWhatIsInEffect"}},
 	// floor-client: the client package (client/), the one Connect and
