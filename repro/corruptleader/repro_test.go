@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -47,6 +48,7 @@ type node struct {
 	opts       *server.Options
 	s          *server.Server
 	loadErrors *atomic.Int64
+	fatal      *atomic.Pointer[string] // what its server last logged as fatal
 }
 
 func (n *node) name() string { return n.opts.ServerName }
@@ -55,6 +57,12 @@ func (n *node) name() string { return n.opts.ServerName }
 type warnings struct {
 	server.Logger
 	loadErrors *atomic.Int64
+	fatal      *atomic.Pointer[string] // the server's last fatal error
+}
+
+func (w warnings) Fatalf(f string, a ...any) {
+	msg := fmt.Sprintf(f, a...)
+	w.fatal.Store(&msg)
 }
 
 type quiet struct{}
@@ -84,8 +92,31 @@ func freePort(t *testing.T) int {
 
 // start starts four routed servers, n1 to n4: the stream's three replicas
 // take three of them and the fourth is where a removed peer's replica goes.
+// The cluster ports are picked free before the servers start, since each
+// server's routes name the others'; another process can take one in
+// between, so a server that could not listen on its port starts the four
+// again on new ports (at most three times).
 func start(t *testing.T) []*node {
 	t.Helper()
+	for attempt := 1; ; attempt++ {
+		nodes, err := tryStart(t)
+		if err == nil {
+			return nodes
+		}
+		for _, n := range nodes {
+			n.s.Shutdown()
+		}
+		if !errors.Is(err, errPortTaken) || attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("attempt %d: %v; again on other ports", attempt, err)
+	}
+}
+
+// errPortTaken: a server could not listen on the cluster port picked for it.
+var errPortTaken = errors.New("cluster port taken")
+
+func tryStart(t *testing.T) ([]*node, error) {
 	ports := make([]int, 4)
 	for i := range ports {
 		ports[i] = freePort(t)
@@ -100,27 +131,45 @@ func start(t *testing.T) []*node {
 				o.Routes = append(o.Routes, server.RoutesFromStr(fmt.Sprintf("nats://127.0.0.1:%d", p))...)
 			}
 		}
-		n := &node{opts: o, loadErrors: &atomic.Int64{}}
-		n.run(t)
+		n := &node{opts: o, loadErrors: &atomic.Int64{}, fatal: &atomic.Pointer[string]{}}
+		if err := n.tryRun(t); err != nil {
+			return nodes, err
+		}
 		nodes = append(nodes, n)
 	}
-	return nodes
+	return nodes, nil
 }
 
 // run starts n's server (again) on its store.
 func (n *node) run(t *testing.T) {
 	t.Helper()
-	s, err := server.NewServer(n.opts.Clone())
-	if err != nil {
+	if err := n.tryRun(t); err != nil {
 		t.Fatal(err)
 	}
-	s.SetLoggerV2(warnings{quiet{}, n.loadErrors}, false, false, false)
+}
+
+// tryRun starts n's server and says why it did not become ready.
+func (n *node) tryRun(t *testing.T) error {
+	s, err := server.NewServer(n.opts.Clone())
+	if err != nil {
+		return err
+	}
+	s.SetLoggerV2(warnings{quiet{}, n.loadErrors, n.fatal}, false, false, false)
 	s.Start()
 	t.Cleanup(s.Shutdown)
 	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatalf("%s not ready", n.name())
+		s.Shutdown()
+		why := "no fatal error logged"
+		if f := n.fatal.Load(); f != nil {
+			why = *f
+		}
+		if strings.Contains(why, "Error listening on router port") {
+			return fmt.Errorf("%s not ready: %s: %w", n.name(), why, errPortTaken)
+		}
+		return fmt.Errorf("%s not ready within 10 s: %s", n.name(), why)
 	}
 	n.s = s
+	return nil
 }
 
 func byName(nodes []*node, name string) *node {
