@@ -3,6 +3,7 @@ package partitionheal
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -43,6 +44,13 @@ func (r *recorder) Warnf(f string, a ...any) {
 	r.warn = append(r.warn, fmt.Sprintf("%s %s", time.Now().Format("15:04:05.000"), fmt.Sprintf(f, a...)))
 }
 
+// all is what was recorded, one line each.
+func (r *recorder) all() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.warn, "\n")
+}
+
 func (r *recorder) count(sub string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -72,8 +80,31 @@ type cluster struct {
 	links [3][3]*link
 }
 
+// start starts the three servers. Their cluster ports are picked free
+// before they start, since the links forward to them; another process can
+// take one in between, so a server that could not listen on its port
+// starts the three again on new ports (at most three times).
 func start(t *testing.T) *cluster {
 	t.Helper()
+	for attempt := 1; ; attempt++ {
+		c, err := tryStart(t)
+		if err == nil {
+			return c
+		}
+		for _, n := range c.nodes {
+			n.s.Shutdown()
+		}
+		if !errors.Is(err, errPortTaken) || attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("attempt %d: %v; again on other ports", attempt, err)
+	}
+}
+
+// errPortTaken: a server could not listen on the cluster port picked for it.
+var errPortTaken = errors.New("cluster port taken")
+
+func tryStart(t *testing.T) (*cluster, error) {
 	c := &cluster{}
 	var cport [3]int
 	for i := range 3 {
@@ -97,7 +128,7 @@ func start(t *testing.T) *cluster {
 		}
 		s, err := server.NewServer(o)
 		if err != nil {
-			t.Fatal(err)
+			return c, err
 		}
 		rec := &recorder{}
 		s.SetLoggerV2(rec, false, false, false)
@@ -107,10 +138,13 @@ func start(t *testing.T) *cluster {
 	}
 	for _, n := range c.nodes {
 		if !n.s.ReadyForConnections(10 * time.Second) {
-			t.Fatalf("%s not ready", n.name)
+			if n.log.count("Error listening on router port") > 0 {
+				return c, fmt.Errorf("%s not ready: %w", n.name, errPortTaken)
+			}
+			return c, fmt.Errorf("%s not ready within 10 s; it logged: %s", n.name, n.log.all())
 		}
 	}
-	return c
+	return c, nil
 }
 
 // isolate cuts node i from the others, or joins it again.
