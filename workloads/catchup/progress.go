@@ -47,7 +47,7 @@ func progressAcrossDeaths(lag []LagSample, deaths []observe.Deaths, target strin
 	verdict := "each time more, so the catch-up kept what it had stored before each kill and more kills may still finish it"
 	for i := 1; i < len(seqs); i++ {
 		if seqs[i] <= seqs[i-1] {
-			verdict = "not more each time, so a catch-up's progress was lost"
+			verdict = "not more each time, so between some deaths it kept no progress, as in the report's loop"
 		}
 	}
 	if len(seqs) < 2 || len(seqs) < len(times) {
